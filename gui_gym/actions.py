@@ -1,0 +1,351 @@
+"""The canonical action, and the one entry point from every text format into it and back.
+
+Benchmarks disagree on what an action looks like (UI-TARS text, pyautogui code, OSWorld's
+computer_13 dicts, AndroidWorld's JSONAction). Everything inside gui-gym speaks `Action`, a
+frozen dataclass with a `kind` and typed fields; the per-format parsers and formatters live in
+`gui_gym.action_formats` and are reached through `parse_action` / `format_action`.
+
+Coordinates are absolute pixels of the screen the agent saw, as floats: a model that answers
+in a resized or 0-1000 space is mapped back exactly, and rounding happens only where a pixel is
+finally pressed or a coordinate is written out as text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from gui_gym.errors import ActionParseError
+
+POINTER_KINDS = frozenset(
+    {"click", "double_click", "triple_click", "right_click", "move", "long_press",
+     "mouse_down", "mouse_up"}
+)
+"""Kinds that act at one point: (x, y) or an element index, or, for mouse_down/up, the
+current pointer position when neither is given."""
+
+KINDS = frozenset(
+    POINTER_KINDS
+    | {"drag", "swipe", "scroll", "type", "key", "hotkey", "key_down", "key_up", "wait",
+       "done", "fail", "answer", "open_app", "navigate_back", "navigate_home", "goto"}
+)
+TERMINAL_KINDS = frozenset({"done", "fail", "answer"})
+DIRECTIONS = ("up", "down", "left", "right")
+BUTTONS = ("left", "middle", "right")
+DEFAULT_SCROLL_AMOUNT = 5
+"""Wheel notches when a format gives no amount (UI-TARS' scroll has none)."""
+
+_KEY_ALIASES = {
+    "control": "ctrl", "ctl": "ctrl", "return": "enter", "escape": "esc", "del": "delete",
+    "arrowup": "up", "arrowdown": "down", "arrowleft": "left", "arrowright": "right",
+    "cmd": "meta", "command": "meta", "win": "meta", "super": "meta", "windows": "meta",
+    "option": "alt", "pgup": "pageup", "pgdn": "pagedown", "page_up": "pageup",
+    "page_down": "pagedown", "spacebar": " ", "space": " ", "back": "backspace",
+    "ins": "insert", "caps_lock": "capslock", "altleft": "alt", "altright": "alt",
+    "ctrlleft": "ctrl", "ctrlright": "ctrl", "shiftleft": "shift", "shiftright": "shift",
+    "winleft": "meta", "winright": "meta",
+}
+
+
+def normalize_key(key: str) -> str:
+    """One spelling per key: lowercase pyautogui names (``ctrl``, ``enter``, ``esc``,
+    ``up``, ``pagedown``, ``f5``), ``meta`` for the Windows/Command key, and single
+    characters as themselves (``" "`` is the space bar)."""
+    if not isinstance(key, str) or key == "":
+        raise ActionParseError(f"expected a non-empty key name, received {key!r}")
+    if len(key) == 1:
+        return key.lower() if key.isalpha() else key
+    name = key.strip().lower().replace("-", "_")
+    if name == "":
+        return " "
+    return _KEY_ALIASES.get(name, _KEY_ALIASES.get(name.replace("_", ""), name.replace("_", "")))
+
+
+@dataclass(frozen=True)
+class Action:
+    """One GUI action. Only the fields its `kind` uses are set; the rest stay None.
+
+    >>> Action.click(10, 20)
+    Action(kind='click', x=10.0, y=20.0)
+    >>> Action(kind="hotkey", keys=("Control", "C")).keys
+    ('ctrl', 'c')
+    """
+
+    kind: str
+    x: float | None = None
+    y: float | None = None
+    to_x: float | None = None
+    to_y: float | None = None
+    element: int | None = None
+    button: str | None = None
+    direction: str | None = None
+    amount: int | None = None
+    text: str | None = None
+    keys: tuple[str, ...] | None = None
+    duration_s: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ActionParseError(
+                f"unknown action kind {self.kind!r}; expected one of {sorted(KINDS)}"
+            )
+        for name in ("x", "y", "to_x", "to_y", "duration_s"):
+            value = getattr(self, name)
+            if value is not None:
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                    raise ActionParseError(f"{self.kind}: {name} must be a finite number, received {value!r}")
+                object.__setattr__(self, name, float(value))
+        if self.keys is not None:
+            if isinstance(self.keys, str) or not all(isinstance(k, str) for k in self.keys):
+                raise ActionParseError(f"{self.kind}: keys must be a sequence of key names, received {self.keys!r}")
+            object.__setattr__(self, "keys", tuple(normalize_key(k) for k in self.keys))
+        if self.element is not None and (isinstance(self.element, bool) or not isinstance(self.element, int) or self.element < 0):
+            raise ActionParseError(f"{self.kind}: element must be a non-negative int, received {self.element!r}")
+        _REQUIREMENTS[self.kind](self)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in dataclasses.fields(self)
+            if f.name != "kind" and getattr(self, f.name) is not None
+        )
+        return f"Action(kind={self.kind!r}{', ' if fields else ''}{fields})"
+
+    @property
+    def is_terminal(self) -> bool:
+        """True for done / fail / answer: the agent ends the episode."""
+        return self.kind in TERMINAL_KINDS
+
+    @property
+    def point(self) -> tuple[float, float] | None:
+        return None if self.x is None or self.y is None else (self.x, self.y)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able dict with only the fields that are set."""
+        out: dict[str, Any] = {"kind": self.kind}
+        for f in dataclasses.fields(self)[1:]:
+            value = getattr(self, f.name)
+            if value is not None:
+                out[f.name] = list(value) if f.name == "keys" else value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Action":
+        if not isinstance(data, Mapping):
+            raise ActionParseError(f"expected an action object, received {type(data).__name__}")
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - names
+        if unknown:
+            raise ActionParseError(f"unknown action field(s) {sorted(unknown)}; expected some of {sorted(names)}")
+        if "kind" not in data:
+            raise ActionParseError("action object has no 'kind'")
+        fields = dict(data)
+        if fields.get("keys") is not None:
+            if isinstance(fields["keys"], str) or not isinstance(fields["keys"], (list, tuple)):
+                raise ActionParseError(f"keys must be a list of key names, received {fields['keys']!r}")
+            fields["keys"] = tuple(fields["keys"])
+        try:
+            return cls(**fields)
+        except TypeError as exc:
+            raise ActionParseError(str(exc)) from exc
+
+    # Constructors with the argument names users expect.
+    @classmethod
+    def click(cls, x: float, y: float, button: str = "left") -> "Action":
+        return cls("right_click", x=x, y=y) if button == "right" else cls("click", x=x, y=y, button=None if button == "left" else button)
+
+    @classmethod
+    def click_element(cls, index: int, kind: str = "click") -> "Action":
+        return cls(kind, element=index)
+
+    @classmethod
+    def double_click(cls, x: float, y: float) -> "Action":
+        return cls("double_click", x=x, y=y)
+
+    @classmethod
+    def right_click(cls, x: float, y: float) -> "Action":
+        return cls("right_click", x=x, y=y)
+
+    @classmethod
+    def move(cls, x: float, y: float) -> "Action":
+        return cls("move", x=x, y=y)
+
+    @classmethod
+    def drag(cls, x: float, y: float, to_x: float, to_y: float) -> "Action":
+        return cls("drag", x=x, y=y, to_x=to_x, to_y=to_y)
+
+    @classmethod
+    def scroll(cls, direction: str, amount: int = DEFAULT_SCROLL_AMOUNT,
+               x: float | None = None, y: float | None = None) -> "Action":
+        return cls("scroll", direction=direction, amount=amount, x=x, y=y)
+
+    @classmethod
+    def type(cls, text: str) -> "Action":
+        return cls("type", text=text)
+
+    @classmethod
+    def key(cls, key: str) -> "Action":
+        return cls("key", keys=(key,))
+
+    @classmethod
+    def hotkey(cls, *keys: str) -> "Action":
+        return cls("hotkey", keys=tuple(keys))
+
+    @classmethod
+    def wait(cls, seconds: float = 1.0) -> "Action":
+        return cls("wait", duration_s=seconds)
+
+    @classmethod
+    def done(cls, text: str | None = None) -> "Action":
+        return cls("done", text=text)
+
+    @classmethod
+    def fail(cls, text: str | None = None) -> "Action":
+        return cls("fail", text=text)
+
+    @classmethod
+    def answer(cls, text: str) -> "Action":
+        return cls("answer", text=text)
+
+    @classmethod
+    def goto(cls, url: str) -> "Action":
+        return cls("goto", text=url)
+
+
+def _no_fields(*allowed: str):
+    allowed_set = set(allowed) | {"kind"}
+
+    def check(action: Action) -> None:
+        extra = [f.name for f in dataclasses.fields(action)
+                 if f.name not in allowed_set and getattr(action, f.name) is not None]
+        if extra:
+            raise ActionParseError(f"{action.kind}: unexpected field(s) {extra}")
+    return check
+
+
+def _require_point(action: Action, optional: bool = False) -> None:
+    has_xy = action.x is not None and action.y is not None
+    if (action.x is None) != (action.y is None):
+        raise ActionParseError(f"{action.kind}: x and y must be given together")
+    if has_xy and action.element is not None:
+        raise ActionParseError(f"{action.kind}: give either x,y or element, not both")
+    if not optional and not has_xy and action.element is None:
+        raise ActionParseError(f"{action.kind}: needs x,y or an element index")
+
+
+def _check_pointer(action: Action) -> None:
+    _no_fields("x", "y", "element", "button", "duration_s")(action)
+    _require_point(action, optional=action.kind in ("mouse_down", "mouse_up"))
+    if action.button is not None:
+        if action.button not in BUTTONS:
+            raise ActionParseError(f"{action.kind}: button must be one of {BUTTONS}, received {action.button!r}")
+        if action.kind not in ("click", "mouse_down", "mouse_up"):
+            raise ActionParseError(f"{action.kind}: takes no button")
+        if action.kind == "click" and action.button == "right":
+            raise ActionParseError("click: a right-button click is kind 'right_click'")
+        if action.button == "left":
+            object.__setattr__(action, "button", None)  # left is the default; one spelling
+    if action.duration_s is not None and action.kind != "long_press":
+        raise ActionParseError(f"{action.kind}: takes no duration_s")
+
+
+def _check_two_points(action: Action) -> None:
+    _no_fields("x", "y", "to_x", "to_y", "direction", "duration_s")(action)
+    if action.kind == "swipe" and action.direction is not None:
+        if action.direction not in DIRECTIONS:
+            raise ActionParseError(f"swipe: direction must be one of {DIRECTIONS}, received {action.direction!r}")
+        if action.to_x is not None or action.to_y is not None:
+            raise ActionParseError("swipe: give a direction or an end point, not both")
+        _require_point(action, optional=True)
+        return
+    if action.direction is not None:
+        raise ActionParseError("drag: takes no direction")
+    if None in (action.x, action.y, action.to_x, action.to_y):
+        raise ActionParseError(f"{action.kind}: needs x, y, to_x and to_y")
+
+
+def _check_scroll(action: Action) -> None:
+    _no_fields("x", "y", "element", "direction", "amount")(action)
+    _require_point(action, optional=True)
+    if action.direction not in DIRECTIONS:
+        raise ActionParseError(f"scroll: direction must be one of {DIRECTIONS}, received {action.direction!r}")
+    if action.amount is None:
+        object.__setattr__(action, "amount", DEFAULT_SCROLL_AMOUNT)
+    if isinstance(action.amount, bool) or not isinstance(action.amount, int) or action.amount <= 0:
+        raise ActionParseError(f"scroll: amount must be a positive int (wheel notches), received {action.amount!r}")
+
+
+def _check_text(required: bool, *extra: str):
+    base = _no_fields("text", *extra)
+
+    def check(action: Action) -> None:
+        base(action)
+        if action.text is not None and not isinstance(action.text, str):
+            raise ActionParseError(f"{action.kind}: text must be a string, received {action.text!r}")
+        if required and not action.text:
+            raise ActionParseError(f"{action.kind}: needs a non-empty text")
+        if action.kind == "type" and action.element is not None:
+            _require_point(action, optional=True)
+    return check
+
+
+def _check_keys(exactly_one: bool):
+    base = _no_fields("keys")
+
+    def check(action: Action) -> None:
+        base(action)
+        if not action.keys:
+            raise ActionParseError(f"{action.kind}: needs at least one key")
+        if exactly_one and len(action.keys) != 1:
+            raise ActionParseError(f"{action.kind}: takes exactly one key, received {list(action.keys)}")
+    return check
+
+
+def _check_wait(action: Action) -> None:
+    _no_fields("duration_s")(action)
+    if action.duration_s is not None and not 0 <= action.duration_s <= 60:
+        raise ActionParseError(f"wait: duration_s must be within [0, 60], received {action.duration_s}")
+
+
+_REQUIREMENTS = {
+    **{kind: _check_pointer for kind in POINTER_KINDS},
+    "drag": _check_two_points,
+    "swipe": _check_two_points,
+    "scroll": _check_scroll,
+    "type": _check_text(True, "element"),
+    "key": _check_keys(True),
+    "key_down": _check_keys(True),
+    "key_up": _check_keys(True),
+    "hotkey": _check_keys(False),
+    "wait": _check_wait,
+    "done": _check_text(False),
+    "fail": _check_text(False),
+    "answer": _check_text(True),
+    "open_app": _check_text(True),
+    "goto": _check_text(True),
+    "navigate_back": _no_fields(),
+    "navigate_home": _no_fields(),
+}
+
+
+def parse_action(value: "Action | str | Mapping[str, Any]", fmt: str = "json", **context: Any) -> Action:
+    """Turn an agent's output into an `Action`, or raise `ActionParseError`.
+
+    `fmt` names the format (see `gui_gym.action_formats.FORMATS`); `context` carries what a
+    format needs to map coordinates, e.g. ``screen_size=(w, h)`` and ``coordinates=...``
+    for UI-TARS. An `Action` passes through unchanged.
+    """
+    if isinstance(value, Action):
+        return value
+    from gui_gym.action_formats import get_format
+
+    return get_format(fmt).parse(value, **context)
+
+
+def format_action(action: Action, fmt: str = "json", **context: Any) -> Any:
+    """Write an `Action` in a format: the inverse of `parse_action` for that format."""
+    from gui_gym.action_formats import get_format
+
+    return get_format(fmt).format(action, **context)
