@@ -47,6 +47,8 @@ _KEY_ALIASES = {
     "ctrlleft": "ctrl", "ctrlright": "ctrl", "shiftleft": "shift", "shiftright": "shift",
     "winleft": "meta", "winright": "meta",
 }
+_CONTROL_CHARS = {"\n": "enter", "\r": "enter", "\t": "tab"}
+"""pyautogui accepts these characters as key names; they are the same keys as the names."""
 
 
 def normalize_key(key: str) -> str:
@@ -56,7 +58,7 @@ def normalize_key(key: str) -> str:
     if not isinstance(key, str) or key == "":
         raise ActionParseError(f"expected a non-empty key name, received {key!r}")
     if len(key) == 1:
-        return key.lower() if key.isalpha() else key
+        return _CONTROL_CHARS.get(key, key.lower() if key.isalpha() else key)
     name = key.strip().lower().replace("-", "_")
     if name == "":
         return " "
@@ -286,7 +288,7 @@ def _check_text(required: bool, *extra: str):
             raise ActionParseError(f"{action.kind}: text must be a string, received {action.text!r}")
         if required and not action.text:
             raise ActionParseError(f"{action.kind}: needs a non-empty text")
-        if action.kind == "type" and action.element is not None:
+        if action.kind == "type":
             _require_point(action, optional=True)
     return check
 
@@ -314,7 +316,7 @@ _REQUIREMENTS = {
     "drag": _check_two_points,
     "swipe": _check_two_points,
     "scroll": _check_scroll,
-    "type": _check_text(True, "element"),
+    "type": _check_text(True, "element", "x", "y"),
     "key": _check_keys(True),
     "key_down": _check_keys(True),
     "key_up": _check_keys(True),

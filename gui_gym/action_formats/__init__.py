@@ -1,7 +1,9 @@
 """Text formats in and out of the canonical `Action`, one module per format.
 
-Each format module exposes ``parse(value, **context) -> Action`` (raising
-`ActionParseError` on anything it cannot read) and ``format(action, **context)``. The
+Each format module exposes ``parse_many(value, **context) -> list[Action]`` (one agent output
+may hold several actions, e.g. a pyautogui snippet), ``parse(value, **context) -> Action``
+(exactly one), both raising `ActionParseError` on anything they cannot read, and
+``format(action, **context)``. The
 registry below is the only place that knows them all; `gui_gym.actions.parse_action` and
 `format_action` dispatch through it.
 """

@@ -1,0 +1,129 @@
+"""JavaScript the browser backend runs in pages it controls (written by us, never by agents),
+and the text form of the element list.
+
+The element list is our accessibility view: visible interactive elements plus visible text
+leaves, each with a role, an accessible name and a viewport-clipped box. Its indices are what
+element-index actions (``click(element=3)``) refer to.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+INIT_JS = r"""
+(() => {
+  const hideCaret = () => {
+    const style = document.createElement('style');
+    style.textContent = '* { caret-color: transparent !important; }';
+    (document.head || document.documentElement).appendChild(style);
+  };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', hideCaret);
+  else hideCaret();
+  window.__guiGymLastMutation = performance.now();
+  window.addEventListener('beforeunload', () => { window.__guiGymLeaving = true; });
+  new MutationObserver(() => { window.__guiGymLastMutation = performance.now(); })
+    .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+})();
+"""
+
+READY_JS = r"""
+async () => {
+  // One macrotask first: work the action queued (a form submission, a timer of 0) runs now.
+  await new Promise(resolve => setTimeout(resolve, 0));
+  if (window.__guiGymLeaving || document.readyState !== 'complete') return false;
+  const finiteRunning = document.getAnimations().some(a => {
+    if (a.playState !== 'running') return false;
+    const end = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming().endTime : Infinity;
+    return Number.isFinite(end);
+  });
+  if (finiteRunning) return false;
+  return performance.now() - (window.__guiGymLastMutation || 0) >= 16;
+}
+"""
+
+ELEMENTS_JS = r"""
+() => {
+  const INTERACTIVE = 'a[href],button,input:not([type=hidden]),select,textarea,summary,label[for],' +
+    '[role=button],[role=link],[role=checkbox],[role=radio],[role=tab],[role=menuitem],' +
+    '[role=option],[role=switch],[role=combobox],[role=textbox],[role=slider],[role=treeitem],' +
+    '[onclick],[tabindex]:not([tabindex="-1"]),[contenteditable=""],[contenteditable=true]';
+  const ROLES = {A: 'link', BUTTON: 'button', SELECT: 'combobox', TEXTAREA: 'textbox',
+    SUMMARY: 'button', H1: 'heading', H2: 'heading', H3: 'heading', H4: 'heading',
+    H5: 'heading', H6: 'heading', IMG: 'img', LI: 'listitem', TD: 'cell', TH: 'columnheader',
+    LABEL: 'label', OPTION: 'option', NAV: 'navigation', P: 'paragraph'};
+  const INPUT_ROLES = {checkbox: 'checkbox', radio: 'radio', button: 'button', submit: 'button',
+    reset: 'button', range: 'slider', search: 'searchbox', number: 'spinbutton'};
+  const vw = window.innerWidth, vh = window.innerHeight;
+  const clean = s => (s || '').replace(/\s+/g, ' ').trim().slice(0, 100);
+  const roleOf = el => el.getAttribute('role') ||
+    (el.tagName === 'INPUT' ? (INPUT_ROLES[el.type] || 'textbox') : ROLES[el.tagName] || 'text');
+  const nameOf = el => {
+    const aria = el.getAttribute('aria-label');
+    if (aria) return clean(aria);
+    const by = el.getAttribute('aria-labelledby');
+    if (by) { const t = by.split(/\s+/).map(id => document.getElementById(id)).filter(Boolean)
+      .map(n => n.innerText).join(' '); if (clean(t)) return clean(t); }
+    if (el.labels && el.labels.length) return clean(el.labels[0].innerText);
+    for (const attr of ['alt', 'title', 'placeholder']) { const v = el.getAttribute(attr); if (v) return clean(v); }
+    if (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT') return clean(el.name || '');
+    return clean(el.innerText || el.textContent);
+  };
+  const ownText = el => clean(Array.from(el.childNodes).filter(n => n.nodeType === 3)
+    .map(n => n.textContent).join(' '));
+  const box = el => {
+    const r = el.getBoundingClientRect();
+    const x1 = Math.max(0, r.left), y1 = Math.max(0, r.top);
+    const x2 = Math.min(vw, r.right), y2 = Math.min(vh, r.bottom);
+    if (x2 - x1 < 1 || y2 - y1 < 1) return null;
+    const cs = getComputedStyle(el);
+    if (cs.visibility === 'hidden' || cs.display === 'none' || parseFloat(cs.opacity) === 0) return null;
+    const top = document.elementFromPoint((x1 + x2) / 2, (y1 + y2) / 2);
+    if (top && !(el.contains(top) || top.contains(el) || (el.labels && Array.from(el.labels).some(l => l.contains(top))))) return null;
+    return [Math.round(x1), Math.round(y1), Math.round(x2 - x1), Math.round(y2 - y1)];
+  };
+  const out = [];
+  if (!document.body) return out;
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT);
+  for (let el = walker.currentNode; el && out.length < 500; el = walker.nextNode()) {
+    const interactive = el.matches(INTERACTIVE);
+    if (!interactive) {
+      if (['SCRIPT', 'STYLE', 'NOSCRIPT'].includes(el.tagName)) continue;
+      if (!ownText(el) && el.tagName !== 'IMG') continue;
+      if (el.parentElement && el.parentElement.closest(INTERACTIVE)) continue;
+    }
+    const bbox = box(el);
+    if (!bbox) continue;
+    const item = {role: roleOf(el), name: interactive || el.tagName === 'IMG' ? nameOf(el) : ownText(el),
+                  tag: el.tagName.toLowerCase(), bbox, interactive};
+    if (el.id) item.id = el.id;
+    if ('value' in el && el.tagName !== 'BUTTON' && el.tagName !== 'LI' && typeof el.value === 'string') item.value = clean(el.value);
+    if (el.type === 'checkbox' || el.type === 'radio') item.checked = el.checked;
+    else if (el.getAttribute('aria-checked')) item.checked = el.getAttribute('aria-checked') === 'true';
+    if (el.disabled || el.getAttribute('aria-disabled') === 'true') item.disabled = true;
+    if (el.getAttribute('aria-expanded')) item.expanded = el.getAttribute('aria-expanded') === 'true';
+    if (el.getAttribute('aria-selected') === 'true' || (el.tagName === 'OPTION' && el.selected)) item.selected = true;
+    if (document.activeElement === el) item.focused = true;
+    item.index = out.length;
+    out.push(item);
+  }
+  return out;
+}
+"""
+
+
+def element_tree_text(elements: list[dict[str, Any]]) -> str:
+    """One line per element: ``[index] role "name" value=... checked`` (BrowserGym-like)."""
+    lines = []
+    for el in elements:
+        parts = [f"[{el['index']}]", el["role"], _quote(el.get("name", ""))]
+        if el.get("value"):
+            parts.append(f"value={_quote(el['value'])}")
+        for flag in ("checked", "disabled", "expanded", "selected", "focused"):
+            if el.get(flag) is True:
+                parts.append(flag)
+        lines.append(" ".join(parts))
+    return "\n".join(lines)
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -1,0 +1,273 @@
+"""`GUIEnv`: one Gymnasium env for every GUI benchmark, built from a Backend and a TaskSuite.
+
+The contract (DESIGN.md) in short: ``reset(seed, options={"task_id"})`` draws or picks a task;
+``step`` takes an `Action` or a string in the env's `action_format`; the reward is 0 until
+the episode ends, then the task's evaluator score; `terminated` when the agent says
+done/fail/answer, `truncated` at the step limit or when the infrastructure fails. A string
+that does not parse is not an exception: it is ``info["action_error"]`` and costs a step.
+
+Tolerance taken for `gymnasium.utils.env_checker.check_env`: ids are registered with
+``nondeterministic=True`` because ``info`` carries wall-clock timings (``step_time_s``) that
+never repeat and a real browser or desktop is not bit-reproducible across processes; our own
+tests check seeded determinism of observations, rewards and the non-timing info instead.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Iterator
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from gui_gym.actions import Action, parse_action
+from gui_gym.action_formats import get_format
+from gui_gym.backends.base import Backend, Observation
+from gui_gym.errors import ActionExecutionError, ActionParseError, InfraError, TaskConfigError
+from gui_gym.spaces import ActionSpace, FreeText
+from gui_gym.suites.base import Episode, Task, TaskSuite
+
+TIMING_KEYS = frozenset({"step_time_s", "settle_time_s", "reset_time_s", "evaluate_time_s"})
+"""Info keys holding wall-clock timings: the only info that differs between two identical runs."""
+
+DEFAULT_MAX_STEPS = 30
+
+
+class GUIEnv(gym.Env):
+    """A GUI task environment.
+
+    Args:
+        backend: the screen (browser, desktop, android, static).
+        suite: the task set.
+        action_format: how string actions are read ("json", "uitars", "pyautogui",
+            "computer_13", "androidworld"). `Action` objects are always accepted.
+        format_context: extra arguments for the format's parser (e.g.
+            ``{"coordinates": "relative1000"}`` for older UI-TARS); the screen size is
+            filled in.
+        max_steps: step limit; None uses each task's own.
+        observe_a11y: add the accessibility tree text to observations.
+        task_ids: restrict the tasks drawn by ``reset()`` without a task id.
+        render_mode: None or "rgb_array".
+    """
+
+    metadata = {"render_modes": ["rgb_array"]}
+
+    def __init__(self, backend: Backend, suite: TaskSuite, *, action_format: str = "json",
+                 format_context: dict[str, Any] | None = None, max_steps: int | None = None,
+                 observe_a11y: bool = False, task_ids: list[str] | None = None,
+                 render_mode: str | None = None):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, received {render_mode!r}")
+        if max_steps is not None and max_steps < 1:
+            raise ValueError(f"max_steps must be >= 1, received {max_steps}")
+        get_format(action_format)
+        self.backend = backend
+        self.suite = suite
+        self.action_format = action_format
+        self.max_steps = max_steps
+        self.observe_a11y = observe_a11y
+        self.render_mode = render_mode
+        width, height = backend.screen_size
+        self.format_context = {"screen_size": (width, height), **(format_context or {})}
+        if task_ids is not None:
+            for task_id in task_ids:
+                suite.check_task_id(task_id)
+        self._task_pool = list(task_ids) if task_ids is not None else None
+        self.action_space = ActionSpace((width, height), action_format, format_context=self.format_context)
+        obs_spaces: dict[str, spaces.Space] = {
+            "screenshot": spaces.Box(0, 255, (height, width, 3), np.uint8),
+            "instruction": FreeText(),
+        }
+        if observe_a11y:
+            obs_spaces["a11y_tree"] = FreeText()
+        for key in self._extra_obs_keys():
+            obs_spaces[key] = FreeText()
+        self.observation_space = spaces.Dict(obs_spaces)
+
+        self.task: Task | None = None
+        self.episode: Episode | None = None
+        self._last_obs: Observation | None = None
+        self._oracle: Iterator[Action] | None = None
+        self._done = True
+        self._started = False
+        self._steps = 0
+        self.infra_errors = 0
+
+    # ---- public API -------------------------------------------------------------------
+
+    @property
+    def task_ids(self) -> list[str]:
+        return list(self._task_pool if self._task_pool is not None else self.suite.task_ids)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        started = time.perf_counter()
+        options = dict(options or {})
+        unknown = set(options) - {"task_id", "instance_seed"}
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; expected 'task_id' and/or 'instance_seed'")
+        pool = self.task_ids
+        if not pool:
+            raise TaskConfigError(f"suite {self.suite.name!r} has no tasks")
+        task_id = options.get("task_id")
+        if task_id is None:
+            task_id = pool[int(self.np_random.integers(len(pool)))]
+        else:
+            self.suite.check_task_id(task_id)
+        instance_seed = options.get("instance_seed")
+        if instance_seed is None:
+            instance_seed = int(self.np_random.integers(2**31 - 1))
+        self._ensure_started()
+        if self.task is not None:
+            self._teardown_quietly()
+        self.task = self.suite.make_task(task_id, int(instance_seed))
+        self.episode = Episode(task_id=task_id, seed=int(instance_seed))
+        self._oracle = None
+        self._reset_screen()
+        self._done = False
+        self._steps = 0
+        self._last_obs = self.backend.observe(self.observe_a11y)
+        info = self._task_info()
+        info["reset_time_s"] = time.perf_counter() - started
+        return self._obs(self._last_obs), info
+
+    def step(self, action: Action | str | dict[str, Any]):
+        if self._done or self.task is None or self.episode is None:
+            raise gym.error.ResetNeeded("call reset() before step(): the episode has ended or not begun")
+        started = time.perf_counter()
+        info: dict[str, Any] = {"action_error": None, "parsed_action": None, "infra_error": None,
+                                "success": False, "score": None}
+        actions, info["action_error"] = self._parse(action)
+        terminated = truncated = False
+        settle_s = 0.0
+        if actions:
+            info["parsed_action"] = [a.to_dict() for a in actions] if len(actions) > 1 else actions[0].to_dict()
+            self.episode.actions.extend(actions)
+            terminated = actions[-1].is_terminal
+            try:
+                for act in actions:
+                    if act.is_terminal:
+                        break
+                    self.backend.execute(act)
+                    settle_s += self.backend.last_settle_s
+            except ActionExecutionError as exc:
+                info["action_error"] = f"could not execute {act.kind}: {exc}"
+            except InfraError as exc:
+                info["infra_error"] = str(exc)
+                self.infra_errors += 1
+                truncated = True
+        self._steps += 1  # every call counts towards the limit, malformed ones included
+        steps = self._steps
+        limit = self.max_steps or self.task.max_steps
+        if not terminated and not truncated and steps >= limit:
+            truncated = True
+        if info["infra_error"] is None:
+            try:
+                self._last_obs = self.backend.observe(self.observe_a11y)
+            except InfraError as exc:
+                info["infra_error"] = str(exc)
+                self.infra_errors += 1
+                truncated = True
+        reward = 0.0
+        if (terminated or truncated) and info["infra_error"] is None:
+            evaluated = time.perf_counter()
+            score = float(self.task.evaluate(self.backend, self.episode))
+            if not 0.0 <= score <= 1.0:
+                raise TaskConfigError(f"task {self.task.task_id!r} evaluator returned {score}, outside [0, 1]")
+            info["score"], info["success"], reward = score, score >= 1.0, score
+            info["evaluate_time_s"] = time.perf_counter() - evaluated
+        self._done = terminated or truncated
+        info["step"] = steps
+        info["settle_time_s"] = settle_s
+        info["step_time_s"] = time.perf_counter() - started
+        info.update(self._task_info())
+        return self._obs(self._last_obs), reward, terminated, truncated, info
+
+    def render(self):
+        if self.render_mode == "rgb_array" and self._last_obs is not None:
+            return self._last_obs.screenshot.copy()
+        return None
+
+    def oracle_action(self) -> Action:
+        """The next action of the current task's own solution, computed against the live
+        screen; `done` once the solution is exhausted. Raises NotImplementedError for tasks
+        with no oracle."""
+        if self.task is None:
+            raise gym.error.ResetNeeded("call reset() before oracle_action()")
+        if self._oracle is None:
+            self._oracle = iter(self.task.oracle(self.backend))
+        return next(self._oracle, Action.done())
+
+    def close(self) -> None:
+        if self.task is not None:
+            self._teardown_quietly()
+            self.task = None
+        self.suite.close()
+        self.backend.close()
+        self._started = False
+        self._done = True
+
+    # ---- internals ----------------------------------------------------------------------
+
+    def _extra_obs_keys(self) -> tuple[str, ...]:
+        """Text observation keys this env adds (``url`` for web, ``app`` for mobile)."""
+        return tuple(getattr(self.backend, "observation_text_keys", ()))
+
+    def _ensure_started(self) -> None:
+        if not self._started:
+            self.backend.start()
+            self.suite.start(self.backend)
+            self._started = True
+
+    def _reset_screen(self) -> None:
+        """Fresh episode on the backend, then task setup. One infrastructure failure is
+        answered with a relaunch and a second try; a second failure propagates."""
+        assert self.task is not None
+        try:
+            self.backend.new_episode()
+            self.task.setup(self.backend)
+        except InfraError:
+            self.infra_errors += 1
+            self.backend.restart()
+            self.backend.new_episode()
+            self.task.setup(self.backend)
+
+    def _parse(self, action: Any) -> tuple[list[Action], str | None]:
+        if isinstance(action, Action):
+            return [action], None
+        fmt = get_format(self.action_format)
+        try:
+            if hasattr(fmt, "parse_many"):
+                actions = fmt.parse_many(action, **self.format_context)
+            else:
+                actions = [parse_action(action, self.action_format, **self.format_context)]
+        except ActionParseError as exc:
+            return [], str(exc)
+        except Exception as exc:  # a parser bug must not take the episode down
+            return [], f"{type(exc).__name__} while parsing the action: {exc}"
+        if not actions:
+            return [], "the output holds no action"
+        return actions, None
+
+    def _task_info(self) -> dict[str, Any]:
+        assert self.task is not None and self.episode is not None
+        return {"task_id": self.task.task_id, "instruction": self.task.instruction,
+                "domain": self.task.domain, "seed": self.episode.seed}
+
+    def _obs(self, observation: Observation) -> dict[str, Any]:
+        assert self.task is not None
+        obs: dict[str, Any] = {"screenshot": observation.screenshot.copy(),
+                               "instruction": self.task.instruction}
+        if self.observe_a11y:
+            obs["a11y_tree"] = observation.a11y_tree or ""
+        for key in self._extra_obs_keys():
+            obs[key] = getattr(observation, key) or ""
+        return obs
+
+    def _teardown_quietly(self) -> None:
+        assert self.task is not None
+        try:
+            self.task.teardown(self.backend)
+        except InfraError:
+            self.backend.healthy = False
