@@ -169,16 +169,16 @@ class BrowserBackend(Backend):
         self.start_url = url
         self.goto(url)
 
-    def locate(self, selector: str, nth: int = 0) -> tuple[float, float]:
-        """Centre of the element matching a CSS/Playwright `selector`, in screen pixels,
-        scrolled into view first. Oracles use this to turn selectors into clicks."""
-        def work() -> tuple[float, float]:
+    def locate(self, selector: str, nth: int = 0) -> tuple[float, float, float, float]:
+        """Box (x, y, width, height) in viewport pixels of the element matching a CSS or
+        Playwright `selector`, as it is now: nothing is scrolled, so the box may lie outside
+        the viewport. Oracles turn it into clicks, and into scroll actions when it does."""
+        def work() -> tuple[float, float, float, float]:
             locator = self._page.locator(selector).nth(nth)
-            locator.scroll_into_view_if_needed(timeout=self.config.settle_timeout_s * 1000)
             box = locator.bounding_box(timeout=self.config.settle_timeout_s * 1000)
             if box is None:
-                raise ActionExecutionError(f"element {selector!r} is not visible")
-            return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+                raise ActionExecutionError(f"element {selector!r} is not rendered")
+            return box["x"], box["y"], box["width"], box["height"]
         return self._guard(work)
 
     def evaluate(self, expression: str, arg: Any = None) -> Any:

@@ -17,6 +17,8 @@ from urllib.parse import parse_qs
 
 from gui_gym.actions import Action
 from gui_gym.backends.base import Backend
+from gui_gym.backends.browser import BrowserBackend, BrowserConfig
+from gui_gym.env import GUIEnv
 from gui_gym.suites.base import Episode, Milestone, Task, TaskSuite
 from gui_gym.suites.http_server import LoopbackServer
 
@@ -87,6 +89,12 @@ def _respond(start_response, status: str, body: str, headers: list[tuple[str, st
     return [data]
 
 
+def _click(backend: BrowserBackend, selector: str) -> Action:
+    """A click at the centre of an element that the demo pages always show in view."""
+    x, y, width, height = backend.locate(selector)
+    return Action.click(x + width / 2, y + height / 2)
+
+
 class _DemoTask(Task):
     def __init__(self, suite: "DemoSuite", task_id: str, instruction: str, path: str, max_steps: int = 10):
         self.suite, self.task_id, self.instruction, self.path = suite, task_id, instruction, path
@@ -104,7 +112,7 @@ class PressButton(_DemoTask):
         return float(self.suite.state.pressed == 1)
 
     def oracle(self, backend: Backend) -> Iterator[Action]:
-        yield Action.click(*backend.locate("#go"))
+        yield _click(backend, "#go")
 
     def milestones(self) -> list[Milestone]:
         return [Milestone("the button was pressed", lambda b: self.suite.state.pressed >= 1)]
@@ -121,13 +129,13 @@ class FillForm(_DemoTask):
         return float(self.suite.state.submitted == {"name": self.name, "color": self.color})
 
     def oracle(self, backend: Backend) -> Iterator[Action]:
-        yield Action.click(*backend.locate("#name"))
+        yield _click(backend, "#name")
         yield Action.type(self.name)
-        yield Action.click(*backend.locate("#color"))
+        yield _click(backend, "#color")
         for _ in range(COLORS.index(self.color) + 1):
             yield Action.key("down")
         yield Action.key("enter")
-        yield Action.click(*backend.locate("#send"))
+        yield _click(backend, "#send")
 
     def milestones(self) -> list[Milestone]:
         return [Milestone("the form was submitted", lambda b: self.suite.state.submitted is not None),
@@ -179,10 +187,7 @@ class DemoSuite(TaskSuite):
         self.server.stop()
 
 
-def make_env(**kwargs: Any):
+def make_env(**kwargs: Any) -> GUIEnv:
     """Entry point of ``GUI/Demo-v0``: `BrowserConfig` fields and `GUIEnv` kwargs."""
-    from gui_gym.backends.browser import BrowserBackend, BrowserConfig
-    from gui_gym.env import GUIEnv
-
     config = BrowserConfig.pop_from(kwargs, allowed_hosts=frozenset({"127.0.0.1"}))
     return GUIEnv(BrowserBackend(config), DemoSuite(), **kwargs)

@@ -1,0 +1,185 @@
+"""The small web framework LocalWeb's apps are written in.
+
+Each app is a `WebApp`: a URL prefix, a state built from a seed, and a `handle(request, state)`
+that returns a `Response`. Pages are real HTML, CSS and JS served from the app's ``static``
+folder or rendered by the handler; the app's JSON API mutates its state on the server, so an
+evaluator reads what the agent really did, not what the page shows.
+
+The framework is plain WSGI (served by `gui_gym.suites.http_server.LoopbackServer`), keeps
+every request in the state's log (milestones like "opened the product page" read it), and
+serves nothing from outside the package.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import mimetypes
+import random
+import threading
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+from urllib.parse import parse_qs
+
+SHARED_STATIC = Path(__file__).parent / "static"
+
+
+@dataclass
+class Request:
+    """One HTTP request, as an app sees it: `path` is relative to the app's prefix."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    form: dict[str, Any]
+    raw_body: bytes = b""
+
+    def arg(self, name: str, default: str = "") -> str:
+        """A query or form value (form first)."""
+        value = self.form.get(name, self.query.get(name, default))
+        return value if isinstance(value, str) else json.dumps(value)
+
+
+@dataclass
+class Response:
+    status: int = 200
+    body: bytes = b""
+    content_type: str = "text/html; charset=utf-8"
+    headers: list[tuple[str, str]] = field(default_factory=list)
+
+
+def html_response(body: str, status: int = 200) -> Response:
+    return Response(status, body.encode(), "text/html; charset=utf-8")
+
+
+def json_response(data: Any, status: int = 200) -> Response:
+    return Response(status, json.dumps(data).encode(), "application/json")
+
+
+def redirect(location: str) -> Response:
+    return Response(303, b"", "text/plain", [("Location", location)])
+
+
+def not_found(what: str = "page") -> Response:
+    return html_response(page("Not found", f"<p>No such {html.escape(what)}.</p>"), 404)
+
+
+def static_file(folder: Path, name: str) -> Response:
+    """A file from `folder`; names that escape it are refused."""
+    path = (folder / name).resolve()
+    if not path.is_file() or folder.resolve() not in path.parents:
+        return not_found("file")
+    content_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    if content_type.startswith("text/") or content_type.endswith("javascript"):
+        content_type += "; charset=utf-8"
+    return Response(200, path.read_bytes(), content_type)
+
+
+def page(title: str, body: str, *, app: str = "", head: str = "", nav: str = "") -> str:
+    """A full HTML page with the shared stylesheet; `head` adds app CSS/JS tags."""
+    return (
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{html.escape(title)}</title><link rel='stylesheet' href='/static/common.css'>{head}</head>"
+        f"<body class='app-{app}'>{nav}<main>{body}</main></body></html>"
+    )
+
+
+def esc(value: Any) -> str:
+    """HTML-escape any value for interpolation into markup."""
+    return html.escape(str(value), quote=True)
+
+
+class WebApp(ABC):
+    """One LocalWeb app. Subclasses set `name` (its URL prefix) and `title`."""
+
+    name: str
+    title: str
+    static_dir: Path | None = None
+
+    @abstractmethod
+    def initial_state(self, seed: int) -> dict[str, Any]:
+        """A fresh state for one episode. Must be a pure function of `seed`."""
+
+    @abstractmethod
+    def handle(self, request: Request, state: dict[str, Any]) -> Response:
+        """Answer `request`, reading and mutating `state`."""
+
+    def serve_static(self, name: str) -> Response:
+        if self.static_dir is None:
+            return not_found("file")
+        return static_file(self.static_dir, name)
+
+
+class AppServer:
+    """WSGI front: routes ``/<app>/...`` to the app with the current episode state, and
+    ``/static/...`` to the shared assets. `states` is owned by the suite and swapped on
+    every reset."""
+
+    def __init__(self, apps: Iterable[WebApp], portal: Callable[[], str]):
+        self.apps = {app.name: app for app in apps}
+        self.portal = portal
+        self.states: dict[str, dict[str, Any]] = {}
+        self.lock = threading.Lock()
+        """Held while an app handles a request, so evaluators never read half an update."""
+
+    def reset(self, seed: int, apps: Iterable[str] | None = None) -> None:
+        """Fresh state for every app (or only `apps`), all from `seed`."""
+        for name in apps if apps is not None else self.apps:
+            state = self.apps[name].initial_state(seed)
+            state.setdefault("log", [])
+            self.states[name] = state
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable) -> list[bytes]:
+        request = _read_request(environ)
+        head, _, rest = request.path.lstrip("/").partition("/")
+        if head == "static":
+            response = static_file(SHARED_STATIC, rest)
+        elif head in self.apps:
+            app = self.apps[head]
+            state = self.states.get(head)
+            request.path = "/" + rest
+            if rest.startswith("static/"):
+                response = app.serve_static(rest[len("static/"):])
+            else:
+                with self.lock:
+                    if state is None:
+                        self.reset(0, [head])
+                        state = self.states[head]
+                    state["log"].append({"method": request.method, "path": request.path, "query": request.query})
+                    response = app.handle(request, state)
+        elif head == "":
+            response = html_response(self.portal())
+        else:
+            response = not_found()
+        headers = [("Content-Type", response.content_type), ("Content-Length", str(len(response.body))),
+                   ("Cache-Control", "no-store"), *response.headers]
+        start_response(f"{response.status} {_REASONS.get(response.status, 'OK')}", headers)
+        return [response.body]
+
+
+_REASONS = {200: "OK", 201: "Created", 303: "See Other", 400: "Bad Request", 404: "Not Found",
+            409: "Conflict", 422: "Unprocessable Entity"}
+
+
+def _read_request(environ: dict[str, Any]) -> Request:
+    query = {k: v[-1] for k, v in parse_qs(environ.get("QUERY_STRING", ""), keep_blank_values=True).items()}
+    length = int(environ.get("CONTENT_LENGTH") or 0)
+    body = environ["wsgi.input"].read(length) if length else b""
+    form: dict[str, Any] = {}
+    content_type = environ.get("CONTENT_TYPE", "")
+    if body and content_type.startswith("application/json"):
+        try:
+            loaded = json.loads(body)
+            form = loaded if isinstance(loaded, dict) else {"_": loaded}
+        except json.JSONDecodeError:
+            form = {}
+    elif body:
+        form = {k: v[-1] for k, v in parse_qs(body.decode(errors="replace"), keep_blank_values=True).items()}
+    return Request(environ["REQUEST_METHOD"], environ.get("PATH_INFO", "/"), query, form, body)
+
+
+def seeded(seed: int, salt: str) -> random.Random:
+    """An RNG for one purpose (`salt`) of one seed, independent of the others."""
+    return random.Random(f"{salt}:{seed}")

@@ -1,0 +1,148 @@
+"""LocalWeb task templates: one class per template, one instance per (template, seed).
+
+A template reads the episode's *world* (every app's fresh state, built from the seed) to draw
+its parameters, may `prepare` that world (e.g. put an unread mail in the inbox), and then
+knows everything about its task: the instruction, the success check over the world (and the
+agent's answer for information tasks), ordered milestones, an oracle that acts through the
+env's own action interface, and an expert plan in plain language.
+
+Difficulty is the length of the oracle's solution: easy 2-5 steps, medium 6-12, hard 13-30;
+a test holds every template to its class over several seeds.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator
+
+from gui_gym.actions import Action
+from gui_gym.suites.base import Episode, Milestone, Task
+from gui_gym.suites.localweb.framework import seeded
+
+if TYPE_CHECKING:
+    import random
+
+    from gui_gym.backends.browser import BrowserBackend
+    from gui_gym.suites.localweb.oracle_ui import OracleUI
+    from gui_gym.suites.localweb.suite import LocalWebSuite
+
+World = dict[str, dict[str, Any]]
+"""App name -> that app's server-side state for the current episode."""
+
+DIFFICULTY_STEPS = {"easy": (2, 5), "medium": (6, 12), "hard": (13, 30)}
+DEFAULT_MAX_STEPS = {"easy": 15, "medium": 30, "hard": 50}
+
+
+class TaskTemplate(ABC):
+    """A parametric task. Subclasses set the class attributes and implement the methods."""
+
+    template_id: ClassVar[str]
+    """``<app>.<name>``, e.g. ``shop.add-to-cart``; the task id agents and results see."""
+    app: ClassVar[str]
+    difficulty: ClassVar[str]
+    """easy | medium | hard, by oracle length (see DIFFICULTY_STEPS)."""
+    start_path: ClassVar[str] = "/"
+    answer_required: ClassVar[bool] = False
+    """Information tasks: success needs the right final answer (an ``answer`` action)."""
+
+    def __init__(self, seed: int, world: World):
+        self.seed = seed
+        self.params: dict[str, Any] = self.sample_params(world, seeded(seed, self.template_id))
+
+    @abstractmethod
+    def sample_params(self, world: World, rng: "random.Random") -> dict[str, Any]:
+        """Draw this instance's parameters (from the world's data where they must exist)."""
+
+    def prepare(self, world: World) -> None:
+        """Change the fresh world before the episode starts (default: nothing)."""
+
+    @property
+    @abstractmethod
+    def instruction(self) -> str: ...
+
+    @abstractmethod
+    def evaluate(self, world: World, answer: str | None) -> float:
+        """Score in [0, 1] of the final world (and answer)."""
+
+    @abstractmethod
+    def milestones(self) -> list[tuple[str, Callable[[World], bool]]]:
+        """Ordered (description, predicate on the world). The last one implies success
+        for action tasks; reaching them in order is what the oracle does."""
+
+    @abstractmethod
+    def oracle(self, ui: "OracleUI") -> Iterator[Action]:
+        """The solution, through `ui`, which resolves selectors on the live page."""
+
+    @abstractmethod
+    def expert_plan(self) -> list[str]:
+        """The solution as a human would write it down, one step per line."""
+
+    def sample_questions(self, world: World) -> list[dict[str, Any]]:
+        """Multiple-choice facts about the start page: [{question, answer, distractors}].
+        Used by the MMBench-GUI sample generator; default none."""
+        return []
+
+    @property
+    def max_steps(self) -> int:
+        return DEFAULT_MAX_STEPS[self.difficulty]
+
+
+def normalize_answer(text: str | None) -> str:
+    """Case, whitespace, surrounding punctuation and thousands separators removed."""
+    if text is None:
+        return ""
+    text = text.strip().lower()
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
+    text = re.sub(r"\s+", " ", text)
+    return text.strip(" .!?\"'`")
+
+
+def answer_matches(answer: str | None, expected: Any) -> bool:
+    """Whether an agent's answer states `expected`: equal after normalisation, or, for
+    numbers, the same number (``$12.50`` answers 12.5)."""
+    got, want = normalize_answer(answer), normalize_answer(str(expected))
+    if got == want or (want and re.search(rf"(?<![\w.]){re.escape(want)}(?![\w])", got) and len(got) <= 3 * len(want) + 10):
+        return True
+    numbers = re.findall(r"-?\d+(?:\.\d+)?", got.replace("$", ""))
+    try:
+        return len(numbers) == 1 and float(numbers[0]) == float(want.replace("$", ""))
+    except ValueError:
+        return False
+
+
+class LocalWebTask(Task):
+    """Adapts a `TaskTemplate` instance to the env's `Task` contract."""
+
+    def __init__(self, suite: "LocalWebSuite", template: TaskTemplate, world: World):
+        self.suite = suite
+        self.template = template
+        self.world = world
+        self.task_id = template.template_id
+        self.instruction = template.instruction
+        self.domain = template.app
+        self.max_steps = template.max_steps
+        self.metadata = {"difficulty": template.difficulty, "app": template.app,
+                         "params": template.params, "expert_plan": template.expert_plan(),
+                         "answer_required": template.answer_required}
+
+    def setup(self, backend: "BrowserBackend") -> None:
+        self.suite.install_world(self.world)
+        backend.set_start_url(f"{self.suite.url}/{self.template.app}{self.template.start_path}")
+
+    def evaluate(self, backend: "BrowserBackend", episode: Episode) -> float:
+        with self.suite.server_lock:
+            return float(self.template.evaluate(self.world, episode.answer))
+
+    def oracle(self, backend: "BrowserBackend") -> Iterator[Action]:
+        from gui_gym.suites.localweb.oracle_ui import OracleUI
+
+        return self.template.oracle(OracleUI(backend))
+
+    def milestones(self) -> list[Milestone]:
+        return [Milestone(text, lambda _backend, check=check: bool(check(self.world)))
+                for text, check in self.template.milestones()]
+
+    def milestones_reached(self) -> list[bool]:
+        with self.suite.server_lock:
+            return [bool(check(self.world)) for _, check in self.template.milestones()]

@@ -1,0 +1,21 @@
+"""Shared fixtures. The benchmark data in ``../shared/data`` is read in place, never copied."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("GUI_GYM_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The shared benchmark data folder (OSWorld-Verified tasks, AndroidWorld task list)."""
+    if not SHARED_DATA.is_dir():
+        raise FileNotFoundError(
+            f"shared data not found at {SHARED_DATA}; set GUI_GYM_SHARED_DATA to the folder holding "
+            "osworld-verified/ and androidworld/")
+    return SHARED_DATA
