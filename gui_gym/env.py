@@ -51,7 +51,8 @@ class GUIEnv(gym.Env):
         render_mode: None or "rgb_array".
     """
 
-    metadata = {"render_modes": ["rgb_array"]}
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 1}
+    """One frame per step: a GUI episode replays as a slideshow, not at screen rate."""
 
     def __init__(self, backend: Backend, suite: TaskSuite, *, action_format: str = "json",
                  format_context: dict[str, Any] | None = None, max_steps: int | None = None,
@@ -69,6 +70,7 @@ class GUIEnv(gym.Env):
         self.observe_a11y = observe_a11y
         self.render_mode = render_mode
         width, height = backend.screen_size
+        self._screen_size_given = "screen_size" in (format_context or {})
         self.format_context = {"screen_size": (width, height), **(format_context or {})}
         if task_ids is not None:
             for task_id in task_ids:
@@ -76,7 +78,8 @@ class GUIEnv(gym.Env):
         self._task_pool = list(task_ids) if task_ids is not None else None
         self.action_space = ActionSpace((width, height), action_format, format_context=self.format_context)
         obs_spaces: dict[str, spaces.Space] = {
-            "screenshot": spaces.Box(0, 255, (height, width, 3), np.uint8),
+            # a backend whose screenshots vary in size (static recordings) supplies its own space
+            "screenshot": getattr(backend, "screenshot_space", None) or spaces.Box(0, 255, (height, width, 3), np.uint8),
             "instruction": FreeText(),
         }
         if observe_a11y:
@@ -125,6 +128,7 @@ class GUIEnv(gym.Env):
         self.episode = Episode(task_id=task_id, seed=int(instance_seed))
         self._oracle = None
         self._reset_screen()
+        self._follow_screen_size()
         self._done = False
         self._steps = 0
         self._last_obs = self.backend.observe(self.observe_a11y)
@@ -159,6 +163,8 @@ class GUIEnv(gym.Env):
                 truncated = True
         self._steps += 1  # every call counts towards the limit, malformed ones included
         steps = self._steps
+        if not terminated and not truncated and self.task.ended(self.backend, self.episode):
+            terminated = True
         limit = self.max_steps or self.task.max_steps
         if not terminated and not truncated and steps >= limit:
             truncated = True
@@ -234,9 +240,15 @@ class GUIEnv(gym.Env):
             self.task.setup(self.backend)
 
     def _parse(self, action: Any) -> tuple[list[Action], str | None]:
-        if isinstance(action, Action):
-            return [action], None
         fmt = get_format(self.action_format)
+        if isinstance(action, Action):
+            if not hasattr(fmt, "check"):
+                return [action], None
+            try:  # a format may vet actions too (a multiple-choice answer must name an option)
+                fmt.check(action, **self.format_context)
+            except ActionParseError as exc:
+                return [], str(exc)
+            return [action], None
         try:
             if hasattr(fmt, "parse_many"):
                 actions = fmt.parse_many(action, **self.format_context)
@@ -249,6 +261,17 @@ class GUIEnv(gym.Env):
         if not actions:
             return [], "the output holds no action"
         return actions, None
+
+    def _follow_screen_size(self) -> None:
+        """Recordings differ in size from one episode to the next (static backend): agent
+        coordinates are read against the screen of this episode, unless the caller fixed
+        ``format_context["screen_size"]``."""
+        size = tuple(self.backend.screen_size)
+        if self._screen_size_given or self.format_context["screen_size"] == size:
+            return
+        self.format_context["screen_size"] = size
+        self.action_space.screen_size = size
+        self.action_space.format_context["screen_size"] = size
 
     def _task_info(self) -> dict[str, Any]:
         assert self.task is not None and self.episode is not None

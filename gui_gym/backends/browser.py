@@ -18,6 +18,7 @@ import dataclasses
 import io
 import os
 import shutil
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,8 @@ from PIL import Image
 
 from gui_gym.actions import Action
 from gui_gym.backends.base import Backend, Observation
-from gui_gym.backends.page_scripts import ELEMENTS_JS, INIT_JS, READY_JS, element_tree_text
+from gui_gym.backends.page_scripts import (AWAIT_SCROLL_JS, ELEMENTS_JS, INIT_JS, READY_JS, SCROLL_STATE_JS,
+                                           element_tree_text)
 from gui_gym.errors import ActionExecutionError, InfraError, MissingResourceError
 
 CHROMIUM_ENV_VAR = "GUI_GYM_CHROMIUM"
@@ -37,12 +39,15 @@ QUIET_FLAGS = (
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--no-first-run", "--disable-quic", "--disable-default-apps", "--disable-extensions",
     "--disable-features=Translate,MediaRouter,OptimizationHints", "--metrics-recording-only",
-    "--password-store=basic", "--use-mock-keychain", "--disable-gpu",
+    "--password-store=basic", "--use-mock-keychain", "--disable-gpu", "--disable-smooth-scrolling",
 )
 """Chromium flags that stop it phoning home: on a closed network it otherwise floods
 connection attempts and stalls on DNS at every start."""
 
 SCROLL_NOTCH_PX = 100
+SCROLL_WAIT_FRAMES = 4
+"""Frames to wait for a wheel scroll to land; one suffices in practice, the rest are for a
+page at the end of its scroll range, which never moves."""
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 
 _KEY_NAMES = {
@@ -63,6 +68,40 @@ def playwright_key(key: str) -> str:
     if len(key) == 1:
         return key
     raise ActionExecutionError(f"the browser has no key named {key!r}")
+
+
+class PlaywrightDrivers:
+    """One Playwright driver per thread, shared by that thread's browsers.
+
+    Playwright's sync API allows a single running instance per thread, while a process may
+    hold several envs (a rollout pool, `check_env` making a second env); each env still gets
+    its own browser, launched from the shared driver, which stops with its last user.
+    """
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def acquire(self):
+        local = self._local
+        if getattr(local, "users", 0) == 0:
+            from playwright.sync_api import sync_playwright
+
+            local.driver = sync_playwright().start()
+            local.users = 0
+        local.users += 1
+        return local.driver
+
+    def release(self) -> None:
+        local = self._local
+        local.users -= 1
+        if local.users == 0:
+            try:
+                local.driver.stop()
+            finally:
+                local.driver = None
+
+
+DRIVERS = PlaywrightDrivers()
 
 
 def find_chromium(explicit: str | None = None) -> str | None:
@@ -148,6 +187,7 @@ class BrowserBackend(Backend):
         self._elements: list[dict[str, Any]] | None = None
         self._disconnected = False
         self._crashed = False
+        self._closing_context = False
 
     @property
     def screen_size(self) -> tuple[int, int]:
@@ -196,10 +236,8 @@ class BrowserBackend(Backend):
     # ---- Backend implementation -------------------------------------------------------
 
     def _start(self) -> None:
-        from playwright.sync_api import sync_playwright
-
         executable = find_chromium(self.config.executable_path)
-        self._playwright = sync_playwright().start()
+        self._playwright = DRIVERS.acquire()
         args = list(QUIET_FLAGS) + list(self.config.extra_args)
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             args.append("--no-sandbox")  # Chromium refuses its sandbox as root
@@ -208,15 +246,14 @@ class BrowserBackend(Backend):
                 executable_path=executable, headless=self.config.headless, args=args,
                 timeout=60_000)
         except Exception:
-            self._playwright.stop()
+            DRIVERS.release()
             self._playwright = None
             raise
         self._disconnected = False
         self._browser.on("disconnected", lambda _b: setattr(self, "_disconnected", True))
 
     def _new_episode(self) -> None:
-        if self._context is not None:
-            self._context.close()
+        self._close_context()
         width, height = self.config.viewport
         self._context = self._browser.new_context(
             viewport={"width": width, "height": height}, device_scale_factor=1,
@@ -249,7 +286,7 @@ class BrowserBackend(Backend):
         self._cdp = self._context.new_cdp_session(page)
 
     def _on_page_close(self, page) -> None:
-        if page is self._page and self._context is not None:
+        if page is self._page and self._context is not None and not self._closing_context:
             others = [p for p in self._context.pages if p is not page and not p.is_closed()]
             if others:
                 self._page = None
@@ -306,7 +343,9 @@ class BrowserBackend(Backend):
             mouse.move(x, y)
             step = action.amount * SCROLL_NOTCH_PX
             dx, dy = {"up": (0, -step), "down": (0, step), "left": (-step, 0), "right": (step, 0)}[action.direction]
+            before = page.evaluate(SCROLL_STATE_JS, [x, y])
             mouse.wheel(dx, dy)
+            page.evaluate(AWAIT_SCROLL_JS, [x, y, before, SCROLL_WAIT_FRAMES])
         elif kind == "type":
             if point is not None:  # typing into a given field clicks it first
                 mouse.click(*point)
@@ -360,6 +399,7 @@ class BrowserBackend(Backend):
         """Wait, bounded, until loading, network, finite animations and DOM mutations are
         quiet. Returns at once when the page already is."""
         deadline = time.monotonic() + self.config.settle_timeout_s
+        page_before = self._page
         while time.monotonic() < deadline:
             try:
                 ready = self._page.evaluate(READY_JS)
@@ -372,6 +412,14 @@ class BrowserBackend(Backend):
                     self._page.wait_for_load_state("load", timeout=remaining_ms)
                 except Exception:
                     pass
+                continue
+            if ready == "popup":
+                if self._page is page_before:  # not adopted yet: the "page" event adopts it
+                    remaining_ms = max(1.0, (deadline - time.monotonic()) * 1000)
+                    try:
+                        self._context.wait_for_event("page", timeout=remaining_ms)
+                    except Exception:
+                        pass  # the popup was blocked or never came; keep the current page
                 continue
             if ready and not self._inflight:
                 return
@@ -399,17 +447,27 @@ class BrowserBackend(Backend):
         self._elements = self._page.evaluate(ELEMENTS_JS)
         return self._elements
 
+    def _close_context(self) -> None:
+        if self._context is not None:
+            self._closing_context = True
+            try:
+                self._context.close()
+            finally:
+                self._closing_context = False
+                self._context = None
+
     def _alive(self) -> bool:
         return (self._browser is not None and not self._disconnected and self._browser.is_connected()
                 and not self._crashed)
 
     def _close(self) -> None:
-        for closer in (lambda: self._context and self._context.close(),
-                       lambda: self._browser and self._browser.close(),
-                       lambda: self._playwright and self._playwright.stop()):
-            try:
-                closer()
-            except Exception:
-                pass  # closing what is already dead; nothing left to release
+        try:
+            self._close_context()
+            if self._browser is not None:
+                self._browser.close()
+        except Exception:
+            pass  # closing what is already dead; nothing left to release
+        if self._playwright is not None:
+            DRIVERS.release()
         self._context = self._browser = self._playwright = self._page = self._cdp = None
         self._elements = None

@@ -21,6 +21,13 @@ INIT_JS = r"""
   else hideCaret();
   window.__guiGymLastMutation = performance.now();
   window.addEventListener('beforeunload', () => { window.__guiGymLeaving = true; });
+  // A new tab is opened asynchronously; flag it so the backend waits for it to appear.
+  document.addEventListener('click', (event) => {
+    const link = event.target.closest && event.target.closest('a[target]');
+    if (link && link.href && !['_self', '_parent', '_top'].includes(link.target)) window.__guiGymPopup = true;
+  }, true);
+  const open = window.open;
+  window.open = function (...args) { window.__guiGymPopup = true; return open.apply(this, args); };
   new MutationObserver(() => { window.__guiGymLastMutation = performance.now(); })
     .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
 })();
@@ -30,6 +37,7 @@ READY_JS = r"""
 async () => {
   // One macrotask first: work the action queued (a form submission, a timer of 0) runs now.
   await new Promise(resolve => setTimeout(resolve, 0));
+  if (window.__guiGymPopup) { window.__guiGymPopup = false; return 'popup'; }
   if (window.__guiGymLeaving || document.readyState !== 'complete') return false;
   const finiteRunning = document.getAnimations().some(a => {
     if (a.playState !== 'running') return false;
@@ -38,6 +46,31 @@ async () => {
   });
   if (finiteRunning) return false;
   return performance.now() - (window.__guiGymLastMutation || 0) >= 16;
+}
+"""
+
+SCROLL_STATE_JS = r"""
+([x, y]) => {
+  // Scroll offsets of the page and of every scroll container under the point.
+  const offsets = [window.scrollX, window.scrollY];
+  for (let el = document.elementFromPoint(x, y); el; el = el.parentElement) offsets.push(el.scrollLeft, el.scrollTop);
+  return offsets.join(',');
+}
+"""
+
+AWAIT_SCROLL_JS = r"""
+async ([x, y, before, frames]) => {
+  // Wheel scrolling is applied asynchronously: wait (a few frames at most) until it lands.
+  const state = () => {
+    const offsets = [window.scrollX, window.scrollY];
+    for (let el = document.elementFromPoint(x, y); el; el = el.parentElement) offsets.push(el.scrollLeft, el.scrollTop);
+    return offsets.join(',');
+  };
+  for (let i = 0; i < frames; i++) {
+    await new Promise(resolve => requestAnimationFrame(resolve));
+    if (state() !== before) return true;
+  }
+  return false;
 }
 """
 

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Idempotent set-up for a fresh Debian machine: Debian packages when missing, a venv in .venv
+# with the project and its test/train extras. Sourced by the other scripts; safe to rerun.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+DEBIAN_PACKAGES=(chromium xvfb openbox xdotool wmctrl xterm mousepad x11-utils xauth
+                 libreoffice-calc libreoffice-writer bubblewrap python3-pyatspi at-spi2-core
+                 fonts-dejavu-core sqlite3)
+missing=()
+for pkg in "${DEBIAN_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "gui-gym set-up: installing Debian packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+stamp=".venv/.gui-gym-installed"
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "gui-gym set-up: installing Python packages into .venv"
+  .venv/bin/python -m pip install -q --upgrade pip
+  # The CPU build of torch, named exactly, before anything asks for torch (a plain `torch`
+  # requirement would otherwise pull a multi-GB CUDA build).
+  .venv/bin/python -m pip install -q "torch==2.13.0"
+  .venv/bin/python -m pip install -q -e ".[dev,train]"
+  touch "$stamp"
+fi

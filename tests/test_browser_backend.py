@@ -1,0 +1,193 @@
+"""The browser backend with real Chromium input on a loopback page that records every event."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pytest
+
+from gui_gym import Action
+from gui_gym.backends.browser import BrowserBackend, find_chromium, playwright_key
+from gui_gym.errors import ActionExecutionError, MissingResourceError
+from gui_gym.suites.http_server import LoopbackServer
+
+RECORDER = """<!doctype html><html><head><style>
+body{margin:0;font-family:sans-serif} #pad{position:absolute;left:0;top:0;width:600px;height:400px;background:#eef}
+#field{position:absolute;left:650px;top:20px;width:300px} #slow{position:absolute;left:650px;top:80px}
+#out{position:absolute;left:650px;top:140px} #tall{position:absolute;top:0;left:1000px;height:3000px;width:10px}
+#pop{position:absolute;left:650px;top:200px}
+</style></head><body>
+<div id="pad"></div><input id="field" aria-label="Field"><button id="slow">Load later</button>
+<a id="pop" href="/other" target="_blank">Open tab</a>
+<p id="out"></p><div id="tall"></div>
+<script>
+window.events = [];
+const log = e => window.events.push({type: e.type, x: e.clientX, y: e.clientY, button: e.button,
+  detail: e.detail, key: e.key, ctrl: e.ctrlKey, shift: e.shiftKey, dy: e.deltaY, dx: e.deltaX});
+for (const t of ['click','dblclick','contextmenu','mousedown','mouseup','keydown','keyup','wheel'])
+  document.addEventListener(t, log, true);
+document.getElementById('slow').addEventListener('click', async () => {
+  const r = await fetch('/slow'); document.getElementById('out').textContent = await r.text();
+});
+</script></body></html>"""
+
+
+def app(environ, start_response):
+    path = environ["PATH_INFO"]
+    if path == "/slow":
+        time.sleep(0.4)  # a slow server, so the backend must wait for the response
+        body, ctype = b"arrived", "text/plain"
+    elif path == "/other":
+        body, ctype = b"<html><body><h1>Other tab</h1></body></html>", "text/html"
+    else:
+        body, ctype = RECORDER.encode(), "text/html"
+    start_response("200 OK", [("Content-Type", ctype), ("Content-Length", str(len(body)))])
+    return [body]
+
+
+@pytest.fixture(scope="module")
+def server():
+    srv = LoopbackServer(app).start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def backend(server):
+    b = BrowserBackend(allowed_hosts={"127.0.0.1"}, viewport=(1200, 700))
+    b.start()
+    yield b
+    b.close()
+
+
+@pytest.fixture()
+def page(backend, server):
+    backend.new_episode()
+    backend.set_start_url(server.url + "/")
+    return backend
+
+
+def events(backend, *types):
+    return [e for e in backend.evaluate("window.events") if not types or e["type"] in types]
+
+
+def test_click_kinds_press_the_right_buttons_at_the_right_pixels(page):
+    page.execute(Action.click(100, 50))
+    page.execute(Action.double_click(200, 60))
+    page.execute(Action("triple_click", x=210, y=70))
+    page.execute(Action.right_click(300, 80))
+    page.execute(Action("click", x=310, y=90, button="middle"))
+    clicks = events(page, "click", "dblclick", "contextmenu", "mousedown")
+    assert {"type": "click", "x": 100, "y": 50} == {k: clicks[1][k] for k in ("type", "x", "y")}
+    assert any(e["type"] == "dblclick" and (e["x"], e["y"]) == (200, 60) for e in clicks)
+    assert max(e["detail"] for e in clicks if (e["x"], e["y"]) == (210, 70)) == 3
+    assert any(e["type"] == "contextmenu" and (e["x"], e["y"]) == (300, 80) for e in clicks)
+    assert any(e["type"] == "mousedown" and e["button"] == 1 and e["x"] == 310 for e in clicks)
+
+
+def test_drag_mouse_down_up_and_long_press(page):
+    page.execute(Action.drag(10, 10, 400, 300))
+    page.execute(Action("mouse_down", x=50, y=50))
+    page.execute(Action("mouse_up", x=60, y=60))
+    page.execute(Action("long_press", x=70, y=70, duration_s=0.2))
+    downs = [(e["x"], e["y"]) for e in events(page, "mousedown")]
+    ups = [(e["x"], e["y"]) for e in events(page, "mouseup")]
+    assert downs == [(10, 10), (50, 50), (70, 70)] and ups == [(400, 300), (60, 60), (70, 70)]
+
+
+def test_scroll_moves_the_page_by_notches(page):
+    page.execute(Action.scroll("down", 3, 500, 500))
+    assert page.evaluate("window.scrollY") == 300
+    page.execute(Action.scroll("up", 1))
+    assert page.evaluate("window.scrollY") == 200
+
+
+@pytest.mark.parametrize("text", ["echo 'a > b' > f", 'say "hi" | grep <x> & ok', "tab\there", "naïve ✓ 日本"])
+def test_typing_reaches_the_field_exactly(page, text):
+    page.execute(Action.click(700, 30))
+    page.execute(Action.type(text))
+    typed = page.evaluate("document.getElementById('field').value")
+    assert typed == text.replace("\t", "") or typed == text
+
+
+def test_type_at_a_point_clicks_the_field_first(page):
+    page.execute(Action("type", text="here", x=700, y=30))
+    assert page.evaluate("document.getElementById('field').value") == "here"
+
+
+def test_keys_and_hotkeys_arrive_with_modifiers(page):
+    page.execute(Action.click(700, 30))
+    page.execute(Action.type("abc"))
+    page.execute(Action.hotkey("ctrl", "a"))
+    page.execute(Action.key("backspace"))
+    assert page.evaluate("document.getElementById('field').value") == ""
+    page.execute(Action("key_down", keys=("shift",)))
+    page.execute(Action.type("x"))
+    page.execute(Action("key_up", keys=("shift",)))
+    keys = events(page, "keydown")
+    assert any(e["key"] == "a" and e["ctrl"] for e in keys) and any(e["key"] == "Shift" for e in keys)
+
+
+def test_settle_waits_for_the_pending_request(page):
+    page.execute(Action.click(*center(page, "#slow")))
+    assert page.evaluate("document.getElementById('out').textContent") == "arrived"
+
+
+def test_element_index_click_and_a11y_tree(page):
+    obs = page.observe(a11y=True)
+    lines = obs.a11y_tree.splitlines()
+    field = next(line for line in lines if 'textbox "Field"' in line)
+    index = int(field.split("]")[0][1:])
+    page.execute(Action("type", element=index, text="via index"))
+    assert page.evaluate("document.getElementById('field').value") == "via index"
+    with pytest.raises(ActionExecutionError, match="element index 999"):
+        page.execute(Action.click_element(999))
+
+
+def test_observation_is_a_fresh_rgb_array_with_url(page, server):
+    a, b = page.observe(), page.observe()
+    assert a.screenshot.shape == (700, 1200, 3) and a.screenshot.dtype == np.uint8
+    assert a.screenshot is not b.screenshot and np.array_equal(a.screenshot, b.screenshot)
+    assert a.url == server.url + "/"
+
+
+def test_new_tab_becomes_the_active_page_and_history_works(page, server):
+    page.execute(Action.click(*center(page, "#pop")))
+    assert page.url == server.url + "/other"
+    page.execute(Action.goto(server.url + "/other?x=1"))
+    page.execute(Action("navigate_back"))
+    assert page.url == server.url + "/other"
+
+
+def test_requests_off_loopback_are_blocked(page):
+    with pytest.raises(ActionExecutionError, match="blocked"):
+        page.execute(Action.goto("http://203.0.113.9/"))
+    page.evaluate("fetch('http://203.0.113.9/x').catch(() => null)")
+    page.execute(Action.wait(0))
+    assert any("203.0.113.9" in url for url in page.blocked_requests)
+
+
+def test_unknown_browser_path_is_a_clear_error(monkeypatch):
+    with pytest.raises(MissingResourceError, match="executable_path points at '/nonexistent/chrome'"):
+        find_chromium("/nonexistent/chrome")
+    monkeypatch.setenv("GUI_GYM_CHROMIUM", "/nope")
+    with pytest.raises(MissingResourceError, match="GUI_GYM_CHROMIUM points at '/nope'"):
+        find_chromium()
+
+
+def test_key_names_map_to_playwright():
+    assert [playwright_key(k) for k in ("ctrl", "enter", "pagedown", "f5", " ", "a")] == \
+        ["Control", "Enter", "PageDown", "F5", "Space", "a"]
+    with pytest.raises(ActionExecutionError, match="no key named 'hyper'"):
+        playwright_key("hyper")
+
+
+def center(backend, selector):
+    x, y, w, h = backend.locate(selector)
+    return x + w / 2, y + h / 2
+
+
+def test_page_scripts_element_list_is_json_clean(page):
+    assert json.loads(json.dumps(page.elements()))
