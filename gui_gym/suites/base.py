@@ -75,6 +75,11 @@ class Task(ABC):
         """Ordered milestones; empty when the task does not know its own."""
         return []
 
+    def ended(self, backend: Backend, episode: Episode) -> bool:
+        """Whether the task is over after the step just taken, though the agent did not say
+        done/fail/answer (one-step tasks: any output ends them, even one that did not parse)."""
+        return False
+
     def teardown(self, backend: Backend) -> None:
         """Undo what setup did outside the backend's episode reset."""
 
@@ -96,6 +101,12 @@ class TaskSuite(ABC):
     def describe(self, task_id: str) -> dict[str, Any]:
         """Static facts about a task for listings and filters (domain, difficulty, ...)."""
         return {"task_id": task_id}
+
+    def report(self, results: list[dict[str, Any]]) -> str | None:
+        """The benchmark's own breakdown tables over finished episodes (each a dict with
+        task_id, score and the task's `describe` facts), as text; None when the suite has
+        none beyond the harness's summary."""
+        return None
 
     def start(self, backend: Backend) -> None:
         """Start shared resources (servers); called once, after the backend starts."""
