@@ -21,6 +21,8 @@ FORMATS: dict[str, str] = {
     "pyautogui": "gui_gym.action_formats.pyautogui_code",
     "computer_13": "gui_gym.action_formats.computer13",
     "androidworld": "gui_gym.action_formats.androidworld",
+    "choice": "gui_gym.suites.mmbench.choice_format",
+    "point": "gui_gym.suites.mmbench.point_format",
 }
 """Format name -> module path. Imported on first use."""
 

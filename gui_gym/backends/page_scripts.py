@@ -96,7 +96,13 @@ ELEMENTS_JS = r"""
     const by = el.getAttribute('aria-labelledby');
     if (by) { const t = by.split(/\s+/).map(id => document.getElementById(id)).filter(Boolean)
       .map(n => n.innerText).join(' '); if (clean(t)) return clean(t); }
-    if (el.labels && el.labels.length) return clean(el.labels[0].innerText);
+    if (el.labels && el.labels.length) {
+      // The label's own words: a control nested in its label must not lend it its text.
+      const label = el.labels[0].cloneNode(true);
+      label.querySelectorAll('select, input, textarea, button').forEach(c => c.remove());
+      const own = clean(label.textContent);
+      if (own) return own;
+    }
     for (const attr of ['alt', 'title', 'placeholder']) { const v = el.getAttribute(attr); if (v) return clean(v); }
     if (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT') return clean(el.name || '');
     return clean(el.innerText || el.textContent);

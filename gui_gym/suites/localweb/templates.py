@@ -143,6 +143,10 @@ class LocalWebTask(Task):
         return [Milestone(text, lambda _backend, check=check: bool(check(self.world)))
                 for text, check in self.template.milestones()]
 
+    def sample_questions(self, backend: "BrowserBackend") -> list[dict[str, Any]]:
+        """The template's multiple-choice facts about the start page (MMBench-GUI samples)."""
+        return self.template.sample_questions(self.world)
+
     def milestones_reached(self) -> list[bool]:
         with self.suite.server_lock:
             return [bool(check(self.world)) for _, check in self.template.milestones()]
