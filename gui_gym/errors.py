@@ -46,3 +46,23 @@ class MissingResourceError(GUIGymError, RuntimeError):
 
 class JudgeError(GUIGymError):
     """A judge could not be reached or answered off-format after its retries."""
+
+
+class JudgeFormatError(JudgeError):
+    """A judge answered, but not in the format the question asked for (no JSON, a missing
+    field, a wrong count). `answer` holds the text that came, so it can be recorded."""
+
+    def __init__(self, message: str, answer: str = ""):
+        super().__init__(message)
+        self.answer = answer
+
+
+class AgentError(GUIGymError):
+    """An agent could not be built (an unknown name, a bad argument) or could not produce an
+    action (its model endpoint unreachable after retries). An episode that ends on it is
+    recorded as an error, not as a task failure."""
+
+
+class HarnessError(GUIGymError):
+    """`gui-bench` cannot run as asked: a task filter that selects nothing, a results folder
+    that belongs to another run, workers that cannot start."""

@@ -1,0 +1,154 @@
+"""A judge behind any OpenAI-compatible chat-completions endpoint (vLLM, SGLang, hosted APIs).
+
+Images travel as base64 PNG data URLs, downscaled to `max_image_side` first: a 1920x1080
+screenshot per step would otherwise blow the context and the request size. Every request has
+a timeout; connection failures, timeouts, 408/409/429 and 5xx answers are retried with
+exponential backoff through the project's one retry helper; any other HTTP error is a
+`JudgeError` at once, since asking again would get the same answer.
+
+Settings come from the arguments, else from the environment:
+``GUI_GYM_JUDGE_BASE_URL`` (then ``OPENAI_BASE_URL``), ``GUI_GYM_JUDGE_MODEL``,
+``GUI_GYM_JUDGE_API_KEY`` (then ``OPENAI_API_KEY``; a local server may need none).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from typing import Any, Sequence
+
+import httpx
+
+from gui_gym.errors import JudgeError, JudgeFormatError, MissingResourceError
+from gui_gym.judges.base import Message, SharedOnCopy, to_png
+from gui_gym.judges.parsing import excerpt
+from gui_gym.waiting import retry
+
+BASE_URL_VARS = ("GUI_GYM_JUDGE_BASE_URL", "OPENAI_BASE_URL")
+MODEL_VARS = ("GUI_GYM_JUDGE_MODEL",)
+API_KEY_VARS = ("GUI_GYM_JUDGE_API_KEY", "OPENAI_API_KEY")
+RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+
+
+class _Retryable(Exception):
+    """An answer worth asking again for (rate limit, server error)."""
+
+
+def _from_env(value: str | None, names: Sequence[str]) -> str | None:
+    if value:
+        return value
+    return next((os.environ[name] for name in names if os.environ.get(name)), None)
+
+
+class OpenAIJudge(SharedOnCopy):
+    """Chat completions with images, for judging trajectories.
+
+    Args:
+        model: the served model's name.
+        base_url: the API root, e.g. ``http://127.0.0.1:8000/v1`` for vLLM.
+        api_key: sent as a bearer token when given.
+        temperature: sampling temperature; independent judging rounds need it above 0.
+        max_tokens: answer length cap.
+        timeout_s: per-request timeout.
+        attempts: tries per request, transport failures and 429/5xx included.
+        max_image_side: images are downscaled so neither side exceeds this many pixels.
+        backoff_s: the first retry's delay; it doubles per retry (with jitter).
+        extra_body: further request fields (e.g. ``{"top_p": 0.9}``).
+
+    >>> judge = OpenAIJudge(model="qwen2.5-vl-7b", base_url="http://127.0.0.1:8000/v1")
+    >>> judge.identity
+    'openai:http://127.0.0.1:8000/v1:qwen2.5-vl-7b:t=0.7:max_tokens=1024:side=1280'
+    """
+
+    def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
+                 temperature: float = 0.7, max_tokens: int = 1024, timeout_s: float = 60.0, attempts: int = 4,
+                 max_image_side: int = 1280, backoff_s: float = 0.5, extra_body: dict[str, Any] | None = None):
+        self.base_url = _from_env(base_url, BASE_URL_VARS)
+        self.model = _from_env(model, MODEL_VARS)
+        if not self.base_url:
+            raise MissingResourceError("no judge endpoint: pass base_url=... or set GUI_GYM_JUDGE_BASE_URL "
+                                       "(e.g. http://127.0.0.1:8000/v1 for a local vLLM server)")
+        if not self.model:
+            raise MissingResourceError("no judge model: pass model=... or set GUI_GYM_JUDGE_MODEL to the served model's name")
+        if not self.base_url.startswith(("http://", "https://")):
+            raise ValueError(f"expected base_url to start with http:// or https://, received {self.base_url!r}")
+        if temperature < 0:
+            raise ValueError(f"temperature must be >= 0, received {temperature}")
+        for name, value in (("max_tokens", max_tokens), ("attempts", attempts), ("max_image_side", max_image_side)):
+            if value < 1:
+                raise ValueError(f"{name} must be >= 1, received {value}")
+        if timeout_s <= 0:
+            raise ValueError(f"timeout_s must be > 0, received {timeout_s}")
+        self.base_url = self.base_url.rstrip("/")
+        self.temperature = float(temperature)
+        self.max_tokens = int(max_tokens)
+        self.attempts = int(attempts)
+        self.max_image_side = int(max_image_side)
+        self.backoff_s = float(backoff_s)
+        self.extra_body = dict(extra_body or {})
+        headers = {"Content-Type": "application/json"}
+        key = _from_env(api_key, API_KEY_VARS)
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        self._client = httpx.Client(timeout=httpx.Timeout(timeout_s), headers=headers)
+        self.identity = (f"openai:{self.base_url}:{self.model}:t={self.temperature:g}:max_tokens={self.max_tokens}"
+                         f":side={self.max_image_side}")
+
+    def complete(self, messages: Sequence[Message], *, seed: int | None = None) -> str:
+        body: dict[str, Any] = {"model": self.model, "messages": [self._message(m) for m in messages],
+                                "temperature": self.temperature, "max_tokens": self.max_tokens, **self.extra_body}
+        if seed is not None:
+            body["seed"] = int(seed)
+        url = f"{self.base_url}/chat/completions"
+        try:
+            response = retry(lambda: self._post(url, body), attempts=self.attempts,
+                             retry_on=(_Retryable, httpx.TransportError), base_delay_s=self.backoff_s)
+        except (_Retryable, httpx.TransportError) as exc:
+            raise JudgeError(f"judge at {url} failed after {self.attempts} attempt(s): "
+                             f"{type(exc).__name__}: {exc}") from exc
+        return self._answer(response)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> "OpenAIJudge":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _post(self, url: str, body: dict[str, Any]) -> dict[str, Any]:
+        response = self._client.post(url, json=body)
+        if response.status_code in RETRY_STATUS:
+            raise _Retryable(f"HTTP {response.status_code}: {excerpt(response.text)}")
+        if response.status_code != 200:
+            raise JudgeError(f"judge at {url} refused the request: HTTP {response.status_code}: {excerpt(response.text)}")
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise JudgeError(f"judge at {url} answered with a body that is not JSON: {excerpt(response.text)}") from exc
+
+    def _message(self, message: Message) -> dict[str, Any]:
+        if all(isinstance(part, str) for part in message.content):
+            return {"role": message.role, "content": message.text}
+        parts: list[dict[str, Any]] = []
+        for part in message.content:
+            if isinstance(part, str):
+                parts.append({"type": "text", "text": part})
+            else:
+                data = base64.b64encode(to_png(part, self.max_image_side)).decode("ascii")
+                parts.append({"type": "image_url", "image_url": {"url": f"data:image/png;base64,{data}"}})
+        return {"role": message.role, "content": parts}
+
+    @staticmethod
+    def _answer(response: dict[str, Any]) -> str:
+        try:
+            content = response["choices"][0]["message"]["content"]
+        except (KeyError, IndexError, TypeError) as exc:
+            raise JudgeError(f"expected a chat completion with choices[0].message.content, received "
+                             f"{excerpt(str(response))}") from exc
+        if isinstance(content, list):  # some servers answer in content parts
+            content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+        if not isinstance(content, str) or not content.strip():
+            raise JudgeFormatError(f"expected a non-empty text answer, received {content!r}", str(content))
+        return content

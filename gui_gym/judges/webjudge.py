@@ -1,0 +1,433 @@
+"""A WebJudge-style evaluator: Online-Mind2Web's three-stage LVLM judge of web trajectories.
+
+1. **Key points**: the model lists the requirements the task states explicitly; superlatives
+   ("cheapest", "newest") become sort or filter requirements.
+2. **Screenshots**: each screenshot is scored 1-5 for relevance to the key points, with its
+   reasoning; those scoring at least `score_threshold` (3) are kept, at most `max_images`
+   (50; over the cap the highest scores win, later screenshots breaking ties).
+3. **Verdict**: the task, key points, the factual action history, the agent's final answer
+   (shown apart, as a claim to check, never as an action) and the kept screenshots with their
+   reasoning; the model answers ``Thoughts: ...`` and ``Status: success|failure``.
+
+Every answer is parsed strictly. An off-format answer is asked again (`ask` shows the model
+its answer and the error); when the attempts run out, or the judge cannot be reached, the
+verdict is ``"error"`` with the reason, never a success and never a failure. With a folder,
+every call (prompt text, image names, answer, timing) is appended to ``calls.jsonl`` there and
+the verdict is written last to ``verdict.json``, so a re-run skips the episodes already
+judged with the same settings (`WebJudge.evaluate_or_resume`).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence, Union
+
+import numpy as np
+
+from gui_gym.errors import JudgeError, JudgeFormatError
+from gui_gym.judges.base import PNG_SIGNATURE, ImageLike, Judge, Message, SharedOnCopy
+from gui_gym.judges.parsing import ask, excerpt
+from gui_gym.wrappers.recorder import atomic_write_json
+
+PROMPT_VERSION = "webjudge-v1"
+DEFAULT_SCORE_THRESHOLD = 3
+DEFAULT_MAX_IMAGES = 50
+VERDICT_FILE = "verdict.json"
+CALLS_FILE = "calls.jsonl"
+STATUSES = ("success", "failure", "error")
+
+ImageSource = Union[ImageLike, Path]
+"""A screenshot in memory (array or PNG bytes), or a file holding one (PNG, JPEG, WebP)."""
+
+KEY_POINTS_SYSTEM = """You read the task a web agent was given and list the requirements the task states explicitly.
+
+Rules:
+- List only what the task itself says: each item, value, condition and action it requires. Add nothing it does not state.
+- A requirement phrased as a superlative or an order ("cheapest", "best-rated", "newest", "most recent", "highest", \
+"lowest", "closest", "largest") must be met with the website's sort or filter controls: write it that way, \
+e.g. "Sort by price, lowest first".
+
+Answer in this format and nothing else:
+Key Points:
+1. <first requirement>
+2. <second requirement>"""
+
+SCREENSHOT_SYSTEM = """You judge one screenshot from a web agent's trajectory: does it show steps or evidence that \
+the task's key points need?
+
+First describe what the screenshot shows: the page, its visible elements and text, selections, applied filters or \
+sort orders, entered values, results, confirmations. Then weigh how much of it is needed to complete the task or to \
+prove it complete. Partial but relevant evidence still counts.
+
+Scale:
+1 - nothing relevant to the task
+2 - little or ambiguous information, unlikely to matter
+3 - some relevant steps or hints, incomplete or unclear
+4 - important, highly relevant steps or evidence, though not everything
+5 - clear, decisive evidence of a necessary step or of the task's completion
+
+Answer in this format:
+Reasoning: <what the screenshot shows and why it matters or not>
+Score: <a number from 1 to 5>"""
+
+VERDICT_SYSTEM = """You decide whether a web agent completed a user's task on a website. You get the task, its key \
+points, the agent's action history (what it actually did), the agent's final answer, and the screenshots of its \
+trajectory that were judged relevant, each with the reason it was kept.
+
+Judge strictly:
+1. Every key point must be met, as the screenshots and actions show. The final answer is a claim: it counts only \
+where the screenshots confirm it.
+2. Filters, sort orders and ranges (prices, dates, years, counts) must be applied with the website's own controls \
+and match the task exactly, neither broader nor narrower. Typing every requirement into a search box does not apply \
+them.
+3. Superlatives (cheapest, best, newest, highest-rated, ...) must be established by sorting or filtering.
+4. A task that needs a submission, a saved change or a displayed result succeeds only if it visibly happened.
+5. An agent that repeats actions without progress, or stops before saving or submitting, has failed.
+6. A question is answered only if the final answer is right according to the screenshots.
+
+Answer in exactly this format:
+Thoughts: <your reasoning, checking each key point against the evidence>
+Status: success or failure"""
+
+_LEAD = r"^[\s>*#\-\d.)]*\**"
+_KEY_POINTS_HEADER = re.compile(r"key\s*points[\s*_]*:", re.IGNORECASE)
+_LIST_ITEM = re.compile(r"^\s*(?:\d+\s*[.):]|[-*\u2022])\s+(.*\S)")
+_SCORE = re.compile(_LEAD + r"score\**\s*[:=]\s*[\[(*`\"]*\s*(\d+)", re.IGNORECASE | re.MULTILINE)
+_REASONING = re.compile(_LEAD + r"reasoning\**\s*:\s*(.*?)(?=" + _LEAD + r"score\**\s*[:=]|\Z)",
+                        re.IGNORECASE | re.MULTILINE | re.DOTALL)
+_STATUS = re.compile(_LEAD + r"status\**\s*:\s*[\"'*`\s]*([A-Za-z]+)", re.IGNORECASE | re.MULTILINE)
+_THOUGHTS = re.compile(_LEAD + r"thoughts\**\s*:\s*(.*?)(?=" + _LEAD + r"status\**\s*:|\Z)",
+                       re.IGNORECASE | re.MULTILINE | re.DOTALL)
+
+
+def _format_error(what: str, text: str) -> JudgeFormatError:
+    return JudgeFormatError(f"expected {what}, received {excerpt(text)}", text)
+
+
+def parse_key_points(text: str) -> list[str]:
+    """The numbered (or bulleted) list after ``Key Points:``, or anywhere when there is no header."""
+    headers = list(_KEY_POINTS_HEADER.finditer(text))
+    body = text[headers[-1].end():] if headers else text
+    points = [m.group(1).strip().strip("*").strip() for m in map(_LIST_ITEM.match, body.splitlines()) if m]
+    points = [p for p in points if p]
+    if not points:
+        raise _format_error("the key points as a numbered list after 'Key Points:'", text)
+    return points
+
+
+def parse_screenshot_score(text: str) -> tuple[int, str]:
+    """(score 1-5, reasoning) from ``Reasoning: ...`` and ``Score: N`` lines."""
+    scores = _SCORE.findall(text)
+    if not scores:
+        raise _format_error("a line 'Score: <1-5>'", text)
+    score = int(scores[-1])
+    if not 1 <= score <= 5:
+        raise _format_error(f"a score from 1 to 5, not {score}", text)
+    found = _REASONING.search(text)
+    reasoning = found.group(1) if found else text[:_SCORE.search(text).start()]
+    return score, " ".join(reasoning.split())
+
+
+def parse_status(text: str) -> tuple[str, str]:
+    """(``"success"`` or ``"failure"``, the thoughts) from ``Thoughts:`` and ``Status:`` lines."""
+    statuses = _STATUS.findall(text)
+    if not statuses:
+        raise _format_error("a line 'Status: success' or 'Status: failure'", text)
+    status = statuses[-1].lower()
+    if status not in ("success", "failure"):
+        raise _format_error(f"the status 'success' or 'failure', not {status!r}", text)
+    found = _THOUGHTS.search(text)
+    return status, " ".join(found.group(1).split()) if found else ""
+
+
+@dataclass
+class WebTrajectory:
+    """One web episode as the judge reads it: the task, the factual actions in order, the
+    agent's final answer (kept apart from the actions), and the screenshots in order."""
+
+    task_id: str
+    task: str
+    actions: list[str]
+    screenshots: list[ImageSource] = field(default_factory=list)
+    final_answer: str | None = None
+    screenshot_names: list[str] | None = None
+    """How logs and verdicts name each screenshot (file names); default ``screenshot <n>``."""
+
+    def names(self) -> list[str]:
+        if self.screenshot_names is not None:
+            return list(self.screenshot_names)
+        return [s.name if isinstance(s, Path) else f"screenshot {i}" for i, s in enumerate(self.screenshots)]
+
+
+@dataclass
+class ScreenshotScore:
+    index: int
+    name: str
+    score: int
+    reasoning: str
+    kept: bool = False
+
+
+@dataclass
+class Verdict:
+    """The judge's verdict on one episode. `status` "error" means no verdict: `error` says why."""
+
+    task_id: str
+    status: str
+    key_points: list[str] = field(default_factory=list)
+    screenshots: list[ScreenshotScore] = field(default_factory=list)
+    thoughts: str = ""
+    response: str = ""
+    error: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+    calls: int = 0
+    elapsed_s: float = 0.0
+
+    @property
+    def success(self) -> bool | None:
+        """True or False for a verdict, None for a judge error."""
+        return None if self.status == "error" else self.status == "success"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "success": self.success}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Verdict":
+        values = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        values["screenshots"] = [ScreenshotScore(**s) for s in data.get("screenshots") or []]
+        if values.get("status") not in STATUSES:
+            raise ValueError(f"expected a verdict status in {STATUSES}, received {values.get('status')!r}")
+        return cls(**values)
+
+
+def load_verdict(folder: str | Path) -> Verdict | None:
+    """The verdict recorded in `folder`, or None when there is none (or it cannot be read)."""
+    try:
+        return Verdict.from_dict(json.loads((Path(folder) / VERDICT_FILE).read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+class _CallLog:
+    """Appends one JSON line per judge call to a file (thread-safe); counts the calls."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self.calls = 0
+        self._lock = threading.Lock()
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("", encoding="utf-8")
+
+    def record(self, entry: dict[str, Any]) -> None:
+        with self._lock:
+            self.calls += 1
+            if self.path is not None:
+                with open(self.path, "a", encoding="utf-8") as handle:
+                    handle.write(json.dumps({"call": self.calls, **entry}, ensure_ascii=False) + "\n")
+
+
+class _LoggedJudge:
+    """A chat judge whose every call, answered or failed, goes to the call log."""
+
+    def __init__(self, judge: Judge, log: _CallLog, stage: str, images: Sequence[str]):
+        self.judge, self.log, self.stage, self.images = judge, log, stage, list(images)
+        self.identity = judge.identity
+        self.attempt = 0
+
+    def complete(self, messages: Sequence[Message], *, seed: int | None = None) -> str:
+        self.attempt += 1
+        entry = {"stage": self.stage, "attempt": self.attempt, "images": self.images,
+                 "messages": [{"role": m.role, "text": m.text} for m in messages]}
+        started = time.perf_counter()
+        try:
+            answer = self.judge.complete(messages, seed=seed)
+        except JudgeError as exc:
+            self.log.record({**entry, "answer": None, "error": str(exc), "elapsed_s": time.perf_counter() - started})
+            raise
+        self.log.record({**entry, "answer": answer, "error": None, "elapsed_s": time.perf_counter() - started})
+        return answer
+
+
+def load_image(source: ImageSource) -> ImageLike:
+    """A screenshot as the judges take it: PNG bytes as they are, other encodings decoded."""
+    data = source.read_bytes() if isinstance(source, Path) else source
+    if isinstance(data, np.ndarray) or data.startswith(PNG_SIGNATURE):
+        return data
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data)) as image:
+        return np.asarray(image.convert("RGB"))
+
+
+class WebJudge(SharedOnCopy):
+    """Judges web trajectories with a chat `Judge` (any OpenAI-compatible LVLM, a cache, ...).
+
+    Args:
+        judge: the chat model.
+        score_threshold: screenshots scoring at least this (1-5) are shown to the verdict.
+        max_images: at most this many screenshots are shown to the verdict.
+        attempts: tries per question when answers are off-format.
+        workers: screenshots scored concurrently.
+    """
+
+    def __init__(self, judge: Judge, *, score_threshold: int = DEFAULT_SCORE_THRESHOLD,
+                 max_images: int = DEFAULT_MAX_IMAGES, attempts: int = 3, workers: int = 4):
+        if not isinstance(judge, Judge):
+            raise TypeError(f"expected a Judge (identity and complete(messages, seed=...)), received {type(judge).__name__}")
+        if isinstance(score_threshold, bool) or score_threshold not in range(1, 6):
+            raise ValueError(f"score_threshold must be an integer from 1 to 5, received {score_threshold!r}")
+        for name, value in (("max_images", max_images), ("attempts", attempts), ("workers", workers)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, received {value!r}")
+        self.judge = judge
+        self.score_threshold, self.max_images, self.attempts, self.workers = score_threshold, max_images, attempts, workers
+        self.identity = f"webjudge:{PROMPT_VERSION}:threshold={score_threshold}:max_images={max_images}:{judge.identity}"
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """What a verdict depends on besides the episode; a recorded verdict is reused only
+        under the same settings."""
+        return {"prompt_version": PROMPT_VERSION, "judge": self.judge.identity, "score_threshold": self.score_threshold,
+                "max_images": self.max_images}
+
+    def evaluate_or_resume(self, trajectory: WebTrajectory, folder: str | Path) -> tuple[Verdict, bool]:
+        """(verdict, resumed): the verdict already in `folder` when it was reached under these
+        settings, else a new one (judge errors are judged again)."""
+        previous = load_verdict(folder)
+        if previous is not None and previous.status != "error" and previous.settings == self.settings:
+            return previous, True
+        return self.evaluate(trajectory, folder), False
+
+    def evaluate(self, trajectory: WebTrajectory, folder: str | Path | None = None) -> Verdict:
+        """Judge `trajectory`; with `folder`, log every call there and write the verdict."""
+        started = time.perf_counter()
+        log = _CallLog(Path(folder) / CALLS_FILE if folder is not None else None)
+        verdict = Verdict(trajectory.task_id, "error", settings=self.settings)
+        try:
+            self._judge(trajectory, log, verdict)
+        except JudgeError as exc:
+            verdict.status, verdict.error = "error", f"{type(exc).__name__}: {exc}"
+        except (OSError, ValueError) as exc:  # a screenshot that cannot be read
+            verdict.status, verdict.error = "error", f"cannot read the episode: {type(exc).__name__}: {exc}"
+        verdict.calls, verdict.elapsed_s = log.calls, time.perf_counter() - started
+        if folder is not None:
+            atomic_write_json(Path(folder) / VERDICT_FILE, verdict.to_dict())
+        return verdict
+
+    # ---- the three stages -------------------------------------------------------------------
+
+    def _judge(self, trajectory: WebTrajectory, log: _CallLog, verdict: Verdict) -> None:
+        if not trajectory.task.strip():
+            raise ValueError("the episode has no task text")
+        verdict.key_points = self._ask(log, "key_points", [], [Message.system(KEY_POINTS_SYSTEM),
+                                                               Message.user(f"Task: {trajectory.task}")], parse_key_points)
+        verdict.screenshots = self._score_screenshots(trajectory, verdict.key_points, log)
+        kept = [s for s in verdict.screenshots if s.kept]
+        images = [load_image(trajectory.screenshots[s.index]) for s in kept]
+        messages = [Message.system(VERDICT_SYSTEM), Message.user(*self._verdict_parts(trajectory, verdict, kept, images))]
+        responses: list[str] = []
+
+        def parse(text: str) -> tuple[str, str]:
+            responses.append(text)
+            return parse_status(text)
+
+        verdict.status, verdict.thoughts = self._ask(log, "verdict", [s.name for s in kept], messages, parse)
+        verdict.response = responses[-1]
+
+    def _ask(self, log: _CallLog, stage: str, images: list[str], messages: list[Message], parse):
+        return ask(_LoggedJudge(self.judge, log, stage, images), messages, parse, attempts=self.attempts)
+
+    def _score_screenshots(self, trajectory: WebTrajectory, key_points: list[str],
+                           log: _CallLog) -> list[ScreenshotScore]:
+        names, total = trajectory.names(), len(trajectory.screenshots)
+        listing = _numbered(key_points)
+
+        def score(index: int) -> ScreenshotScore:
+            image = load_image(trajectory.screenshots[index])
+            text = (f"Task: {trajectory.task}\n\nKey points:\n{listing}\n\n"
+                    f"The screenshot is number {index + 1} of {total} in the agent's trajectory.")
+            value, reasoning = self._ask(log, f"screenshot:{index}", [names[index]],
+                                         [Message.system(SCREENSHOT_SYSTEM), Message.user(text, image)],
+                                         parse_screenshot_score)
+            return ScreenshotScore(index, names[index], value, reasoning)
+
+        with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="webjudge") as pool:
+            scores = list(pool.map(score, range(total)))
+        eligible = [s for s in scores if s.score >= self.score_threshold]
+        for chosen in sorted(eligible, key=lambda s: (s.score, s.index), reverse=True)[:self.max_images]:
+            chosen.kept = True
+        return scores
+
+    def _verdict_parts(self, trajectory: WebTrajectory, verdict: Verdict, kept: list[ScreenshotScore],
+                       images: list[ImageLike]) -> list[Any]:
+        history = _numbered(trajectory.actions) if trajectory.actions else "(the agent took no action)"
+        answer = trajectory.final_answer.strip() if trajectory.final_answer and trajectory.final_answer.strip() else "(none)"
+        parts: list[Any] = [f"Task: {trajectory.task}\n\nKey points:\n{_numbered(verdict.key_points)}\n\n"
+                            f"Action history:\n{history}\n\n"
+                            f"The agent's final answer (a claim to check against the screenshots, not evidence): "
+                            f"{answer}\n\n"]
+        if not kept:
+            parts.append("No screenshot of the trajectory was judged relevant to the key points.")
+            return parts
+        total = len(trajectory.screenshots)
+        parts.append(f"The screenshots judged relevant ({len(kept)} of {total}), in trajectory order:")
+        for number, (shot, image) in enumerate(zip(kept, images), 1):
+            parts += [f"\nScreenshot {number} (number {shot.index + 1} of {total}, relevance {shot.score}/5): "
+                      f"{shot.reasoning}", image]
+        return parts
+
+
+def _numbered(items: Sequence[str]) -> str:
+    return "\n".join(f"{i}. {item}" for i, item in enumerate(items, 1))
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How a judge's verdicts agree with ground truth; success is the positive class."""
+
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+
+    @property
+    def n(self) -> int:
+        return self.tp + self.fp + self.fn + self.tn
+
+    @property
+    def accuracy(self) -> float | None:
+        return (self.tp + self.tn) / self.n if self.n else None
+
+    @property
+    def precision(self) -> float | None:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else None
+
+    @property
+    def recall(self) -> float | None:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"n": self.n, "tp": self.tp, "fp": self.fp, "fn": self.fn, "tn": self.tn,
+                "accuracy": self.accuracy, "precision": self.precision, "recall": self.recall}
+
+    def describe(self) -> str:
+        def pct(value: float | None) -> str:
+            return "-" if value is None else f"{100 * value:.1f}%"
+        return (f"accuracy {pct(self.accuracy)}  precision {pct(self.precision)}  recall {pct(self.recall)}  "
+                f"(n={self.n}: tp {self.tp}, fp {self.fp}, fn {self.fn}, tn {self.tn})")
+
+
+def agreement(pairs: Iterable[tuple[bool, bool]]) -> Agreement:
+    """Agreement over (judged success, true success) pairs."""
+    counts = {"tp": 0, "fp": 0, "fn": 0, "tn": 0}
+    for judged, truth in pairs:
+        counts[("t" if judged == truth else "f") + ("p" if judged else "n")] += 1
+    return Agreement(**counts)

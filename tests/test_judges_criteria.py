@@ -1,0 +1,156 @@
+"""Criteria extraction and the versioned store, end to end: episodes recorded by
+`TrajectoryRecorder` on GUI/Demo-v0, criteria extracted by a scripted loopback
+OpenAI-compatible judge, stored as JSON; and the ``gui-bench criteria`` command."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import pytest
+
+import gui_gym  # noqa: F401 - registers the ids
+from gui_gym import Action
+from gui_gym.errors import TaskConfigError
+from gui_gym.judges.criteria import CriteriaStore, build_criteria, extract_criteria, load_trajectory, main
+from gui_gym.judges.openai_judge import OpenAIJudge
+from gui_gym.judges.trajectory import Trajectory, TrajectoryStep
+from gui_gym.wrappers.recorder import TrajectoryRecorder
+from tests.fakes.chat_server import ChatServer
+
+PROPOSE = '{"criteria": ["the name is typed", "the form is sent"]}'
+REFINE = '{"criteria": ["the name from the instruction is typed", "the colour is chosen", "the form is sent"]}'
+STABLE = REFINE
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    """Three successful fill-form episodes, one that gave up, one successful button press."""
+    root = tmp_path_factory.mktemp("results")
+    env = TrajectoryRecorder(gym.make("GUI/Demo-v0"), root)
+    try:
+        for task_id, seed, give_up in [("demo.fill-form", s, False) for s in (1, 2, 3)] + [
+                ("demo.fill-form", 4, True), ("demo.press-button", 5, False)]:
+            env.reset(seed=seed, options={"task_id": task_id})
+            while True:
+                action = Action.fail() if give_up else env.unwrapped.oracle_action()
+                *_, terminated, truncated, _ = env.step(action)
+                if terminated or truncated:
+                    break
+    finally:
+        env.close()
+    return root
+
+
+def test_recorded_episodes_load_as_trajectories(results):
+    trajectory = load_trajectory(results / "demo.fill-form__seed1")
+    assert trajectory.success and trajectory.task_id == "demo.fill-form" and trajectory.instruction.startswith("Type the name")
+    lines = (results / "demo.fill-form__seed1" / "traj.jsonl").read_text().splitlines()
+    assert len(trajectory) == len(lines) - 1 and trajectory.steps[1].action["kind"] == "type"
+    assert trajectory.steps[-1].action == {"kind": "done"}
+    assert trajectory.start_screenshot[:8] == b"\x89PNG\r\n\x1a\n" and trajectory.steps[-1].screenshot is not None
+    assert load_trajectory(results / "demo.fill-form__seed4").success is False
+
+
+def test_three_successful_trajectories_give_stored_versioned_criteria(results, tmp_path):
+    with ChatServer([PROPOSE, REFINE, STABLE, '{"criteria": ["the button is pressed"]}']) as server:
+        judge = OpenAIJudge("m", server.base_url)
+        summary = build_criteria(results, judge, tmp_path / "store")
+        judge.close()
+    assert len(server.requests) == 4  # three fill-form episodes, one button press; the failure is skipped
+    fill = summary["demo.fill-form"]
+    assert fill["version"] == 1 and fill["stable"] and fill["errors"] == []
+    assert fill["trajectories"] == [f"demo.fill-form__seed{s}" for s in (1, 2, 3)]
+    stored = json.loads((tmp_path / "store" / "demo.fill-form.json").read_text())
+    assert stored["schema_version"] == 1 and stored["task_id"] == "demo.fill-form"
+    (version,) = stored["versions"]
+    assert version["criteria"] == ["the name from the instruction is typed", "the colour is chosen", "the form is sent"]
+    assert version["version"] == 1 and version["stable"] and version["judge"] == judge.identity
+    assert version["sources"] == fill["trajectories"] and version["created_at"]
+    second = server.requests[1].body["messages"][1]["content"]
+    assert "The current criteria are:\n1. the name is typed\n2. the form is sent" in "".join(p.get("text", "") for p in second)
+    assert sum(p["type"] == "image_url" for p in second) == 8
+    assert CriteriaStore(tmp_path / "store").get("demo.press-button") == ["the button is pressed"]
+
+
+def test_off_format_extraction_is_recorded_and_stores_nothing(results, tmp_path):
+    with ChatServer(["criteria: click things"] * 9) as server:
+        judge = OpenAIJudge("m", server.base_url)
+        summary = build_criteria(results, judge, tmp_path / "store", task_ids=["demo.fill-form"])
+        judge.close()
+    entry = summary["demo.fill-form"]
+    assert entry["version"] is None and entry["criteria"] is None and len(entry["errors"]) == 3
+    assert "off-format 3 time(s)" in entry["errors"][0]
+    assert not (tmp_path / "store" / "demo.fill-form.json").exists()
+
+
+def test_extraction_stops_when_stable_or_at_max_iters():
+    trajectories = [Trajectory("t", "x", steps=[TrajectoryStep({"kind": "wait"})]) for _ in range(4)]
+    with ChatServer([PROPOSE, PROPOSE, REFINE]) as server:
+        judge = OpenAIJudge("m", server.base_url)
+        found = extract_criteria(judge, trajectories)
+        assert found.stable and found.used == [0, 1] and found.criteria == ["the name is typed", "the form is sent"]
+        found = extract_criteria(judge, trajectories, max_iters=1, previous=["old"])
+        assert not found.stable and found.used == [0] and len(found.criteria) == 3
+        judge.close()
+    with pytest.raises(ValueError, match="max_iters must be >= 1 or None, received 0"):
+        extract_criteria(judge, trajectories, max_iters=0)
+
+
+def test_store_versions_only_on_change(tmp_path):
+    store = CriteriaStore(tmp_path)
+    assert store.get("osworld/abc def") is None and store.versions("x") == []
+    assert store.put("osworld/abc def", ["a", "b"], judge="j") == 1
+    assert store.put("osworld/abc def", ["a", "b"]) == 1
+    assert store.put("osworld/abc def", ["a", "b", "c"]) == 2
+    assert store.get("osworld/abc def") == ["a", "b", "c"] and store.get("osworld/abc def", version=1) == ["a", "b"]
+    assert store.path("osworld/abc def").name.startswith("osworld_abc_def-")
+    with pytest.raises(TaskConfigError, match=r"have versions \[1, 2\], not 7"):
+        store.get("osworld/abc def", version=7)
+    with pytest.raises(ValueError, match="expected at least one criterion for task 'x', received none"):
+        store.put("x", [])
+
+
+def test_a_damaged_store_file_names_itself(tmp_path):
+    store = CriteriaStore(tmp_path)
+    store.path("t").write_text('{"task_id": "t", "versions": [{"criteria": "not a list"}]}')
+    with pytest.raises(TaskConfigError, match=r"t.json: expected each version to hold 'criteria' as a list of strings"):
+        store.get("t")
+    store.path("u").write_text("[]")
+    with pytest.raises(TaskConfigError, match=r"u.json: expected \{'task_id': 'u', 'versions'"):
+        store.get("u")
+
+
+def test_cli_builds_the_store_and_caches_the_judge(results, tmp_path, monkeypatch, capsys):
+    store = tmp_path / "store"
+    with ChatServer([PROPOSE, PROPOSE]) as server:
+        url = server.base_url
+        monkeypatch.setenv("GUI_GYM_JUDGE_BASE_URL", url)
+        monkeypatch.setenv("GUI_GYM_JUDGE_MODEL", "m")
+        argv = [str(results), "--store", str(store), "--task", "demo.fill-form"]
+        assert main(argv) == 0
+        (store / "demo.fill-form.json").unlink()
+        assert main(argv) == 0  # the same questions, answered from STORE/.judge-cache: no third answer needed
+    out = capsys.readouterr().out
+    assert out.count("demo.fill-form: v1, 2 criteria from 2 trajectory(ies), stable") == 2
+    assert len(server.requests) == 2 and (store / "demo.fill-form.json").exists()
+    assert main([str(tmp_path / "missing"), "--judge-base-url", url, "--judge-model", "m"]) == 2
+    (tmp_path / "empty").mkdir()
+    assert main([str(tmp_path / "empty"), "--judge-base-url", url, "--judge-model", "m"]) == 2
+    monkeypatch.delenv("GUI_GYM_JUDGE_MODEL")
+    assert main([str(results)]) == 2
+    err = capsys.readouterr().err
+    assert "results folder" in err and "missing does not exist" in err
+    assert "no successful trajectories under" in err and "no judge model: pass model=..." in err
+    assert not (tmp_path / "missing").exists()
+
+
+def test_the_command_plugs_into_the_gui_bench_cli_table(results, tmp_path, monkeypatch, capsys):
+    from benchmarks import cli
+
+    monkeypatch.setitem(cli.SUBCOMMANDS, "criteria", "gui_gym.judges.criteria:CRITERIA_COMMAND")
+    with ChatServer([PROPOSE, PROPOSE]) as server:
+        code = cli.main(["criteria", str(results), "--store", str(tmp_path), "--task", "demo.fill-form",
+                         "--judge-base-url", server.base_url, "--judge-model", "m", "--max-iters", "2"])
+    assert code == 0 and "demo.fill-form: v1, 2 criteria" in capsys.readouterr().out
+    assert CriteriaStore(tmp_path).get("demo.fill-form") == ["the name is typed", "the form is sent"]
