@@ -1,0 +1,353 @@
+"""Admin console task templates, easy and medium."""
+
+from __future__ import annotations
+
+from gui_gym.suites.localweb.apps.admin.data import (
+    EXPIRIES, EXPIRY_DAYS, FIRST_NAMES, FREQUENCIES, LAST_NAMES, NOTIFICATION_EVENTS, ORGS, ROLES, SCOPES,
+    SECURITY_SWITCHES, TEAMS, TIMEZONES, day, money)
+from gui_gym.suites.localweb.apps.admin.helpers import (
+    admin, confirm, create_key, free_key_name, general_questions, key_named, open_section, others_unchanged, pick,
+    snapshot, audited, visited)
+from gui_gym.suites.localweb.apps.admin.users_views import filtered_users
+from gui_gym.suites.localweb.templates import TaskTemplate, answer_matches
+
+
+# ---- easy ----------------------------------------------------------------------------------
+
+class SecurityToggle(TaskTemplate):
+    template_id = "admin.security-toggle"
+    app = "admin"
+    difficulty = "easy"
+
+    def sample_params(self, world, rng):
+        key = rng.choice(sorted(SECURITY_SWITCHES))
+        return {"setting": key, "label": SECURITY_SWITCHES[key][0], "on": not admin(world)["security"][key]}
+
+    def prepare(self, world):
+        self.before = dict(admin(world)["security"])
+
+    @property
+    def instruction(self):
+        return f"In the Security settings, turn {'on' if self.params['on'] else 'off'} “{self.params['label']}”."
+
+    def _done(self, world):
+        return admin(world)["security"][self.params["setting"]] == self.params["on"]
+
+    def evaluate(self, world, answer):
+        sec = admin(world)["security"]
+        return float(self._done(world) and all(sec[k] == v for k, v in self.before.items() if k != self.params["setting"]))
+
+    def milestones(self):
+        return [("Opened the Security settings", visited("/security")),
+                (f"Turned {'on' if self.params['on'] else 'off'} {self.params['label']}", self._done)]
+
+    def oracle(self, ui):
+        yield from open_section(ui, "security")
+        yield from ui.click(f"button[data-switch='{self.params['setting']}']")
+
+    def expert_plan(self):
+        return ["Open the Security tab", f"Click the switch next to “{self.params['label']}” so it reads "
+                f"{'on' if self.params['on'] else 'off'}"]
+
+    def sample_questions(self, world):
+        return general_questions(world)
+
+
+class UserRole(TaskTemplate):
+    template_id = "admin.user-role"
+    app = "admin"
+    difficulty = "easy"
+    start_path = "/users"
+    answer_required = True
+
+    def sample_params(self, world, rng):
+        later_pages = filtered_users(admin(world), {})[10:]
+        user = rng.choice([u for u in later_pages if u["role"] != "Owner"])
+        return {"user_id": user["id"], "name": user["name"], "role": user["role"]}
+
+    @property
+    def instruction(self):
+        return f"What role does {self.params['name']} have in the organization? Answer with the role's name."
+
+    def evaluate(self, world, answer):
+        return float(answer_matches(answer, self.params["role"]))
+
+    def _searched(self, world):
+        name = self.params["name"].lower()
+        return any(e["path"] == "/users" and e["query"].get("q") and e["query"]["q"].lower() in name
+                   for e in admin(world)["log"]) or visited(f"/users/{self.params['user_id']}")(world)
+
+    def milestones(self):
+        return [(f"Found {self.params['name']} in the member list", self._searched)]
+
+    def oracle(self, ui):
+        yield from ui.type_into("input[name=q]", self.params["name"])
+        yield ui.press("enter")
+        yield ui.answer(self.params["role"])
+
+    def expert_plan(self):
+        return [f"Type “{self.params['name']}” in the member search box and press Enter",
+                "Read the Role column of their row", "Answer with that role"]
+
+    def sample_questions(self, world):
+        rows = [u for u in filtered_users(admin(world), {})[:10] if u["role"] != "Owner"][:3]
+        return [{"question": f"What role does {u['name']} have?", "answer": u["role"],
+                 "distractors": [r for r in ROLES if r != u["role"]]} for u in rows]
+
+
+class RevokeKey(TaskTemplate):
+    template_id = "admin.revoke-key"
+    app = "admin"
+    difficulty = "easy"
+
+    def sample_params(self, world, rng):
+        key = rng.choice([k for k in admin(world)["api_keys"] if k["status"] == "Active"])
+        return {"key_id": key["id"], "name": key["name"]}
+
+    def prepare(self, world):
+        self.before = {k["id"]: k["status"] for k in admin(world)["api_keys"]}
+
+    @property
+    def instruction(self):
+        return f"Revoke the API key named “{self.params['name']}”."
+
+    def _revoked(self, world):
+        return any(k["id"] == self.params["key_id"] and k["status"] == "Revoked" for k in admin(world)["api_keys"])
+
+    def evaluate(self, world, answer):
+        keys = admin(world)["api_keys"]
+        return float(self._revoked(world) and all(k["status"] == self.before.get(k["id"], "Active") for k in keys
+                                                  if k["id"] != self.params["key_id"]))
+
+    def milestones(self):
+        return [("Opened the API keys section", visited("/api-keys")), (f"Revoked {self.params['name']}", self._revoked)]
+
+    def oracle(self, ui):
+        yield from open_section(ui, "api-keys")
+        yield from confirm(ui, f"button[data-key-id='{self.params['key_id']}']", f"revoke-{self.params['key_id']}")
+
+    def expert_plan(self):
+        return ["Open the API keys tab", f"Press Revoke on the “{self.params['name']}” row", "Confirm in the dialog"]
+
+    def sample_questions(self, world):
+        return general_questions(world)
+
+
+class InvoiceAmount(TaskTemplate):
+    template_id = "admin.invoice-amount"
+    app = "admin"
+    difficulty = "easy"
+    answer_required = True
+
+    def sample_params(self, world, rng):
+        invoice = rng.choice(admin(world)["billing"]["invoices"])
+        return {"period": invoice["period"], "amount": money(invoice["amount"])}
+
+    @property
+    def instruction(self):
+        return f"How much was the organization's invoice for {self.params['period']}? Answer with the amount."
+
+    def evaluate(self, world, answer):
+        return float(answer_matches(answer, self.params["amount"]))
+
+    def milestones(self):
+        return [("Opened the Billing section", visited("/billing"))]
+
+    def oracle(self, ui):
+        yield from open_section(ui, "billing")
+        yield from ui.click("#tab-invoices")
+        yield ui.answer(self.params["amount"])
+
+    def expert_plan(self):
+        return ["Open the Billing tab", "Switch to the Invoices view",
+                f"Read the amount on the {self.params['period']} row and answer it"]
+
+
+# ---- medium --------------------------------------------------------------------------------
+
+class InviteUser(TaskTemplate):
+    template_id = "admin.invite-user"
+    app = "admin"
+    difficulty = "medium"
+
+    def sample_params(self, world, rng):
+        state = admin(world)
+        taken = {u["email"] for u in state["users"]}
+        emails = [f"{first}.{last}@{state['org']['domain']}".lower()
+                  for first in FIRST_NAMES[:12] for last in LAST_NAMES[-12:]]
+        return {"email": rng.choice([e for e in emails if e not in taken]), "role": rng.choice(ROLES),
+                "team": rng.choice(TEAMS)}
+
+    def prepare(self, world):
+        self.before = snapshot(world)
+
+    @property
+    def instruction(self):
+        p = self.params
+        return f"Invite {p['email']} to the organization as a member of the {p['team']} team with the {p['role']} role."
+
+    def _invited(self, world):
+        return next((u for u in admin(world)["users"] if u["email"] == self.params["email"]), None)
+
+    def _right(self, world):
+        user = self._invited(world)
+        return bool(user and user["role"] == self.params["role"] and user["team"] == self.params["team"]
+                    and user["status"] == "Invited")
+
+    def evaluate(self, world, answer):
+        user = self._invited(world)
+        return float(self._right(world) and others_unchanged(world, self.before, {user["id"]}))
+
+    def milestones(self):
+        return [("Opened the Users section", visited("/users")),
+                (f"Invited {self.params['email']}", lambda w: self._invited(w) is not None),
+                (f"The invitation is for {self.params['role']} in {self.params['team']}", self._right)]
+
+    def oracle(self, ui):
+        yield from open_section(ui, "users")
+        yield from ui.click("[data-dialog-open='#invite-dialog']")
+        yield from ui.type_into("#invite-dialog #email", self.params["email"])
+        yield from pick(ui, "#invite-dialog #role", self.params["role"])
+        yield from pick(ui, "#invite-dialog #team", self.params["team"])
+        yield from ui.click("#invite-dialog button[type=submit]")
+
+    def expert_plan(self):
+        p = self.params
+        return ["Open the Users tab", "Press Invite user", f"Enter {p['email']} as the email address",
+                f"Choose the {p['role']} role", f"Choose the {p['team']} team", "Press Send invite"]
+
+
+class OrgProfile(TaskTemplate):
+    template_id = "admin.org-profile"
+    app = "admin"
+    difficulty = "medium"
+
+    def sample_params(self, world, rng):
+        org = admin(world)["org"]
+        base = rng.choice([name for name, _ in ORGS if name != org["name"]])
+        name = f"{base} {rng.choice(('Group', 'Inc.', 'Collective', 'Partners'))}"
+        return {"name": name, "support_email": f"{rng.choice(('support', 'helpdesk', 'care'))}@{org['domain']}",
+                "timezone": rng.choice([t for t in TIMEZONES if t != org["timezone"]])}
+
+    @property
+    def instruction(self):
+        p = self.params
+        return (f"Rename the organization to “{p['name']}”, set its support email to {p['support_email']} "
+                f"and its time zone to {p['timezone']}.")
+
+    def _named(self, world):
+        org = admin(world)["org"]
+        return org["name"] == self.params["name"] and org["support_email"] == self.params["support_email"]
+
+    def evaluate(self, world, answer):
+        return float(self._named(world) and admin(world)["org"]["timezone"] == self.params["timezone"])
+
+    def milestones(self):
+        return [("Saved the organization profile", audited("settings.updated")),
+                ("Name and support email updated", self._named),
+                (f"Time zone set to {self.params['timezone']}", lambda w: self.evaluate(w, None) == 1.0)]
+
+    def oracle(self, ui):
+        yield from ui.type_into("#name", self.params["name"], clear=True)
+        yield from ui.type_into("#support_email", self.params["support_email"], clear=True)
+        yield from pick(ui, "#timezone", self.params["timezone"])
+        yield from ui.click("form button[type=submit]")
+
+    def expert_plan(self):
+        p = self.params
+        return [f"Replace the organization name with “{p['name']}”", f"Replace the support email with {p['support_email']}",
+                f"Choose {p['timezone']} as the time zone", "Press Save changes"]
+
+    def sample_questions(self, world):
+        return general_questions(world)
+
+
+class NotificationPolicy(TaskTemplate):
+    template_id = "admin.notification-policy"
+    app = "admin"
+    difficulty = "medium"
+
+    def sample_params(self, world, rng):
+        prefs = admin(world)["notifications"]
+        *on, off = rng.sample(sorted(NOTIFICATION_EVENTS), 3)
+        return {"on": on, "off": off, "frequency": rng.choice([f for f in FREQUENCIES if f != prefs["frequency"]])}
+
+    def prepare(self, world):
+        events = admin(world)["notifications"]["events"]
+        for key in self.params["on"]:
+            events[key] = False
+        events[self.params["off"]] = True
+        self.before = dict(events)
+
+    @property
+    def instruction(self):
+        labels = [NOTIFICATION_EVENTS[k][0] for k in self.params["on"]]
+        return (f"Change the notification settings: turn on “{labels[0]}” and “{labels[1]}”, turn off "
+                f"“{NOTIFICATION_EVENTS[self.params['off']][0]}”, and set the delivery frequency to "
+                f"{self.params['frequency']}. Leave the other events as they are.")
+
+    def _events_right(self, world):
+        want = {**self.before, **{k: True for k in self.params["on"]}, self.params["off"]: False}
+        return admin(world)["notifications"]["events"] == want
+
+    def evaluate(self, world, answer):
+        return float(self._events_right(world) and admin(world)["notifications"]["frequency"] == self.params["frequency"])
+
+    def milestones(self):
+        return [("Opened the notification settings", visited("/notifications")),
+                ("Saved the three event changes", self._events_right),
+                (f"Delivery set to {self.params['frequency']}", lambda w: self.evaluate(w, None) == 1.0)]
+
+    def oracle(self, ui):
+        yield from open_section(ui, "notifications")
+        for key in (*self.params["on"], self.params["off"]):
+            yield from ui.click(f"button[data-event='{key}']")
+        yield from pick(ui, "#frequency", self.params["frequency"])
+        yield from ui.click("form.notifications button[type=submit]")
+
+    def expert_plan(self):
+        names = [NOTIFICATION_EVENTS[k][0] for k in (*self.params["on"], self.params["off"])]
+        return ["Open the Notifications tab", *(f"Flip the “{n}” switch" for n in names),
+                f"Choose {self.params['frequency']} as the delivery frequency", "Press Save preferences"]
+
+
+class CreateApiKey(TaskTemplate):
+    template_id = "admin.create-api-key"
+    app = "admin"
+    difficulty = "medium"
+
+    def sample_params(self, world, rng):
+        scopes = sorted(rng.sample(SCOPES, rng.randint(2, 3)), key=SCOPES.index)
+        return {"name": free_key_name(world, rng), "scopes": scopes,
+                "expiry": rng.choice([e for e in EXPIRIES if e != "90 days"])}
+
+    @property
+    def instruction(self):
+        p = self.params
+        return (f"Create an API key named “{p['name']}” with exactly the scopes {', '.join(p['scopes'])}, "
+                f"expiring after {p['expiry'].lower()}." if p["expiry"] != "No expiry" else
+                f"Create an API key named “{p['name']}” with exactly the scopes {', '.join(p['scopes'])} and no expiry date.")
+
+    def _scoped(self, world):
+        key = key_named(world, self.params["name"])
+        return bool(key and key["scopes"] == self.params["scopes"])
+
+    def evaluate(self, world, answer):
+        key = key_named(world, self.params["name"])
+        days = EXPIRY_DAYS[self.params["expiry"]]
+        return float(self._scoped(world) and key["expires"] == (day(-days) if days else None))
+
+    def milestones(self):
+        return [("Opened the API keys section", visited("/api-keys")),
+                (f"Created the key “{self.params['name']}”", lambda w: key_named(w, self.params["name"]) is not None),
+                ("The key has exactly the requested scopes", self._scoped),
+                (f"The key expires after {self.params['expiry']}", lambda w: self.evaluate(w, None) == 1.0)]
+
+    def oracle(self, ui):
+        yield from open_section(ui, "api-keys")
+        yield from create_key(ui, self.params["name"], self.params["scopes"], self.params["expiry"])
+
+    def expert_plan(self):
+        p = self.params
+        return ["Open the API keys tab", "Press Create API key", f"Name it “{p['name']}”",
+                f"Tick the scopes {', '.join(p['scopes'])}", f"Choose {p['expiry']} as the expiry", "Press Create key"]

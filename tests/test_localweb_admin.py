@@ -1,0 +1,194 @@
+"""LocalWeb admin console: every template's oracle through env.step, the no-op baseline,
+determinism, and the console's validation and widgets."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import pytest
+
+import gui_gym  # noqa: F401  (registers the GUI/* ids)
+from gui_gym.actions import Action
+from gui_gym.suites.localweb.apps import admin
+from gui_gym.suites.localweb.apps.admin.users_views import filtered_users
+from gui_gym.suites.localweb.framework import Request
+from gui_gym.suites.localweb.suite import LocalWebSuite
+from gui_gym.suites.localweb.templates import DIFFICULTY_STEPS
+
+SEEDS = (0, 1, 2)
+TEMPLATE_IDS = [t.template_id for t in admin.TEMPLATES]
+ORACLE_CASES = [pytest.param(t.template_id, marks=pytest.mark.slow) if t.difficulty == "hard" else t.template_id
+                for t in admin.TEMPLATES]
+"""Hard templates replay 13-30 steps per seed: marked slow (they still run in CI)."""
+
+
+@pytest.fixture(scope="module")
+def env():
+    env = gym.make("GUI/LocalWeb-v0", apps=["admin"])
+    yield env
+    env.close()
+
+
+def run_oracle(env, task_id: str, seed: int) -> tuple[float, int, list[bool]]:
+    """Play the oracle; returns (reward, oracle actions, final milestones), checking after
+    every step that the reached milestones only grow and always form a prefix."""
+    unwrapped = env.unwrapped
+    env.reset(seed=seed, options={"task_id": task_id, "instance_seed": seed})
+    reached = [False] * len(unwrapped.task.milestones())
+    actions = 0
+    while True:
+        action = unwrapped.oracle_action()
+        _, reward, terminated, truncated, info = env.step(action)
+        assert info["action_error"] is None, info["action_error"]
+        now = unwrapped.task.milestones_reached()
+        assert all(now[i] for i, was in enumerate(reached) if was), f"a milestone was lost: {reached} -> {now}"
+        assert now == sorted(now, reverse=True), f"milestones reached out of order: {now}"
+        reached = now
+        actions += action.kind != "done"
+        if terminated or truncated:
+            return reward, actions, reached
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("task_id", ORACLE_CASES)
+def test_oracle_solves_within_its_band(env, task_id, seed):
+    reward, actions, reached = run_oracle(env, task_id, seed)
+    low, high = DIFFICULTY_STEPS[env.unwrapped.suite.describe(task_id)["difficulty"]]
+    assert reward == 1.0
+    assert low <= actions <= high, f"{task_id} took {actions} oracle actions, outside {low}-{high}"
+    assert all(reached)
+
+
+@pytest.mark.parametrize("task_id", TEMPLATE_IDS)
+def test_done_at_once_scores_zero(env, task_id):
+    env.reset(seed=5, options={"task_id": task_id, "instance_seed": 5})
+    _, reward, terminated, _, info = env.step(Action.done())
+    assert terminated and reward == 0.0 and info["success"] is False
+
+
+def test_same_seed_same_episode_start(env):
+    first, info_a = env.reset(seed=3, options={"task_id": "admin.user-role", "instance_seed": 3})
+    second, info_b = env.reset(seed=3, options={"task_id": "admin.user-role", "instance_seed": 3})
+    assert info_a["instruction"] == info_b["instruction"]
+    assert (first["screenshot"] == second["screenshot"]).all()
+
+
+def test_different_seeds_draw_different_parameters():
+    suite = LocalWebSuite(["admin"])
+    for task_id in TEMPLATE_IDS:
+        drawn = {json.dumps(suite.make_task(task_id, seed).template.params, sort_keys=True) for seed in range(6)}
+        assert len(drawn) >= 3, f"{task_id} drew only {drawn}"
+
+
+def test_templates_spread_and_describe_themselves():
+    suite = LocalWebSuite(["admin"])
+    levels = [t.difficulty for t in admin.TEMPLATES]
+    assert len(admin.TEMPLATES) >= 8 and {levels.count(d) for d in DIFFICULTY_STEPS} <= {3, 4, 5}
+    assert 1 <= sum(t.answer_required for t in admin.TEMPLATES) <= 2
+    with_questions = 0
+    for template in admin.TEMPLATES:
+        task = suite.make_task(template.template_id, 0)
+        assert task.metadata["expert_plan"] and task.instruction
+        if template.difficulty != "easy":
+            assert 3 <= len(task.milestones()) <= 6
+        questions = task.template.sample_questions(task.world)
+        with_questions += bool(questions)
+        for q in questions:
+            assert q["answer"] not in q["distractors"] and q["distractors"]
+    assert with_questions >= 3
+
+
+def test_stale_team_task_is_well_posed():
+    suite = LocalWebSuite(["admin"])
+    for seed in range(25):
+        task = suite.make_task("admin.stale-team-cleanup", seed)
+        p, users = task.template.params, task.world["admin"]["users"]
+        stale = sorted(u["id"] for u in users if u["team"] == p["team"] and u["status"] == "Active"
+                       and (u["last_login"] or "") < p["since"])
+        assert stale == p["stale"], seed
+        ordered = filtered_users(task.world["admin"], {"team": p["team"], "sort": "last_login"})
+        assert {u["id"] for u in ordered[:10]} >= set(stale), "every candidate is on the first sorted page"
+
+
+# ---- the console itself (no browser) --------------------------------------------------------
+
+def call(state, method: str, path: str, query: dict | None = None, form: dict | None = None, raw: bytes = b""):
+    return admin.APP.handle(Request(method, path, query or {}, form or {}, raw), state)
+
+
+def test_invite_validates_email_duplicates_and_team():
+    state = admin.APP.initial_state(0)
+    count = len(state["users"])
+    bad = call(state, "POST", "/users/invite", form={"email": "not-an-email", "role": "Viewer", "team": ""})
+    assert bad.status == 422 and b"Enter a valid email address" in bad.body and b"Choose a team." in bad.body
+    assert b"data-show-on-load" in bad.body  # the dialog opens again with the messages
+    taken = state["users"][3]["email"]
+    dup = call(state, "POST", "/users/invite", form={"email": taken.upper(), "role": "Editor", "team": "Sales"})
+    assert dup.status == 422 and b"already a member" in dup.body and len(state["users"]) == count
+    ok = call(state, "POST", "/users/invite", form={"email": "new.person@example.org", "role": "Admin", "team": "Sales"})
+    assert ok.status == 303 and state["users"][-1]["status"] == "Invited" and state["users"][-1]["role"] == "Admin"
+    assert state["audit"][0]["action"] == "user.invited" and state["audit"][0]["ts"].startswith(state["today"])
+
+
+def test_delete_needs_the_exact_email_and_the_owner_is_protected():
+    state = admin.APP.initial_state(1)
+    victim = next(u for u in state["users"] if u["role"] != "Owner")
+    wrong = call(state, "POST", f"/users/{victim['id']}/delete", form={"confirm": "someone@else.io"})
+    assert wrong.status == 422 and any(u["id"] == victim["id"] for u in state["users"])
+    assert call(state, "POST", f"/users/{victim['id']}/delete", form={"confirm": victim["email"]}).status == 303
+    assert all(u["id"] != victim["id"] for u in state["users"])
+    owner = next(u for u in state["users"] if u["role"] == "Owner")
+    assert call(state, "POST", f"/users/{owner['id']}/status", form={"status": "Deactivated"}).status == 404
+    assert owner["status"] == "Active"
+
+
+def test_api_key_needs_a_name_and_a_scope():
+    state = admin.APP.initial_state(2)
+    keys = len(state["api_keys"])
+    bad = call(state, "POST", "/api-keys", form={"name": "", "expiry": "30 days"}, raw=b"name=&expiry=30+days")
+    assert bad.status == 422 and b"Give the key a name." in bad.body and b"Choose at least one scope." in bad.body
+    raw = b"name=Exporter&scopes=audit%3Aread&scopes=users%3Aread&expiry=1+year"
+    ok = call(state, "POST", "/api-keys", form={"name": "Exporter", "scopes": "users:read", "expiry": "1 year"}, raw=raw)
+    assert ok.status == 303 and len(state["api_keys"]) == keys + 1
+    assert state["api_keys"][-1]["scopes"] == ["users:read", "audit:read"]
+
+
+def test_switch_api_takes_only_booleans():
+    state = admin.APP.initial_state(0)
+    assert call(state, "POST", "/api/security/two_factor", form={"value": "yes"}).status == 400
+    response = call(state, "POST", "/api/security/two_factor", form={"value": not state["security"]["two_factor"]})
+    assert response.status == 200 and json.loads(response.body)["ok"] is True
+
+
+def test_user_list_sorts_filters_and_pages():
+    state = admin.APP.initial_state(0)
+    by_login = filtered_users(state, {"sort": "last_login"})
+    assert by_login[0]["last_login"] is None  # never signed in counts as the oldest
+    dated = [u["last_login"] for u in by_login if u["last_login"]]
+    assert dated == sorted(dated)
+    team = filtered_users(state, {"team": "Sales", "status": "Active"})
+    assert team and all(u["team"] == "Sales" and u["status"] == "Active" for u in team)
+    page_two = call(state, "GET", "/users", query={"page": "2"}).body.decode()
+    assert "Showing 11–20 of" in page_two and "aria-current='page'>2<" in page_two
+    assert call(state, "GET", "/users/9999").status == 404
+
+
+def test_pages_escape_data():
+    state = admin.APP.initial_state(0)
+    state["users"][5]["name"] = "<script>alert(1)</script>"
+    body = call(state, "GET", "/users", query={"q": "<script>"}).body
+    assert b"<script>alert" not in body and b"&lt;script&gt;alert(1)&lt;/script&gt;" in body
+
+
+# ---- widgets in the browser ---------------------------------------------------------------
+
+def test_invite_dialog_reopens_with_errors(env):
+    env.reset(seed=0, options={"task_id": "admin.invite-user", "instance_seed": 0})
+    backend = env.unwrapped.backend
+    for selector in (".admin-tabs a[data-section='users']", "[data-dialog-open='#invite-dialog']",
+                     "#invite-dialog button[type=submit]"):
+        x, y, w, h = backend.locate(selector)
+        env.step(Action.click(x + w / 2, y + h / 2))
+    assert backend.evaluate("() => document.querySelector('#invite-dialog').open") is True
+    assert "valid email" in backend.evaluate("() => document.querySelector('#email-error').innerText")

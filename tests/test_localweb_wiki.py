@@ -1,0 +1,218 @@
+"""LocalWeb wiki: every template's oracle through env.step, the no-op baseline,
+determinism, the markup, and the wiki's validation and widgets."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import pytest
+
+import gui_gym  # noqa: F401  (registers the GUI/* ids)
+from gui_gym.actions import Action
+from gui_gym.suites.localweb.apps import wiki
+from gui_gym.suites.localweb.apps.wiki import markup
+from gui_gym.suites.localweb.framework import Request
+from gui_gym.suites.localweb.suite import LocalWebSuite
+from gui_gym.suites.localweb.templates import DIFFICULTY_STEPS
+
+SEEDS = (0, 1, 2)
+TEMPLATE_IDS = [t.template_id for t in wiki.TEMPLATES]
+ORACLE_CASES = [pytest.param(t.template_id, marks=pytest.mark.slow) if t.difficulty == "hard" else t.template_id
+                for t in wiki.TEMPLATES]
+"""Hard templates replay 13-30 steps per seed: marked slow (they still run in CI)."""
+
+
+@pytest.fixture(scope="module")
+def env():
+    env = gym.make("GUI/LocalWeb-v0", apps=["wiki"])
+    yield env
+    env.close()
+
+
+def run_oracle(env, task_id: str, seed: int) -> tuple[float, int, list[bool]]:
+    """Play the oracle; returns (reward, oracle actions, final milestones), checking after
+    every step that the reached milestones only grow and always form a prefix."""
+    unwrapped = env.unwrapped
+    env.reset(seed=seed, options={"task_id": task_id, "instance_seed": seed})
+    reached = [False] * len(unwrapped.task.milestones())
+    actions = 0
+    while True:
+        action = unwrapped.oracle_action()
+        _, reward, terminated, truncated, info = env.step(action)
+        assert info["action_error"] is None, info["action_error"]
+        now = unwrapped.task.milestones_reached()
+        assert all(now[i] for i, was in enumerate(reached) if was), f"a milestone was lost: {reached} -> {now}"
+        assert now == sorted(now, reverse=True), f"milestones reached out of order: {now}"
+        reached = now
+        actions += action.kind != "done"
+        if terminated or truncated:
+            return reward, actions, reached
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("task_id", ORACLE_CASES)
+def test_oracle_solves_within_its_band(env, task_id, seed):
+    reward, actions, reached = run_oracle(env, task_id, seed)
+    low, high = DIFFICULTY_STEPS[env.unwrapped.suite.describe(task_id)["difficulty"]]
+    assert reward == 1.0
+    assert low <= actions <= high, f"{task_id} took {actions} oracle actions, outside {low}-{high}"
+    assert all(reached)
+
+
+@pytest.mark.parametrize("task_id", TEMPLATE_IDS)
+def test_done_at_once_scores_zero(env, task_id):
+    env.reset(seed=5, options={"task_id": task_id, "instance_seed": 5})
+    _, reward, terminated, _, info = env.step(Action.done())
+    assert terminated and reward == 0.0 and info["success"] is False
+
+
+def test_same_seed_same_episode_start(env):
+    first, info_a = env.reset(seed=4, options={"task_id": "wiki.fix-typo", "instance_seed": 4})
+    second, info_b = env.reset(seed=4, options={"task_id": "wiki.fix-typo", "instance_seed": 4})
+    assert info_a["instruction"] == info_b["instruction"]
+    assert (first["screenshot"] == second["screenshot"]).all()
+
+
+def test_different_seeds_draw_different_parameters():
+    suite = LocalWebSuite(["wiki"])
+    for task_id in TEMPLATE_IDS:
+        drawn = {json.dumps(suite.make_task(task_id, seed).template.params, sort_keys=True) for seed in range(6)}
+        assert len(drawn) >= 3, f"{task_id} drew only {drawn}"
+
+
+def test_templates_spread_and_describe_themselves():
+    suite = LocalWebSuite(["wiki"])
+    levels = [t.difficulty for t in wiki.TEMPLATES]
+    assert len(wiki.TEMPLATES) >= 8 and {levels.count(d) for d in DIFFICULTY_STEPS} == {3}
+    with_questions = 0
+    for template in wiki.TEMPLATES:
+        task = suite.make_task(template.template_id, 0)
+        assert task.metadata["expert_plan"] and task.instruction
+        if template.difficulty != "easy":
+            assert 3 <= len(task.milestones()) <= 6
+        questions = task.template.sample_questions(task.world)
+        with_questions += bool(questions)
+        for q in questions:
+            assert q["answer"] not in q["distractors"] and q["distractors"]
+    assert with_questions >= 3
+
+
+def test_prepared_worlds_are_well_posed():
+    suite = LocalWebSuite(["wiki"])
+    for seed in range(25):
+        typo = suite.make_task("wiki.fix-typo", seed)
+        p = typo.template.params
+        text = typo.world["wiki"]["pages"][p["slug"]]["revisions"][-1]["text"]
+        assert text.count(p["typo"]) == 1 and p["word"] not in text
+        event = suite.make_task("wiki.event-river-tributary", seed)
+        hits = [p for p in event.world["wiki"]["pages"].values()
+                if event.template.params["event"] in p["revisions"][-1]["text"]]
+        assert len(hits) == 1
+        request = suite.make_task("wiki.talk-request", seed)
+        page = request.world["wiki"]["pages"][request.template.params["slug"]]
+        assert page["revisions"][-1]["text"] != request.template.expected
+        assert page["talk"][-1]["subject"] == "Table correction"
+
+
+# ---- markup -----------------------------------------------------------------------------------
+
+TEXT = "Lead with [[River Esk|the river]].\n\n== History ==\nOld <b>.\n\n| A | B |\n| 1 | 2 |\n\n== See also ==\n* [[Nowhere]]"
+
+
+def test_sections_round_trip_and_replace():
+    parts = markup.sections(TEXT)
+    assert "\n\n".join(parts) == TEXT and [markup.heading_of(p) for p in parts] == ["", "History", "See also"]
+    changed = markup.replace_section(TEXT, 1, "== History ==\nNew.\r\n")
+    assert markup.sections(changed)[1] == "== History ==\nNew." and markup.sections(changed)[2] == parts[2]
+    assert markup.table_rows(TEXT) == [["A", "B"], ["1", "2"]]
+
+
+def test_render_escapes_and_resolves_links():
+    html = markup.render(TEXT, lambda title: "/wiki/page/River_Esk" if title == "River Esk" else None,
+                         lambda index: f"/edit?section={index}")
+    assert "<a href='/wiki/page/River_Esk'>the river</a>" in html
+    assert "class='new' href='/wiki/new?title=Nowhere'" in html  # a red link offers to create the page
+    assert "Old &lt;b&gt;." in html and "<table class='wikitable'>" in html and "data-section='2'" in html
+    assert markup.plain(TEXT).startswith("Lead with the river. History. Old <b>.")
+
+
+def test_diff_marks_removed_and_added_lines():
+    rows = markup.diff("a\nb\nc", "a\nB\nc")
+    assert "class='del'><td>−</td><td>b</td>" in rows and "class='ins'><td>+</td><td>B</td>" in rows
+
+
+# ---- the wiki itself (no browser) ------------------------------------------------------------
+
+def call(state, method: str, path: str, query: dict | None = None, form: dict | None = None):
+    return wiki.APP.handle(Request(method, path, query or {}, form or {}), state)
+
+
+def test_edit_validation_and_revisions():
+    state = wiki.APP.initial_state(0)
+    slug = next(s for s, p in state["pages"].items() if p["section"] == "Cities")
+    before = len(state["pages"][slug]["revisions"])
+    section = markup.sections(state["pages"][slug]["revisions"][-1]["text"])[1]
+    same = call(state, "POST", f"/edit/{slug}", form={"section": "1", "text": section, "summary": "x"})
+    assert same.status == 422 and b"You have not changed anything yet." in same.body
+    empty = call(state, "POST", f"/edit/{slug}", form={"text": "  ", "summary": ""})
+    assert empty.status == 422 and len(state["pages"][slug]["revisions"]) == before
+    assert call(state, "GET", f"/edit/{slug}", query={"section": "99"}).status == 404
+    ok = call(state, "POST", f"/edit/{slug}", form={"section": "1", "text": section + " More.", "summary": "Expand"})
+    latest = state["pages"][slug]["revisions"][-1]
+    assert ok.status == 303 and latest["user"] == state["me"] and latest["text"].count(" More.") == 1
+    assert latest["id"] > state["pages"][slug]["revisions"][-2]["id"]
+    restore = call(state, "POST", f"/revert/{slug}", form={"rev": str(state["pages"][slug]["revisions"][-2]["id"])})
+    assert restore.status == 303 and " More." not in state["pages"][slug]["revisions"][-1]["text"]
+
+
+def test_new_page_validation():
+    state = wiki.APP.initial_state(0)
+    existing = next(iter(state["pages"].values()))["title"]
+    bad = call(state, "POST", "/new", form={"title": existing.upper(), "section": "", "text": "short"})
+    body = bad.body.decode()
+    assert bad.status == 422 and "already exists" in body and "Choose the section" in body and "at least a sentence" in body
+    slash = call(state, "POST", "/new", form={"title": "Rivers/Lakes", "section": "Rivers", "text": "x" * 30})
+    assert slash.status == 422 and b"Titles are 3 to 80 characters" in slash.body
+    ok = call(state, "POST", "/new", form={"title": "Bridges of Meridian", "section": "Railways",
+                                           "text": "A list of bridges, see [[Nowhere]]."})
+    assert ok.status == 303 and state["pages"]["Bridges_of_Meridian"]["section"] == "Railways"
+
+
+def test_search_suggest_and_escaping():
+    state = wiki.APP.initial_state(1)
+    title = next(iter(state["pages"].values()))["title"]
+    suggestions = json.loads(call(state, "GET", "/api/suggest", query={"q": title[:4].lower()}).body)
+    assert {"label": title, "href": f"/wiki/page/{title.replace(' ', '_')}"} in suggestions
+    results = call(state, "GET", "/search", query={"q": "<script>"}).body
+    assert b"<script>" not in results.split(b"<main>")[1] and b"0 results" in results
+    rivers = call(state, "GET", "/search", query={"q": "tributary"}).body.decode()
+    assert "6 results for" in rivers and "<mark>Tributary</mark>" in rivers
+    assert call(state, "GET", "/page/No_Such_Page").status == 404
+
+
+def test_talk_topics_need_subject_and_text():
+    state = wiki.APP.initial_state(2)
+    slug = next(s for s, p in state["pages"].items() if p["section"] == "Islands")
+    bad = call(state, "POST", f"/talk/{slug}", form={"subject": "", "text": ""})
+    assert bad.status == 422 and b"Write a subject." in bad.body
+    assert call(state, "POST", f"/talk/{slug}", form={"subject": "Ferry times", "text": "Summer only?"}).status == 303
+    thread = state["pages"][slug]["talk"][-1]
+    assert thread["subject"] == "Ferry times" and thread["comments"][0]["user"] == state["me"]
+    assert call(state, "POST", f"/talk/{slug}/{thread['id']}/resolve").status == 303 and thread["resolved"]
+    assert call(state, "POST", f"/talk/{slug}/{thread['id']}/explode").status == 404
+
+
+# ---- widgets in the browser ---------------------------------------------------------------
+
+def test_autocomplete_and_tree_in_the_browser(env):
+    env.reset(seed=0, options={"task_id": "wiki.watch-page", "instance_seed": 0})
+    backend = env.unwrapped.backend
+    x, y, w, h = backend.locate(".wiki-search input[name=q]")
+    env.step(Action.click(x + w / 2, y + h / 2))
+    env.step(Action.type("Mount"))
+    options = backend.evaluate("() => Array.from(document.querySelectorAll('[role=option]')).map(o => o.innerText)")
+    assert options and all("mount" in o.lower() for o in options)
+    x, y, w, h = backend.locate(".tree details[data-section='Rivers'] > summary")
+    env.step(Action.click(x + w / 2, y + h / 2))
+    assert backend.evaluate("() => document.querySelector(\".tree details[data-section='Rivers']\").open") is True
