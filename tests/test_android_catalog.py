@@ -1,0 +1,84 @@
+"""AndroidWorld's task list, read from a path, with which tasks gui-gym implements."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gui_gym.errors import MissingResourceError, TaskConfigError
+from gui_gym.suites.android import AndroidWorldSuite, load_catalog
+from gui_gym.suites.android.catalog import ENV_VAR
+from gui_gym.suites.android.tasks import TASKS
+
+
+@pytest.fixture
+def task_list(shared_data):
+    return shared_data / "androidworld" / "task_metadata.json"
+
+
+def test_all_116_tasks_with_the_implemented_ones_marked(task_list):
+    entries = load_catalog(task_list, TASKS)
+    assert len(entries) == 116 and len({e.task_name for e in entries}) == 116
+    implemented = {e.task_name for e in entries if e.implemented}
+    assert implemented == {name for name, cls in TASKS.items() if cls.source == "androidworld"}
+    assert len(implemented) == 19
+    wifi = next(e for e in entries if e.task_name == "SystemWifiTurnOn")
+    assert (wifi.task_template, wifi.difficulty, wifi.optimal_steps) == ("Turn wifi {on_or_off}.", "easy", 3)
+
+
+def test_templates_match_androidworlds(task_list):
+    for entry in load_catalog(task_list, TASKS):
+        if entry.implemented:
+            assert TASKS[entry.task_name].template == entry.task_template, entry.task_name
+
+
+def test_the_suite_describes_with_the_list(task_list):
+    suite = AndroidWorldSuite(task_list)
+    assert suite.describe("FilesDeleteFile") == {
+        "task_id": "FilesDeleteFile", "domain": "files", "apps": ["files"], "complexity": 2.2, "max_steps": 22,
+        "source": "androidworld", "template": TASKS["FilesDeleteFile"].template, "difficulty": "medium",
+        "tags": ["data_edit", "parameterized"], "optimal_steps": 4}
+    assert suite.describe("ClockAddAlarm")["source"] == "gui-gym" and "difficulty" not in suite.describe("ClockAddAlarm")
+    assert sum(e.implemented for e in suite.catalog) == 19
+
+
+def test_asking_for_an_unimplemented_androidworld_task_says_so(task_list):
+    with pytest.raises(TaskConfigError, match=r"AndroidWorld task 'MarkorCreateNote' is not implemented by gui-gym"):
+        AndroidWorldSuite(task_list).make_task("MarkorCreateNote", 0)
+    with pytest.raises(TaskConfigError, match=r"unknown task id 'SystemWifiTurnOnn' .*did you mean"):
+        AndroidWorldSuite(task_list).make_task("SystemWifiTurnOnn", 0)
+
+
+def test_the_list_comes_from_the_environment_or_nowhere(task_list, monkeypatch):
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    assert AndroidWorldSuite().catalog is None
+    monkeypatch.setenv(ENV_VAR, str(task_list))
+    assert len(AndroidWorldSuite().catalog) == 116
+    monkeypatch.setenv(ENV_VAR, "/nonexistent/task_metadata.json")
+    with pytest.raises(MissingResourceError, match=rf"\${ENV_VAR} points at '/nonexistent/task_metadata.json'"):
+        AndroidWorldSuite()
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{", "not JSON"),
+    ('{"a": 1}', "expected a list of task records, received dict"),
+    ('[{"task_name": "X"}]', r"entry 0: missing field\(s\) \['difficulty', 'optimal_steps', 'tags', 'task_template'\]"),
+    ('[{"task_name": "X", "task_template": "", "difficulty": "trivial", "tags": [], "optimal_steps": "1"}]',
+     "entry 0: difficulty must be one of"),
+    ('[{"task_name": "X", "task_template": "", "difficulty": "easy", "tags": [], "optimal_steps": "many"}]',
+     "entry 0: optimal_steps must be an integer, received 'many'"),
+])
+def test_malformed_lists_name_the_file_entry_and_field(tmp_path, content, message):
+    path = tmp_path / "task_metadata.json"
+    path.write_text(content)
+    with pytest.raises(TaskConfigError, match=message):
+        load_catalog(path, TASKS)
+
+
+def test_a_list_missing_an_implemented_task_is_refused(tmp_path, task_list):
+    records = [r for r in json.loads(task_list.read_text()) if r["task_name"] != "ClockTimerEntry"]
+    path = tmp_path / "task_metadata.json"
+    path.write_text(json.dumps(records))
+    with pytest.raises(TaskConfigError, match=r"\['ClockTimerEntry'\] implemented by gui-gym are not in this list"):
+        AndroidWorldSuite(path)

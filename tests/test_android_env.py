@@ -1,0 +1,89 @@
+"""GUI/Android-v0 end to end over the fake adb server: the env contract, formats, and the
+fast, helpful failure when no device is there."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import gui_gym  # noqa: F401  (registers the ids)
+from fakes.adb_server import FakeAdbServer
+from fakes.virtual_device import VirtualDevice
+from gui_gym.errors import MissingResourceError
+
+
+@pytest.fixture
+def server():
+    with FakeAdbServer([VirtualDevice()]) as s:
+        yield s
+
+
+def test_importing_gui_gym_and_the_offline_env_needs_no_adbutils():
+    code = ("import sys, gymnasium as gym, gui_gym; gym.make('GUI/AndroidControl-v0').reset(seed=0); "
+            "assert 'adbutils' not in sys.modules, 'adbutils was imported'")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+@pytest.mark.timeout(30)
+def test_reset_without_a_device_fails_fast_saying_how_to_start_one(monkeypatch):
+    monkeypatch.delenv("ANDROID_SERIAL", raising=False)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = gym.make("GUI/Android-v0", adb_port=port)
+    with pytest.raises(MissingResourceError, match=r"emulator -avd <name>.*`adb devices` lists it as `device`"):
+        env.reset(seed=0)
+    with FakeAdbServer([]) as empty:
+        env = gym.make("GUI/Android-v0", adb_port=empty.port, screen_size=(1080, 2400))
+        with pytest.raises(MissingResourceError, match=r"no Android device or emulator is ready"):
+            env.reset(seed=0)
+
+
+def test_observations_carry_the_app_and_the_element_tree(server):
+    env = gym.make("GUI/Android-v0", adb_port=server.port, observe_a11y=True, render_mode="rgb_array")
+    obs, info = env.reset(options={"task_id": "SystemWifiTurnOn"})
+    assert set(obs) == {"screenshot", "instruction", "a11y_tree", "app"}
+    assert obs["screenshot"].shape == (800, 360, 3) and env.observation_space.contains(obs)
+    assert obs["app"] == "com.google.android.apps.nexuslauncher" and obs["instruction"] == "Turn wifi on."
+    assert info["task_id"] == "SystemWifiTurnOn" and info["domain"] == "settings"
+    obs, *_ = env.step('{"action_type": "open_app", "app_name": "Settings"}')
+    assert obs["app"] == "com.android.settings" and '"Wi-Fi"' in obs["a11y_tree"]
+    assert np.array_equal(env.render(), obs["screenshot"])
+    env.close()
+    env.close()
+
+
+def test_uitars_mobile_actions(server):
+    env = gym.make("GUI/Android-v0", adb_port=server.port, action_format="uitars",
+                   format_context={"coordinates": "absolute"})
+    env.reset(options={"task_id": "SystemWifiTurnOff"})
+    for action in ("Action: open_app(app_name='Settings')", "Action: click(start_box='(140,106)')"):
+        _obs, _r, _t, _tr, info = env.step(action)
+        assert info["action_error"] is None
+    assert server.devices["emulator-5554"].settings["global"]["wifi_on"] == "0"
+    _obs, *_ = env.step("Action: press_back()")
+    obs, *_ = env.step("Action: press_home()")
+    assert obs["app"] == "com.google.android.apps.nexuslauncher"
+    _obs, reward, terminated, _tr, info = env.step("Action: finished(content='done')")
+    assert terminated and reward == 1.0 and info["success"]
+
+
+def test_bad_outputs_are_action_errors_not_crashes(server):
+    env = gym.make("GUI/Android-v0", adb_port=server.port)
+    env.reset(options={"task_id": "SystemWifiTurnOn"})
+    _obs, reward, terminated, truncated, info = env.step('{"action_type": "click", "index": 42}')
+    assert "element index 42 does not exist" in info["action_error"] and not (terminated or truncated)
+    _obs, _r, _t, _tr, info = env.step("tap the wifi")
+    assert "expected an AndroidWorld action" in info["action_error"]
+
+
+def test_the_env_passes_gymnasiums_checker(server):
+    env = gym.make("GUI/Android-v0", adb_port=server.port, settle_timeout_s=1.0)
+    check_env(env.unwrapped, skip_render_check=True)
+    env.close()
