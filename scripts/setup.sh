@@ -5,9 +5,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-DEBIAN_PACKAGES=(chromium xvfb openbox xdotool wmctrl xterm mousepad x11-utils xauth
-                 libreoffice-calc libreoffice-writer bubblewrap python3-pyatspi at-spi2-core
-                 fonts-dejavu-core sqlite3)
+DEBIAN_PACKAGES=(chromium fonts-dejavu-core
+                 xvfb openbox wmctrl xterm lxterminal mousepad x11-utils dbus-x11 bubblewrap
+                 libreoffice-calc libreoffice-writer libreoffice-gtk3 python3-pyatspi at-spi2-core)
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

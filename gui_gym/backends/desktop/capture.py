@@ -1,9 +1,11 @@
 """Screen capture and settling by screen stability, inside our desktop server.
 
 OSWorld's runner sleeps a fixed time after every action (and 60 s after reset); we watch the
-screen instead. `settle` waits (briefly) for the screen to change from the frame taken just
-before the action, then until `stable_frames` consecutive frames are identical, all bounded
-by `timeout_s`. Frames for settling are taken without the pointer, so a pointer that moved
+desktop instead. `settle` waits until `stable_frames` consecutive frames are identical while
+no process of the desktop is running (an app still working through queued input has not
+answered yet, even if its window looks still), after the screen changed from the frame taken
+just before the action or the desktop got busy, or a short `change_timeout_s` passed
+without either; all bounded by `timeout_s`. Frames for settling are taken without the pointer, so a pointer that moved
 does not count as the application having answered; screenshots for the agent have the
 pointer drawn, as OSWorld's have.
 """
@@ -14,6 +16,7 @@ import io
 import threading
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import mss
@@ -72,30 +75,47 @@ class ScreenCapture:
             shot = self._plain.grab(self._plain.monitors[1])
             return zlib.crc32(shot.bgra)
 
+    def colors(self, left: int, top: int, width: int, height: int, step: int = 7) -> int:
+        """How many distinct colours a sample of the given screen rectangle shows: 1 for a
+        window that is mapped but not painted yet."""
+        screen_w, screen_h = self.size
+        left, top = max(0, left), max(0, top)
+        width, height = min(width, screen_w - left), min(height, screen_h - top)
+        if width <= 0 or height <= 0:
+            return 0
+        with self._lock:
+            shot = self._plain.grab({"left": left, "top": top, "width": width, "height": height})
+            pixels = shot.bgra
+        return len({pixels[i:i + 3] for i in range(0, len(pixels), 4 * step)})
+
     def mark_baseline(self) -> None:
         """Remember the screen as it is before an action, for the next `settle`."""
         self.baseline = self.frame_hash()
 
     def settle(self, stable_frames: int = 3, interval_s: float = 0.04, change_timeout_s: float = 0.3,
-               timeout_s: float = 3.0) -> SettleResult:
-        """Wait until the screen answered the last action and stopped moving (bounded)."""
+               timeout_s: float = 3.0, busy: Callable[[], bool] | None = None) -> SettleResult:
+        """Wait until the desktop answered the last action and came to rest (bounded).
+
+        At rest: `stable_frames` identical frames in a row while `busy` (the desktop's
+        processes are running) stays false. Before that, the screen must have changed from
+        the baseline or the desktop must have been busy, unless `change_timeout_s` passes
+        with neither (an action with no visible effect)."""
         started = time.monotonic()
         deadline = started + timeout_s
         change_deadline = started + min(change_timeout_s, timeout_s)
         baseline, self.baseline = self.baseline, None
         current = self.frame_hash()
-        frames = 1
+        frames, same = 1, 1
         changed = baseline is None or current != baseline
-        while not changed and time.monotonic() < change_deadline:
+        while True:
+            now = time.monotonic()
+            if same >= stable_frames and (changed or now >= change_deadline):
+                return SettleResult(changed, True, now - started, frames)
+            if now >= deadline:
+                return SettleResult(changed, False, now - started, frames)
             time.sleep(interval_s)
-            current = self.frame_hash()
+            latest, working = self.frame_hash(), busy is not None and busy()
             frames += 1
-            changed = current != baseline
-        same = 1
-        while same < stable_frames and time.monotonic() < deadline:
-            time.sleep(interval_s)
-            latest = self.frame_hash()
-            frames += 1
-            same = same + 1 if latest == current else 1
+            changed = changed or working or latest != baseline
+            same = same + 1 if latest == current and not working else 1
             current = latest
-        return SettleResult(changed, same >= stable_frames, time.monotonic() - started, frames)

@@ -13,9 +13,10 @@ them for the duration of one key press, then restoring it.
 from __future__ import annotations
 
 import time
-from typing import Iterable
+from collections.abc import Iterable
 
-from Xlib import X, XK, display as xdisplay
+from Xlib import XK, X
+from Xlib import display as xdisplay
 from Xlib.ext import xtest
 
 from gui_gym.actions import Action
@@ -31,9 +32,9 @@ KEY_NAMES: dict[str, str] = {
     "meta": "Super_L", "capslock": "Caps_Lock", "numlock": "Num_Lock",
     "scrolllock": "Scroll_Lock", "printscreen": "Print", "prntscrn": "Print",
     "prtsc": "Print", "pause": "Pause", "apps": "Menu", "menu": "Menu", " ": "space",
-    "volumeup": "XF86AudioRaiseVolume", "volumedown": "XF86AudioLowerVolume",
-    "volumemute": "XF86AudioMute", "playpause": "XF86AudioPlay", "nexttrack": "XF86AudioNext",
-    "prevtrack": "XF86AudioPrev", "stop": "XF86AudioStop", "altgr": "ISO_Level3_Shift",
+    "volumeup": "XF86_AudioRaiseVolume", "volumedown": "XF86_AudioLowerVolume",
+    "volumemute": "XF86_AudioMute", "playpause": "XF86_AudioPlay", "nexttrack": "XF86_AudioNext",
+    "prevtrack": "XF86_AudioPrev", "stop": "XF86_AudioStop", "altgr": "ISO_Level3_Shift",
     "hanguel": "Hangul", "hangul": "Hangul",
 }
 """Canonical key names (see `gui_gym.actions.normalize_key`) -> X keysym names."""
@@ -43,6 +44,10 @@ BUTTONS = {"left": 1, "middle": 2, "right": 3}
 SCROLL_BUTTONS = {"up": 4, "down": 5, "left": 6, "right": 7}
 DOUBLE_CLICK_GAP_S = 0.03
 DRAG_STEPS = 10
+TYPING_GAP_S = 0.01
+"""Pause between typed characters. Applications drop or reorder keys that arrive in one
+burst while they are busy (LibreOffice after an Enter); xdotool waits 12 ms, pyautogui
+100 ms."""
 
 
 def char_keysym(char: str) -> int:
@@ -129,9 +134,7 @@ class X11Input:
                 self._button(1, True)
                 self._button(1, False)
             self.type_text(action.text)
-        elif kind == "key":
-            self.press_keys(action.keys)
-        elif kind == "hotkey":
+        elif kind == "key" or kind == "hotkey":
             self.press_keys(action.keys)
         elif kind in ("key_down", "key_up"):
             self._key(self._key_code(action.keys[0])[0], kind == "key_down")
@@ -142,7 +145,7 @@ class X11Input:
     # ---- primitives ---------------------------------------------------------------------
 
     def move(self, x: float, y: float) -> None:
-        xtest.fake_input(self.display, X.MotionNotify, x=int(round(x)), y=int(round(y)))
+        xtest.fake_input(self.display, X.MotionNotify, x=round(x), y=round(y))
         self.display.sync()
 
     def drag(self, x: float, y: float, to_x: float, to_y: float) -> None:
@@ -169,7 +172,9 @@ class X11Input:
             self._key(code, False)
 
     def type_text(self, text: str) -> None:
-        for char in text:
+        for index, char in enumerate(text):
+            if index:
+                time.sleep(TYPING_GAP_S)
             keysym = char_keysym(char)
             entry = self._keymap.get(keysym)
             if entry is None:

@@ -1,0 +1,221 @@
+"""`DesktopBackend`: a desktop behind OSWorld's server protocol, driven by canonical actions.
+
+The backend knows no benchmark. It gets a `ServerClient` from its provider (`providers.py`),
+carries out canonical `Action`s, settles by screen stability and observes the screen (with
+the pointer) and, when asked, the accessibility tree. On our own server (provider ``local``)
+actions and settling run in the server process (``/gui-gym/input``, ``/gui-gym/settle``); on an
+OSWorld VM each action is written as pyautogui code by our formatter (never the agent's text)
+and run through ``/execute``, as OSWorld's own controller does, and settling polls screenshots.
+
+Suites reach the desktop through `client` (the protocol: files, commands, windows), plus
+`require_network` for tasks that need the internet.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from gui_gym.action_formats import pyautogui_code
+from gui_gym.actions import Action
+from gui_gym.backends.base import Backend, Observation
+from gui_gym.backends.desktop.a11y import linearize
+from gui_gym.backends.desktop.client import ServerClient, ServerError
+from gui_gym.backends.desktop.providers import (
+    PROVIDERS,
+    Provider,
+    ProviderConfig,
+    make_provider,
+)
+from gui_gym.errors import ActionExecutionError, InfraError
+from gui_gym.waiting import wait_until
+
+PYAUTOGUI_PREFIX = "import pyautogui; import time; pyautogui.FAILSAFE = False\n"
+UNSUPPORTED_KINDS = frozenset({"goto", "open_app", "navigate_back", "navigate_home"})
+
+
+@dataclass
+class DesktopConfig:
+    """Settings of a desktop backend; units in the names."""
+
+    provider: str = "local"
+    screen_size: tuple[int, int] = (1920, 1080)
+    accessibility: bool = True
+    """Run the accessibility bus (local) so ``a11y_tree`` observations work."""
+    network: bool = False
+    """Give every local session the network, not only the tasks that ask for it."""
+    settle_timeout_s: float = 3.0
+    settle_stable_frames: int = 3
+    settle_interval_s: float = 0.04
+    settle_change_timeout_s: float = 0.3
+    """How long to wait for the screen to react at all before calling it settled."""
+    host: str | None = None
+    port: int = 5000
+    vm_path: str | None = None
+    snapshot: str = "init_state"
+    boot_timeout_s: float = 300.0
+
+    def __post_init__(self) -> None:
+        if self.provider not in PROVIDERS:
+            raise ValueError(f"provider must be one of {list(PROVIDERS)}, received {self.provider!r}")
+        self.screen_size = (int(self.screen_size[0]), int(self.screen_size[1]))
+        if min(self.screen_size) <= 0:
+            raise ValueError(f"screen_size must be positive (width, height), received {self.screen_size}")
+
+    @classmethod
+    def pop_from(cls, kwargs: dict[str, Any]) -> DesktopConfig:
+        """Take this config's fields out of an env factory's kwargs (the rest go to GUIEnv)."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: kwargs.pop(k) for k in list(kwargs) if k in names})
+
+    def provider_config(self) -> ProviderConfig:
+        return ProviderConfig(screen_size=self.screen_size, accessibility=self.accessibility, network=self.network,
+                              host=self.host, port=self.port, vm_path=self.vm_path, snapshot=self.snapshot,
+                              boot_timeout_s=self.boot_timeout_s)
+
+
+class DesktopBackend(Backend):
+    """A desktop reached through OSWorld's server protocol."""
+
+    def __init__(self, config: DesktopConfig | None = None, **overrides: Any):
+        super().__init__()
+        self.config = dataclasses.replace(config or DesktopConfig(), **overrides)
+        self.provider: Provider = make_provider(self.config.provider, self.config.provider_config())
+        self._client: ServerClient | None = None
+        self.last_settle: dict[str, Any] | None = None
+
+    @property
+    def screen_size(self) -> tuple[int, int]:
+        return self.config.screen_size
+
+    @property
+    def client(self) -> ServerClient:
+        """The protocol client of the current desktop (setup steps and getters use it)."""
+        if self._client is None:
+            raise InfraError("the desktop is not started: call env.reset() first")
+        return self._client
+
+    @property
+    def has_network(self) -> bool:
+        return self.provider.network
+
+    def require_network(self) -> None:
+        """Give this episode's desktop the network (a local session is restarted with it)."""
+        if not self.provider.network:
+            self._client = self._guard(lambda: self.provider.new_episode(network=True))
+
+    def mark_screen(self) -> None:
+        """Remember the screen before something that should change it (a setup step)."""
+        if "mark" in self.client.extensions:
+            self._guard(self.client.mark)
+
+    def wait_for_screen(self, timeout_s: float, expect_change: bool = True, quiet_s: float = 0.0) -> bool:
+        """Wait until the screen holds still (for `quiet_s` seconds, or the usual few frames),
+        at most `timeout_s`; with `expect_change`, first until it changed since `mark_screen`
+        (OSWorld's setup ``sleep``: "give the last step time to show"). Desktops that cannot
+        watch their screen (OSWorld VMs) wait the whole time when a change is expected. True
+        when the screen settled."""
+        if "settle" not in self.client.extensions:
+            if expect_change or quiet_s:
+                time.sleep(timeout_s)
+            return True
+        cfg = self.config
+        frames = max(cfg.settle_stable_frames, math.ceil(quiet_s / cfg.settle_interval_s))
+        change_timeout_s = timeout_s if expect_change else 0.0
+        result = self._guard(lambda: self.client.settle(timeout_s, frames, cfg.settle_interval_s,
+                                                        change_timeout_s=change_timeout_s))
+        return bool(result.get("stable"))
+
+    # ---- Backend implementation -------------------------------------------------------
+
+    def _start(self) -> None:
+        self._client = self.provider.start()
+        self._check_screen()
+
+    def _new_episode(self) -> None:
+        self._client = self.provider.new_episode(network=False)
+
+    def _execute(self, action: Action) -> None:
+        if action.kind in UNSUPPORTED_KINDS:
+            raise ActionExecutionError(f"a desktop cannot carry out a {action.kind!r} action")
+        if action.kind == "wait":
+            if action.duration_s:
+                time.sleep(action.duration_s)  # the agent asked for this pause
+            return
+        if "input" in self.client.extensions:
+            try:
+                self.client.perform(action)
+            except ServerError as exc:
+                raise ActionExecutionError(exc.message) from exc
+            return
+        result = self.client.execute(["python", "-c", PYAUTOGUI_PREFIX + pyautogui_script(action)])
+        if result.get("returncode") not in (0, None):
+            raise ActionExecutionError(f"pyautogui failed in the VM: {str(result.get('error'))[-300:]}")
+
+    def _settle(self) -> None:
+        cfg = self.config
+        if "settle" in self.client.extensions:
+            self.last_settle = self.client.settle(cfg.settle_timeout_s, cfg.settle_stable_frames,
+                                                  cfg.settle_interval_s, cfg.settle_change_timeout_s)
+            return
+        frames: list[bytes] = []
+
+        def stable() -> bool:
+            frames.append(self.client.screenshot_png())
+            return len(frames) >= 2 and frames[-1] == frames[-2]
+        settled = wait_until(stable, cfg.settle_timeout_s, interval_s=cfg.settle_interval_s)
+        self.last_settle = {"stable": bool(settled), "frames": len(frames)}
+
+    def _observe(self, a11y: bool) -> Observation:
+        if "frame" in self.client.extensions:
+            width, height, data = self.client.frame()
+            pixels = np.frombuffer(data, dtype=np.uint8).reshape(height, width, 3).copy()
+        else:
+            with Image.open(io.BytesIO(self.client.screenshot_png())) as image:
+                pixels = np.asarray(image.convert("RGB")).copy()
+        tree = None
+        if a11y:
+            try:
+                tree = linearize(self.client.accessibility_tree())
+            except ServerError:
+                tree = ""  # no accessibility on this desktop: an empty tree, not a crash
+        return Observation(screenshot=pixels, a11y_tree=tree)
+
+    def _alive(self) -> bool:
+        return self.provider.alive()
+
+    def _close(self) -> None:
+        self.provider.stop()
+        self._client = None
+
+    def _check_screen(self) -> None:
+        actual = self.client.screen_size()
+        if actual != self.config.screen_size:
+            raise InfraError(f"the desktop's screen is {actual[0]}x{actual[1]}, but the env was made with "
+                             f"screen_size={self.config.screen_size}; pass screen_size={actual}")
+
+
+def pyautogui_script(action: Action) -> str:
+    """pyautogui code for one canonical action, for desktops that run it (OSWorld VMs).
+
+    Typed text is written in pieces around ``<``, which pyautogui mistypes as ``>`` on
+    OSWorld's keyboard map; ``<`` is sent as shift+comma instead (OSWorld does the same)."""
+    if action.kind == "type" and "<" in action.text and action.x is None:
+        lines = []
+        for index, piece in enumerate(action.text.split("<")):
+            if index:
+                lines.append("pyautogui.hotkey('shift', ',')")
+            if piece:
+                lines.append(pyautogui_code.format(Action.type(piece)))
+        return "\n".join(lines)
+    if action.kind == "type" and action.x is not None:
+        return "\n".join([pyautogui_code.format(Action.click(action.x, action.y)),
+                          pyautogui_script(Action.type(action.text))])
+    return pyautogui_code.format(action)

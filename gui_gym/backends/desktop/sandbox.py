@@ -1,0 +1,205 @@
+"""The local provider's sandbox: one bubblewrap container per desktop session.
+
+Inside: user ``user`` (uid 1000, in a user namespace), the host's filesystem read-only, a private writable ``/home/user`` and ``/tmp``
+(tmpfs, gone when the session ends, so a task that deletes or writes files never touches the
+host), a private ``/run``, private PID, IPC and UTS namespaces, and no network unless the task
+asks for it. Xvfb, the window manager, the session bus, our server, and every app and setup
+command live in there. The host reaches the server through a Unix socket in a private
+(0700) folder bound into the sandbox at ``/run/gui-gym``, authenticated by a random token.
+
+Ending the sandbox ends everything in it: bubblewrap is PID 1 of the sandbox's PID namespace,
+and the kernel kills every process of a namespace whose PID 1 exits; ``--die-with-parent``
+covers a host process that dies without closing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from gui_gym.errors import InfraError, MissingResourceError
+from gui_gym.waiting import wait_until
+
+INSIDE_DIR = "/run/gui-gym"
+USER_ID = 1000
+"""Inside the sandbox everything runs as ``user`` (uid 1000), as in OSWorld's VM; a user
+namespace maps it to the host user that started the env."""
+REQUIRED_PROGRAMS = {
+    "bwrap": "bubblewrap", "Xvfb": "xvfb", "openbox": "openbox", "wmctrl": "wmctrl",
+    "dbus-daemon": "dbus-daemon",
+}
+"""Programs the local provider needs -> the Debian package that has them."""
+
+
+@dataclass(frozen=True)
+class SandboxSpec:
+    """What one sandboxed session looks like."""
+
+    width: int = 1920
+    height: int = 1080
+    network: bool = False
+    accessibility: bool = True
+    start_timeout_s: float = 60.0
+
+
+def check_programs() -> None:
+    """Raise MissingResourceError naming every missing program and its Debian package."""
+    missing = {name: pkg for name, pkg in REQUIRED_PROGRAMS.items() if shutil.which(name) is None}
+    if missing:
+        packages = " ".join(sorted(set(missing.values())))
+        raise MissingResourceError(
+            f"the local desktop provider needs {', '.join(sorted(missing))}, not found on PATH; "
+            f"install them (Debian/Ubuntu: `apt-get install {packages}`) or use provider 'docker', "
+            "'vmware' or 'remote' with a real OSWorld VM")
+
+
+class Sandbox:
+    """One running session: `start` returns once our server answers on `socket_path`."""
+
+    def __init__(self, spec: SandboxSpec):
+        self.spec = spec
+        self.token = secrets.token_urlsafe(24)
+        self._dir: Path | None = None
+        self._proc: subprocess.Popen | None = None
+
+    @property
+    def socket_path(self) -> str:
+        if self._dir is None:
+            raise InfraError("the sandbox is not running")
+        return str(self._dir / "server.sock")
+
+    @property
+    def pid(self) -> int | None:
+        """Host PID of the bubblewrap process (every process of the session descends from it)."""
+        return self._proc.pid if self._proc is not None else None
+
+    def command(self, shared: Path) -> list[str]:
+        """The bubblewrap command line for this session."""
+        inside = INSIDE_DIR
+        package_root = str(Path(__file__).resolve().parents[3])
+        args = [
+            "bwrap", "--unshare-user", "--uid", str(USER_ID), "--gid", str(USER_ID),
+            "--ro-bind", "/", "/", "--ro-bind", str(shared / "passwd"), "/etc/passwd",
+            "--ro-bind", str(shared / "group"), "/etc/group", "--dev", "/dev", "--proc", "/proc",
+            "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/home", "--dir", "/home/user",
+            "--bind", str(shared), inside,
+            "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--hostname", "osworld",
+            "--die-with-parent", "--new-session",
+            "--setenv", "HOME", "/home/user", "--setenv", "PYTHONPATH", package_root,
+            "--chdir", "/home/user",
+        ]
+        if not self.spec.network:
+            args.append("--unshare-net")
+        server = [sys.executable, "-m", "gui_gym.backends.desktop.server", "--socket", f"{inside}/server.sock",
+                  "--token-file", f"{inside}/token", "--ready-file", f"{inside}/ready",
+                  "--width", str(self.spec.width), "--height", str(self.spec.height)]
+        if not self.spec.accessibility:
+            server.append("--no-a11y")
+        return args + ["--", *server]
+
+    def start(self) -> None:
+        check_programs()
+        self._dir = Path(tempfile.mkdtemp(prefix="gui-gym-desktop-"))
+        os.chmod(self._dir, 0o700)
+        (self._dir / "token").write_text(self.token)
+        write_account_files(self._dir)
+        log = open(self._dir / "server.log", "wb")
+        try:
+            self._proc = subprocess.Popen(self.command(self._dir), stdin=subprocess.DEVNULL, stdout=log,
+                                          stderr=subprocess.STDOUT, start_new_session=True)
+        finally:
+            log.close()
+        ready = self._dir / "ready"
+        if not wait_until(lambda: ready.exists() or self._proc.poll() is not None, self.spec.start_timeout_s) \
+                or not ready.exists():
+            detail = self.log_tail()
+            self.stop()
+            raise InfraError(f"the desktop sandbox did not start within {self.spec.start_timeout_s} s: {detail}")
+        json.loads(ready.read_text())
+
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def log_tail(self, chars: int = 2000) -> str:
+        try:
+            return (self._dir / "server.log").read_text(errors="replace")[-chars:].strip() or "(no output)"
+        except (OSError, TypeError):
+            return "(no log)"
+
+    def stop(self, grace_s: float = 5.0) -> None:
+        """End the session and everything in it, and return once every process of it is gone;
+        remove the shared folder. Safe twice."""
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.poll() is None:
+            inside = descendants(proc.pid)
+            _kill_group(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc.pid, signal.SIGKILL)
+                proc.wait()
+            for pid in inside:  # the namespace dies with its init, a moment later; do not wait on the kernel
+                _kill(pid, signal.SIGKILL)
+            if not wait_until(lambda: not any(_alive(pid) for pid in inside), grace_s):
+                raise InfraError(f"desktop sandbox processes {[p for p in inside if _alive(p)]} did not exit")
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
+
+
+def write_account_files(folder: Path) -> None:
+    """``passwd`` and ``group`` for the sandbox: the host's, with ``user`` as uid/gid 1000."""
+    for name, line in (("passwd", f"user:x:{USER_ID}:{USER_ID}:user:/home/user:/bin/bash"),
+                       ("group", f"user:x:{USER_ID}:")):
+        kept = [entry for entry in Path("/etc", name).read_text().splitlines()
+                if entry and entry.split(":")[0] != "user" and entry.split(":")[2:3] != [str(USER_ID)]]
+        (folder / name).write_text("\n".join([*kept, line]) + "\n")
+
+
+def descendants(pid: int) -> list[int]:
+    """Host PIDs of every process below `pid` (read from /proc)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        children = parents.get(todo.pop(), [])
+        found.extend(children)
+        todo.extend(children)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """True while `pid` exists and is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _kill(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except ProcessLookupError:
+        pass

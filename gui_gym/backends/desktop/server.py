@@ -1,0 +1,375 @@
+"""Our implementation of OSWorld's in-VM server protocol, for the local desktop provider.
+
+It runs inside the sandbox (see `sandbox.py`) as the session's main process, serves the
+endpoints gui-gym's client uses with OSWorld's request and reply shapes (``/screenshot``,
+``/execute``, ``/setup/*``, ``/file``, ``/accessibility``, ...), and adds a few of its own
+under ``/gui-gym/``: canonical actions carried out in-process (`x11input`), settling by
+screen stability (`capture`), raw frames (no PNG round trip) and shutdown.
+
+Every request must carry the per-env token (header ``X-GUI-Gym-Token``). The server listens
+on a Unix socket in a folder shared with the host (the sandbox has no network of its own), or
+on a loopback TCP port; never on another interface.
+
+Commands sent to ``/execute`` and ``/setup/*`` come from task files (as in OSWorld, where the
+same commands run inside the VM); they run here, inside the sandbox. Agent actions never come
+here as code: the env parses them into canonical actions first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import email.parser
+import email.policy
+import hmac
+import json
+import os
+import signal
+import socketserver
+import subprocess
+import threading
+import time
+import urllib.request
+from collections.abc import Callable
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+from gui_gym.actions import Action
+from gui_gym.backends.desktop import activity
+from gui_gym.errors import GUIGymError
+
+TOKEN_HEADER = "X-GUI-Gym-Token"
+A11Y_PYTHON = "/usr/bin/python3"
+A11Y_SCRIPT = Path(__file__).with_name("a11y_dump.py")
+SERVER_VERSION = "1"
+
+
+class Reply(Exception):
+    """Raised by a route to answer with a status code and a message (or a JSON body)."""
+
+    def __init__(self, status: int, body: Any):
+        super().__init__(str(body))
+        self.status, self.body = status, body
+
+
+class DesktopServer:
+    """The routes, over one `Session`, its input and its screen."""
+
+    def __init__(self, session, token: str):
+        from gui_gym.backends.desktop.capture import ScreenCapture
+        from gui_gym.backends.desktop.x11input import X11Input
+
+        self.session = session
+        self.token = token
+        self.input = X11Input(":0")
+        self.capture = ScreenCapture()
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.routes: dict[tuple[str, str], Callable[[Any], Any]] = {
+            ("GET", "/screenshot"): lambda r: ("image/png", self.capture.png()),
+            ("GET", "/accessibility"): lambda r: {"AT": self.accessibility_tree()},
+            ("GET", "/terminal"): lambda r: {"output": self.terminal_text()},
+            ("GET", "/platform"): lambda r: ("text/plain", b"Linux"),
+            ("GET", "/cursor_position"): lambda r: list(self.input.pointer),
+            ("POST", "/screen_size"): lambda r: dict(zip(("width", "height"), self.capture.size)),
+            ("POST", "/window_size"): self.window_size,
+            ("POST", "/desktop_path"): lambda r: {"desktop_path": str(self.session.home / "Desktop")},
+            ("POST", "/list_directory"): self.list_directory,
+            ("POST", "/execute"): self.execute,
+            ("POST", "/setup/execute"): self.execute,
+            ("POST", "/setup/launch"): self.launch,
+            ("POST", "/file"): self.get_file,
+            ("POST", "/setup/upload"): self.upload,
+            ("POST", "/setup/open_file"): self.open_file,
+            ("POST", "/setup/activate_window"): lambda r: self.window_op(r, "activate"),
+            ("POST", "/setup/close_window"): lambda r: self.window_op(r, "close"),
+            ("POST", "/setup/download_file"): self.download,
+            ("GET", "/gui-gym/info"): lambda r: {"version": SERVER_VERSION, "screen": list(self.capture.size),
+                                                 "extensions": ["input", "settle", "mark", "frame"]},
+            ("POST", "/gui-gym/input"): self.perform,
+            ("POST", "/gui-gym/settle"): self.settle,
+            ("POST", "/gui-gym/mark"): lambda r: self.capture.mark_baseline() or {"status": "marked"},
+            ("GET", "/gui-gym/frame"): self.frame,
+            ("POST", "/gui-gym/shutdown"): self.shutdown,
+        }
+
+    # ---- protocol endpoints -----------------------------------------------------------------
+
+    def execute(self, request) -> dict:
+        body = request.json()
+        command = _required(body, "command")
+        timeout_s = float(body.get("timeout", 120))
+        return self.session.run(command, bool(body.get("shell", False)), timeout_s)
+
+    def launch(self, request) -> tuple[str, bytes]:
+        body = request.json()
+        command = _required(body, "command")
+        try:
+            self.session.launch(command, bool(body.get("shell", False)))
+        except (OSError, ValueError) as exc:
+            raise Reply(HTTPStatus.BAD_REQUEST, f"cannot launch {command!r}: {exc}") from exc
+        return "text/plain", f"{command} launched successfully".encode()
+
+    def get_file(self, request) -> tuple[str, bytes]:
+        path = Path(_required(request.form(), "file_path")).expanduser()
+        if not path.is_file():
+            raise Reply(HTTPStatus.NOT_FOUND, f"file not found: {path}")
+        return "application/octet-stream", path.read_bytes()
+
+    def upload(self, request) -> tuple[str, bytes]:
+        fields = request.multipart()
+        path = Path(_required(fields, "file_path").decode()).expanduser()
+        data = _required(fields, "file_data")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        whole_second = int(time.time()) - 1  # LibreOffice compares modification times at 1 s
+        os.utime(path, (whole_second, whole_second))  # resolution; a fraction reads as "changed by others"
+        return "text/plain", b"File Uploaded"
+
+    def open_file(self, request) -> tuple[str, bytes]:
+        from gui_gym.backends.desktop.windows import open_file
+
+        path = _required(request.json(), "path")
+        try:
+            window = open_file(self.session, self.capture, path, float(request.json().get("timeout", 60)))
+        except FileNotFoundError as exc:
+            raise Reply(HTTPStatus.NOT_FOUND, str(exc)) from exc
+        except TimeoutError as exc:
+            raise Reply(HTTPStatus.INTERNAL_SERVER_ERROR, str(exc)) from exc
+        return "text/plain", f"File opened successfully: {window.title}".encode()
+
+    def window_op(self, request, op: str) -> tuple[str, bytes]:
+        from gui_gym.backends.desktop import windows
+
+        body = request.json()
+        name = _required(body, "window_name")
+        found = (windows.activate_window if op == "activate" else windows.close_window)(
+            self.session.env, name, bool(body.get("strict", False)), bool(body.get("by_class", False)))
+        if found is None:
+            raise Reply(HTTPStatus.NOT_FOUND, f"window {name!r} not found")
+        return "text/plain", f"Window {op}d successfully".encode()
+
+    def window_size(self, request) -> dict:
+        from gui_gym.backends.desktop.windows import find_window
+
+        name = _required(request.form(), "app_class_name")
+        window = find_window(self.session.env, name, by_class=True)
+        if window is None:
+            raise Reply(HTTPStatus.NOT_FOUND, f"no window of class {name!r}")
+        out = subprocess.run(["xwininfo", "-id", window.id], env=self.session.env, capture_output=True,
+                             text=True, timeout=10)
+        fields = dict(line.strip().split(":", 1) for line in out.stdout.splitlines() if ":" in line)
+        return {"width": int(fields.get("Width", 0)), "height": int(fields.get("Height", 0))}
+
+    def list_directory(self, request) -> dict:
+        root = Path(_required(request.json(), "path")).expanduser()
+        if not root.is_dir():
+            raise Reply(HTTPStatus.NOT_FOUND, f"not a directory: {root}")
+
+        def tree(path: Path) -> dict:
+            node: dict[str, Any] = {"name": path.name, "type": "directory" if path.is_dir() else "file"}
+            if path.is_dir():
+                node["children"] = [tree(child) for child in sorted(path.iterdir())]
+            return node
+        return {"directory_tree": tree(root)}
+
+    def download(self, request) -> tuple[str, bytes]:
+        body = request.json()
+        url, path = _required(body, "url"), Path(_required(body, "path")).expanduser()
+        try:
+            with urllib.request.urlopen(url, timeout=60) as response:
+                data = response.read()
+        except OSError as exc:
+            raise Reply(HTTPStatus.BAD_GATEWAY, f"cannot download {url} inside the desktop: {exc}") from exc
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        return "text/plain", b"File downloaded successfully"
+
+    def accessibility_tree(self) -> str:
+        if not Path(A11Y_PYTHON).exists():
+            raise Reply(HTTPStatus.NOT_IMPLEMENTED, f"{A11Y_PYTHON} (with pyatspi) is not available here")
+        if "DBUS_SESSION_BUS_ADDRESS" not in self.session.env:
+            raise Reply(HTTPStatus.NOT_IMPLEMENTED, "accessibility is off in this session")
+        done = subprocess.run([A11Y_PYTHON, str(A11Y_SCRIPT)], env=self.session.env, capture_output=True,
+                              text=True, timeout=30)
+        if done.returncode != 0:
+            raise Reply(HTTPStatus.INTERNAL_SERVER_ERROR, f"accessibility tree failed: {done.stderr.strip()[-500:]}")
+        return done.stdout
+
+    def terminal_text(self) -> str | None:
+        """Text of the first terminal on screen, read from the accessibility tree."""
+        import xml.etree.ElementTree as ET
+
+        for element in ET.fromstring(self.accessibility_tree()).iter("terminal"):
+            return element.text or ""
+        raise Reply(HTTPStatus.NOT_FOUND, "no terminal with an accessible text is open")
+
+    # ---- gui-gym extensions ------------------------------------------------------------------
+
+    def perform(self, request) -> dict:
+        try:
+            action = Action.from_dict(_required(request.json(), "action"))
+            with self.lock:
+                self.capture.mark_baseline()
+                self.input.perform(action)
+        except GUIGymError as exc:
+            raise Reply(HTTPStatus.UNPROCESSABLE_ENTITY, str(exc)) from exc
+        return {"status": "success"}
+
+    def settle(self, request) -> dict:
+        body = request.json()
+        result = self.capture.settle(stable_frames=int(body.get("stable_frames", 3)),
+                                     interval_s=float(body.get("interval_s", 0.04)),
+                                     change_timeout_s=float(body.get("change_timeout_s", 0.3)),
+                                     timeout_s=float(body.get("timeout_s", 3.0)), busy=activity.busy)
+        return result.to_dict()
+
+    def frame(self, request) -> tuple[str, bytes, dict[str, str]]:
+        width, height, data = self.capture.rgb(cursor=True)
+        return "application/octet-stream", data, {"X-Width": str(width), "X-Height": str(height)}
+
+    def shutdown(self, request) -> dict:
+        self.stopping.set()
+        return {"status": "stopping"}
+
+
+class _Request:
+    """The parsed parts of one HTTP request a route may read."""
+
+    def __init__(self, headers, body: bytes):
+        self.headers, self.body = headers, body
+
+    def json(self) -> dict:
+        try:
+            value = json.loads(self.body or b"{}")
+        except json.JSONDecodeError as exc:
+            raise Reply(HTTPStatus.BAD_REQUEST, f"expected a JSON body: {exc}") from exc
+        if not isinstance(value, dict):
+            raise Reply(HTTPStatus.BAD_REQUEST, "expected a JSON object")
+        return value
+
+    def form(self) -> dict[str, str]:
+        if "json" in (self.headers.get("Content-Type") or ""):
+            return self.json()
+        return {k: v[0] for k, v in parse_qs(self.body.decode()).items()}
+
+    def multipart(self) -> dict[str, bytes]:
+        ctype = self.headers.get("Content-Type") or ""
+        if "multipart/form-data" not in ctype:
+            raise Reply(HTTPStatus.BAD_REQUEST, f"expected multipart/form-data, received {ctype!r}")
+        message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+            f"Content-Type: {ctype}\r\n\r\n".encode() + self.body)
+        return {part.get_param("name", header="content-disposition"): part.get_payload(decode=True)
+                for part in message.iter_parts()}
+
+
+def _required(fields: dict, name: str) -> Any:
+    if name not in fields or fields[name] in (None, ""):
+        raise Reply(HTTPStatus.BAD_REQUEST, f"missing field {name!r}")
+    return fields[name]
+
+
+def make_handler(server: DesktopServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args) -> None:
+            pass
+
+        def address_string(self) -> str:
+            return "local"
+
+        def do_GET(self) -> None:
+            self._handle("GET")
+
+        def do_POST(self) -> None:
+            self._handle("POST")
+
+        def _handle(self, method: str) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            path = self.path.split("?", 1)[0]
+            route = server.routes.get((method, path))
+            try:
+                if not hmac.compare_digest(self.headers.get(TOKEN_HEADER, ""), server.token):
+                    raise Reply(HTTPStatus.UNAUTHORIZED, f"missing or wrong {TOKEN_HEADER} header")
+                if route is None:
+                    raise Reply(HTTPStatus.NOT_FOUND, f"no endpoint {method} {path}")
+                result = route(_Request(self.headers, body))
+            except Reply as reply:
+                self._send(reply.status, reply.body)
+            except Exception as exc:  # a failed request must not take the server down
+                self._send(HTTPStatus.INTERNAL_SERVER_ERROR, f"{type(exc).__name__}: {exc}")
+            else:
+                self._send(HTTPStatus.OK, result)
+
+        def _send(self, status: int, result: Any) -> None:
+            headers: dict[str, str] = {}
+            if isinstance(result, tuple):
+                ctype, data, *extra = result
+                headers = extra[0] if extra else {}
+            elif isinstance(result, (dict, list)):
+                ctype, data = "application/json", json.dumps(result).encode()
+            else:
+                ctype, data = "text/plain; charset=utf-8", str(result).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+    return Handler
+
+
+class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+
+
+class _LoopbackServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def serve(args: argparse.Namespace) -> None:
+    from gui_gym.backends.desktop.session import Session
+
+    token = Path(args.token_file).read_text().strip()
+    session = Session(args.width, args.height, accessibility=not args.no_a11y)
+    session.start()
+    server = DesktopServer(session, token)
+    handler = make_handler(server)
+    if args.socket:
+        httpd: socketserver.BaseServer = _UnixServer(args.socket, handler)
+        address = args.socket
+    else:
+        httpd = _LoopbackServer(("127.0.0.1", args.port), handler)
+        address = f"127.0.0.1:{httpd.server_address[1]}"
+    signal.signal(signal.SIGTERM, lambda *_: server.stopping.set())
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    if args.ready_file:  # written last: the host waits for it
+        Path(args.ready_file + ".tmp").write_text(json.dumps({"address": address, "pid": os.getpid()}))
+        os.replace(args.ready_file + ".tmp", args.ready_file)
+    server.stopping.wait()
+    httpd.shutdown()
+    session.stop()
+    server.capture.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--socket", help="Unix socket path to listen on")
+    parser.add_argument("--port", type=int, default=0, help="loopback TCP port (when no --socket)")
+    parser.add_argument("--token-file", required=True)
+    parser.add_argument("--ready-file", help="written with the address once the server answers")
+    parser.add_argument("--width", type=int, default=1920)
+    parser.add_argument("--height", type=int, default=1080)
+    parser.add_argument("--no-a11y", action="store_true", help="no session bus, no accessibility tree")
+    serve(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    main()

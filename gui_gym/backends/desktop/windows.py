@@ -1,0 +1,118 @@
+"""Windows on our desktop: list, find, activate, close (through ``wmctrl``), and opening a
+file in the application OSWorld's VM would use for it.
+
+OSWorld's ``/setup/open_file`` opens a file with the desktop's default application and waits
+until a window showing the file's name appears; we do the same with a fixed extension map to
+the Debian applications the local provider has, so a task never depends on MIME settings.
+"Shown" means painted and still: a window that is mapped but not drawn yet (LibreOffice's
+for a second or two) does not take keyboard input where the agent expects it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from gui_gym.backends.desktop import activity
+from gui_gym.backends.desktop.capture import ScreenCapture
+from gui_gym.backends.desktop.session import Session
+from gui_gym.waiting import wait_until
+
+PAINTED_COLORS = 8
+"""A window showing at least this many colours has drawn its content (toolbars, text)."""
+OPEN_QUIET_S = 1.0
+"""After painting, an app that just opened a file is ready once its window held still this long
+(LibreOffice keeps filling its toolbars for a while after the document shows)."""
+OPEN_INTERVAL_S = 0.05
+OPEN_SETTLE_TIMEOUT_S = 20.0
+
+OPENERS: dict[str, list[str]] = {
+    **{ext: ["soffice", "--nologo", "--calc"] for ext in (".xlsx", ".xls", ".ods", ".csv", ".tsv")},
+    **{ext: ["soffice", "--nologo", "--writer"] for ext in (".docx", ".doc", ".odt", ".rtf")},
+    **{ext: ["soffice", "--nologo", "--impress"] for ext in (".pptx", ".ppt", ".odp")},
+    **{ext: ["mousepad"] for ext in (".txt", ".md", ".py", ".json", ".sh", ".log", ".yaml",
+                                      ".yml", ".ini", ".cfg", ".xml", ".html", ".js", ".css", ".c", ".h")},
+}
+"""File extension -> the command that opens it (the file path is appended)."""
+
+
+@dataclass(frozen=True)
+class Window:
+    id: str
+    wm_class: str
+    title: str
+    geometry: tuple[int, int, int, int]
+    """left, top, width, height on the screen."""
+
+
+def list_windows(env: dict[str, str]) -> list[Window]:
+    """Managed top-level windows, in the order of the window manager's client list."""
+    out = subprocess.run(["wmctrl", "-l", "-x", "-G"], env=env, capture_output=True, text=True, timeout=10)
+    windows = []
+    for line in out.stdout.splitlines():
+        parts = line.split(None, 8)  # id desktop x y w h class host title
+        if len(parts) >= 8:
+            geometry = (int(parts[2]), int(parts[3]), int(parts[4]), int(parts[5]))
+            windows.append(Window(parts[0], parts[6], parts[8] if len(parts) == 9 else "", geometry))
+    return windows
+
+
+def find_window(env: dict[str, str], name: str, strict: bool = False, by_class: bool = False) -> Window | None:
+    """The first window whose title (or WM_CLASS with `by_class`) equals `name` (`strict`)
+    or contains it, case-insensitively when not strict: OSWorld's matching."""
+    for window in list_windows(env):
+        value = window.wm_class if by_class else window.title
+        if (value == name) if strict else (name.lower() in value.lower()):
+            return window
+    return None
+
+
+def activate_window(env: dict[str, str], name: str, strict: bool = False, by_class: bool = False) -> Window | None:
+    window = find_window(env, name, strict, by_class)
+    if window is not None:
+        subprocess.run(["wmctrl", "-i", "-a", window.id], env=env, timeout=10, check=False)
+    return window
+
+
+def close_window(env: dict[str, str], name: str, strict: bool = False, by_class: bool = False) -> Window | None:
+    window = find_window(env, name, strict, by_class)
+    if window is not None:
+        subprocess.run(["wmctrl", "-i", "-c", window.id], env=env, timeout=10, check=False)
+    return window
+
+
+def opener(path: Path) -> list[str]:
+    """The command that opens `path` on this desktop."""
+    if path.is_dir():
+        return ["lxterminal", f"--working-directory={path}"]
+    command = OPENERS.get(path.suffix.lower())
+    if command is None:
+        fallback = shutil.which("xdg-open")
+        if fallback is None:
+            raise FileNotFoundError(f"no application here opens {path.suffix or 'extension-less'} files "
+                                    f"(known: {', '.join(sorted(OPENERS))})")
+        command = [fallback]
+    return [*command, str(path)]
+
+
+def open_file(session: Session, capture: ScreenCapture, path: str, timeout_s: float = 60.0) -> Window:
+    """Open `path` in its application and wait until a window naming it is shown and
+    painted (more than a flat background) and then holds still."""
+    target = Path(path).expanduser()
+    if not target.exists():
+        raise FileNotFoundError(f"file not found: {path}")
+    deadline = time.monotonic() + timeout_s
+    session.launch(opener(target))
+    name = target.name or str(target)
+    window = wait_until(lambda: find_window(session.env, name), timeout_s)
+    if window is None:
+        raise TimeoutError(f"no window showing {name!r} appeared within {timeout_s} s")
+    remaining = max(0.0, deadline - time.monotonic())
+    wait_until(lambda: capture.colors(*window.geometry) >= PAINTED_COLORS, remaining)
+    capture.settle(stable_frames=round(OPEN_QUIET_S / OPEN_INTERVAL_S), interval_s=OPEN_INTERVAL_S,
+                   change_timeout_s=0.0, timeout_s=min(OPEN_SETTLE_TIMEOUT_S, max(0.0, deadline - time.monotonic())),
+                   busy=activity.busy)
+    return window

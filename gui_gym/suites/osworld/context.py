@@ -1,0 +1,95 @@
+"""What setup steps and getters share in one episode: the desktop, the task, a per-episode
+scratch folder, and the file cache for the files OSWorld tasks download.
+
+The cache uses OSWorld's own layout, so an existing OSWorld ``cache/`` folder can be reused
+as is: ``<cache>/<task id>/<uuid5(url)>_<file name>`` for setup downloads and
+``<cache>/<task id>/<dest>`` for ``cloud_file`` getters. A file missing from the cache is
+downloaded when downloads are allowed; otherwise the error names the URL and the path where
+the file is expected.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import urllib.request
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gui_gym.errors import MissingResourceError
+from gui_gym.suites.osworld.loader import OSWorldTaskSpec
+from gui_gym.waiting import retry
+
+DEFAULT_CACHE_DIR = Path(os.environ.get("GUI_GYM_OSWORLD_CACHE", Path.home() / ".cache" / "gui-gym" / "osworld"))
+DOWNLOAD_TIMEOUT_S = 120.0
+
+
+@dataclass
+class FileCache:
+    """Files of OSWorld tasks on this machine (see the module docstring for the layout)."""
+
+    root: Path = DEFAULT_CACHE_DIR
+    allow_download: bool = True
+
+    def task_dir(self, task_id: str) -> Path:
+        return Path(self.root) / task_id
+
+    def download_path(self, task_id: str, url: str, vm_path: str) -> Path:
+        return self.task_dir(task_id) / f"{uuid.uuid5(uuid.NAMESPACE_URL, url)}_{os.path.basename(vm_path)}"
+
+    def fetch(self, url: str, path: Path) -> Path:
+        """`path`, downloading `url` there first when it is not cached yet."""
+        if path.is_file():
+            return path
+        if not self.allow_download:
+            raise MissingResourceError(f"{url} is not in the OSWorld file cache and downloads are off; "
+                                       f"put the file at {path} (or allow downloads)")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(path.name + f".part-{uuid.uuid4().hex}")
+        try:
+            retry(lambda: _download(url, partial), attempts=3, retry_on=(OSError,), base_delay_s=1.0)
+        except OSError as exc:
+            partial.unlink(missing_ok=True)
+            raise MissingResourceError(f"cannot download {url} ({exc}); without internet, put the file at "
+                                       f"{path}") from exc
+        os.replace(partial, path)
+        return path
+
+
+def _download(url: str, target: Path) -> None:
+    with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT_S) as response, open(target, "wb") as out:
+        shutil.copyfileobj(response, out)
+
+
+@dataclass
+class EpisodeContext:
+    """One episode of one task on one desktop."""
+
+    backend: Any
+    spec: OSWorldTaskSpec
+    cache: FileCache
+    client_password: str = "password"
+    scratch: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="gui-gym-osworld-")))
+
+    @property
+    def client(self):
+        return self.backend.client
+
+    @property
+    def screen_size(self) -> tuple[int, int]:
+        return self.backend.screen_size
+
+    @property
+    def task_cache(self) -> Path:
+        return self.cache.task_dir(self.spec.id)
+
+    def local_path(self, path: str) -> Path:
+        """A host path from a task file: relative paths are relative to the task file."""
+        candidate = Path(path).expanduser()
+        return candidate if candidate.is_absolute() else self.spec.folder / candidate
+
+    def close(self) -> None:
+        shutil.rmtree(self.scratch, ignore_errors=True)

@@ -1,0 +1,83 @@
+"""`DesktopBackend` on the local provider, for real (one desktop for the module)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gui_gym.actions import Action
+from gui_gym.backends.desktop import DesktopBackend, DesktopConfig
+from gui_gym.errors import ActionExecutionError
+from gui_gym.waiting import wait_until
+
+
+@pytest.fixture(scope="module")
+def backend():
+    desktop = DesktopBackend(screen_size=(800, 600))
+    desktop.start()
+    desktop.new_episode()
+    yield desktop
+    desktop.close()
+
+
+def test_screenshots_are_rgb_frames_with_the_pointer_drawn(backend):
+    backend.execute(Action.move(100, 100))
+    first = backend.observe().screenshot
+    backend.execute(Action.move(400, 300))
+    second = backend.observe().screenshot
+    assert first.shape == (600, 800, 3) and first.dtype == np.uint8
+    changed = np.argwhere((first != second).any(axis=2))
+    assert len(changed) and changed.min(axis=0)[0] >= 95  # only the pointer moved
+
+
+def test_actions_settle_by_screen_stability(backend):
+    backend.client.launch(["mousepad"])
+    assert backend.wait_for_screen(30, expect_change=True)
+    backend.execute(Action.type("hello"))
+    assert backend.last_settle["stable"] is True and backend.last_settle_s > 0
+    backend.execute(Action.hotkey("ctrl", "a"))
+    assert backend.last_settle["frames"] >= backend.config.settle_stable_frames
+
+
+def test_accessibility_tree_lists_the_app(backend):
+    tree = backend.observe(a11y=True).a11y_tree
+    assert tree.startswith("tag\tname\ttext") and "Mousepad" in tree
+
+
+def test_unsupported_actions_are_action_errors(backend):
+    with pytest.raises(ActionExecutionError, match=r"a desktop cannot carry out a 'goto' action"):
+        backend.execute(Action.goto("https://example.org"))
+    with pytest.raises(ActionExecutionError, match="the desktop has no element indices"):
+        backend.execute(Action.click_element(3))
+
+
+def test_a_new_episode_is_a_fresh_desktop(backend):
+    backend.client.execute("echo x > ~/marker", shell=True)
+    backend.new_episode()
+    assert backend.client.get_file("/home/user/marker") is None
+    assert "mousepad" not in backend.client.execute("wmctrl -l -x", shell=True)["output"].lower()
+
+
+def test_config_validates_and_pops_its_fields():
+    kwargs = {"provider": "remote", "host": "10.0.0.2", "max_steps": 5}
+    config = DesktopConfig.pop_from(kwargs)
+    assert config.host == "10.0.0.2" and kwargs == {"max_steps": 5}
+    with pytest.raises(ValueError, match=r"provider must be one of \['local', 'docker', 'vmware', 'remote'\], "
+                                         r"received 'kvm'"):
+        DesktopConfig(provider="kvm")
+
+
+def test_wait_for_screen_without_change_returns_when_still(backend):
+    backend.mark_screen()
+    assert wait_until(lambda: backend.wait_for_screen(5, expect_change=False), 10)
+
+
+def test_require_network_gives_the_episode_the_hosts_network(backend):
+    backend.new_episode()
+    assert not backend.has_network
+    backend.require_network()
+    assert backend.has_network
+    interfaces = backend.client.execute(["cat", "/proc/net/dev"])["output"].splitlines()[2:]
+    assert len(interfaces) > 1
+    backend.new_episode()
+    assert not backend.has_network
