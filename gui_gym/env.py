@@ -103,6 +103,12 @@ class GUIEnv(gym.Env):
     def task_ids(self) -> list[str]:
         return list(self._task_pool if self._task_pool is not None else self.suite.task_ids)
 
+    @property
+    def last_observation(self) -> Observation | None:
+        """The backend's latest observation as it came, for wrappers that record it (its
+        ``extra`` may hold the screenshot already encoded, ``extra["png"]``)."""
+        return self._last_obs
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         started = time.perf_counter()

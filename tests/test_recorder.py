@@ -95,7 +95,7 @@ class _Dimmed(gym.ObservationWrapper):
 def test_the_file_holds_the_screen_the_agent_saw_even_when_a_wrapper_changed_it(demo, tmp_path):
     env = TrajectoryRecorder(_Dimmed(demo), tmp_path)
     obs, info = env.reset(seed=0, options={"task_id": "demo.press-button"})
-    obs, *_ = env.step(Action.wait(0))
+    obs, *_ = env.step(Action.done())  # the episode ends: every screenshot is on disk
     for name, screen in (("step_0000.png", None), ("step_0001.png", obs["screenshot"])):
         saved = np.asarray(Image.open(tmp_path / "demo.press-button__seed0" / name).convert("RGB"))
         assert saved.max() <= 127  # encoded from the dimmed array, not copied from the browser's PNG

@@ -75,7 +75,13 @@ class Backend(ABC):
         self.last_settle_s = time.perf_counter() - started
 
     def observe(self, a11y: bool = False) -> Observation:
-        return self._guard(lambda: self._observe(a11y))
+        """The screen now. Failing to see it is never the agent's fault: it is an
+        `InfraError`, and the backend is relaunched at the next reset."""
+        try:
+            return self._guard(lambda: self._observe(a11y))
+        except ActionExecutionError as exc:
+            self.healthy = False
+            raise InfraError(f"{type(self).__name__} could not observe the screen: {exc}") from exc
 
     def close(self) -> None:
         """Release every process; safe to call twice."""

@@ -45,6 +45,7 @@ QUIET_FLAGS = (
 connection attempts and stalls on DNS at every start."""
 
 SCROLL_NOTCH_PX = 100
+SCREENSHOT_PARAMS = {"format": "png", "optimizeForSpeed": True}
 SCROLL_WAIT_FRAMES = 4
 """Frames to wait for a wheel scroll to land; one suffices in practice, the rest are for a
 page at the end of its scroll range, which never moves."""
@@ -430,18 +431,27 @@ class BrowserBackend(Backend):
             raise InfraError("the browser page crashed")
         if self._page.is_closed():  # the agent closed the last tab: a blank one, like a browser
             self._adopt_page(self._context.new_page())
-        shot = self._cdp.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
-        image = Image.open(io.BytesIO(base64.b64decode(shot["data"])))
+        try:
+            shot = self._cdp.send("Page.captureScreenshot", SCREENSHOT_PARAMS)
+        except Exception:
+            # The DevTools session can detach from a page that swapped its renderer (a
+            # cross-process navigation); a new session on the same page sees it again.
+            self._cdp = self._context.new_cdp_session(self._page)
+            shot = self._cdp.send("Page.captureScreenshot", SCREENSHOT_PARAMS)
+        png = base64.b64decode(shot["data"])
+        image = Image.open(io.BytesIO(png))
         screenshot = np.asarray(image.convert("RGB"))
         width, height = self.config.viewport
+        extra = {"png": png}  # the encoded screenshot, so a recorder need not encode it again
         if screenshot.shape[:2] != (height, width):  # a page that resized the window
             screenshot = np.asarray(image.convert("RGB").resize((width, height)))
+            extra = {}
         tree = None
         if a11y:
             tree = element_tree_text(self._refresh_elements())
         else:
             self._elements = None
-        return Observation(screenshot=screenshot, a11y_tree=tree, url=self._page.url)
+        return Observation(screenshot=screenshot, a11y_tree=tree, url=self._page.url, extra=extra)
 
     def _refresh_elements(self) -> list[dict[str, Any]]:
         self._elements = self._page.evaluate(ELEMENTS_JS)

@@ -172,9 +172,10 @@ class TrajectoryRecorder(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     >>> import gymnasium as gym, gui_gym, tempfile
     >>> env = TrajectoryRecorder(gym.make("GUI/Demo-v0"), tempfile.mkdtemp())
-    >>> obs, info = env.reset(seed=0, options={"task_id": "demo.read-code"})  # doctest: +SKIP
-    >>> info["trajectory_dir"].endswith("demo.read-code__seed0")  # doctest: +SKIP
+    >>> obs, info = env.reset(seed=0, options={"task_id": "demo.read-code"})
+    >>> info["trajectory_dir"].endswith("demo.read-code__seed0")
     True
+    >>> env.close()
 
     Args:
         env: any env; GUI envs give screenshots, urls and task ids.

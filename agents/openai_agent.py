@@ -1,0 +1,175 @@
+"""`OpenAIAgent`: a VLM behind any OpenAI-compatible chat endpoint (vLLM, SGLang, hosted APIs).
+
+Each turn sends the task prompt, the conversation so far and the current screenshot; only the
+last `history_images` screenshots travel as images (older turns keep their text), which bounds
+the request while the model still reads its own earlier reasoning. Screenshots are sent at
+full resolution on purpose: the model answers in the pixels of the image its server resized
+with `smart_resize`, and the env maps those back to the screen exactly only if the image was
+not resized on the way (see `gui_gym.action_formats.coords`).
+
+The HTTP side is the judges' OpenAI-compatible client: every request has a timeout, and
+transport failures, 429 and 5xx are retried with backoff (`gui_gym.waiting.retry`). An
+endpoint that stays down is an `AgentError`, which the harness records as an error, not as a
+failed task.
+
+Settings come from the arguments, else the environment: ``GUI_GYM_AGENT_BASE_URL`` (then
+``OPENAI_BASE_URL``), ``GUI_GYM_AGENT_API_KEY`` (then ``OPENAI_API_KEY``), ``GUI_GYM_AGENT_MODEL``;
+without a model name the agent asks the server's ``/models`` and takes the first (a vLLM or
+SGLang server serves one).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from typing import Any
+
+import httpx
+import numpy as np
+
+from agents.base import BaseAgent
+from agents.prompts import PLATFORMS, get_prompt_format
+from gui_gym.action_formats.coords import MODES
+from gui_gym.actions import Action
+from gui_gym.errors import AgentError, JudgeError
+from gui_gym.judges.base import Message
+from gui_gym.judges.openai_judge import OpenAIJudge
+from gui_gym.waiting import retry
+
+BASE_URL_VARS = ("GUI_GYM_AGENT_BASE_URL", "OPENAI_BASE_URL")
+API_KEY_VARS = ("GUI_GYM_AGENT_API_KEY", "OPENAI_API_KEY")
+MODEL_VARS = ("GUI_GYM_AGENT_MODEL",)
+FULL_RESOLUTION = 1 << 16
+"""Image side cap given to the client: larger than any screen, so nothing is downscaled."""
+
+
+def _setting(value: str | None, names: tuple[str, ...]) -> str | None:
+    if value:
+        return value
+    return next((os.environ[n] for n in names if os.environ.get(n)), None)
+
+
+class OpenAIAgent(BaseAgent):
+    """A VLM agent over an OpenAI-compatible chat-completions API.
+
+    Args:
+        model: served model name; discovered from ``/models`` when omitted.
+        base_url: API root, e.g. ``http://127.0.0.1:8000/v1``.
+        api_key: bearer token, when the server wants one.
+        prompt: "uitars" (UI-TARS-1.5) or "qwen25vl" (Qwen2.5-VL function calling).
+        coordinates: the model's coordinate space: "smart_resize" (UI-TARS-1.5, Qwen2.5-VL),
+            "relative1000" (older UI-TARS), "absolute", "normalized".
+        history_images: screenshots sent per request, the current one included.
+        platform: "computer" or "mobile" (the action list the prompt offers).
+        language: language of the model's thoughts.
+        temperature, max_tokens: sampling settings.
+        timeout_s: per-request timeout.
+        attempts: tries per request.
+        extra_body: further request fields (e.g. ``{"top_p": 0.9}``).
+    """
+
+    def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
+                 prompt: str = "uitars", coordinates: str = "smart_resize", history_images: int = 3,
+                 platform: str = "computer", language: str = "English", temperature: float = 0.0,
+                 max_tokens: int = 512, timeout_s: float = 60.0, attempts: int = 4,
+                 extra_body: dict[str, Any] | None = None):
+        super().__init__()
+        self.prompt = get_prompt_format(prompt)
+        if coordinates not in MODES:
+            raise AgentError(f"openai agent: coordinates must be one of {list(MODES)}, received {coordinates!r}")
+        if platform not in PLATFORMS:
+            raise AgentError(f"openai agent: platform must be one of {list(PLATFORMS)}, received {platform!r}")
+        if not isinstance(history_images, int) or history_images < 1:
+            raise AgentError(f"openai agent: history_images must be an int >= 1, received {history_images!r}")
+        for name, value, low in (("temperature", temperature, 0), ("max_tokens", max_tokens, 1),
+                                 ("timeout_s", timeout_s, 1e-9), ("attempts", attempts, 1)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < low:
+                raise AgentError(f"openai agent: {name} must be a number >= {low:g}, received {value!r}")
+        self.base_url = _setting(base_url, BASE_URL_VARS)
+        if not self.base_url:
+            raise AgentError("openai agent: no endpoint; pass --agent-arg base_url=http://HOST:PORT/v1 "
+                             f"or set {BASE_URL_VARS[0]} (or {BASE_URL_VARS[1]})")
+        self.model = _setting(model, MODEL_VARS)
+        self.api_key = _setting(api_key, API_KEY_VARS)
+        self.coordinates, self.history_images = coordinates, history_images
+        self.platform, self.language = platform, language
+        self.timeout_s, self.attempts = float(timeout_s), int(attempts)
+        self._client_settings = {"temperature": temperature, "max_tokens": max_tokens, "timeout_s": timeout_s,
+                                 "attempts": attempts, "max_image_side": FULL_RESOLUTION, "extra_body": extra_body}
+        self.action_format = self.prompt.action_format
+        self.format_context = {"coordinates": coordinates} if self.prompt.action_format == "uitars" else None
+        self._client: OpenAIJudge | None = None
+        self._instruction = ""
+        self._turns: list[tuple[bytes | None, str]] = []
+
+    def reset(self, task_info: dict[str, Any]) -> None:
+        super().reset(task_info)
+        self._instruction = str(task_info.get("instruction") or "")
+        self._turns = []
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> "Action | str":
+        screenshot = obs["screenshot"]
+        png = _png(screenshot)
+        text = self._complete(self._messages(png))
+        self._turns.append((png, text))
+        if len(self._turns) >= self.history_images:  # drop images that will leave the window
+            _, old_text = self._turns[-self.history_images]
+            self._turns[-self.history_images] = (None, old_text)
+        self.last_response, self.last_thought = text, self.prompt.thought(text)
+        height, width = screenshot.shape[:2]
+        return self.prompt.to_action(text, (width, height), self.coordinates)
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    # ---- internals ----------------------------------------------------------------------
+
+    def _messages(self, current_png: bytes) -> list[Message]:
+        system = self.prompt.system(self._instruction, self.platform, self.language)
+        messages = [Message.system(system)] if system else []
+        messages.append(Message.user(self.prompt.first_user(self._instruction, self.platform, self.language)))
+        for png, text in self._turns:
+            if png is not None:
+                messages.append(Message.user(png))
+            messages.append(Message.assistant(text))
+        messages.append(Message.user(current_png))
+        return messages
+
+    def _complete(self, messages: list[Message]) -> str:
+        try:
+            return self._chat_client().complete(messages)
+        except JudgeError as exc:
+            raise AgentError(f"model endpoint {self.base_url}: {exc}") from exc
+
+    def _chat_client(self) -> OpenAIJudge:
+        if self._client is None:
+            model = self.model or self._discover_model()
+            self.model = model
+            self._client = OpenAIJudge(model=model, base_url=self.base_url, api_key=self.api_key or None,
+                                       **self._client_settings)
+        return self._client
+
+    def _discover_model(self) -> str:
+        url = f"{self.base_url.rstrip('/')}/models"
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
+        def get() -> dict[str, Any]:
+            response = httpx.get(url, headers=headers, timeout=self.timeout_s)
+            response.raise_for_status()
+            return response.json()
+        try:
+            listing = retry(get, attempts=self.attempts, retry_on=(httpx.TransportError,), base_delay_s=0.5)
+            return str(listing["data"][0]["id"])
+        except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as exc:
+            raise AgentError(f"openai agent: no model given and {url} did not list one ({type(exc).__name__}: {exc}); "
+                             f"pass --agent-arg model=NAME or set {MODEL_VARS[0]}") from exc
+
+
+def _png(image: np.ndarray) -> bytes:
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.fromarray(image).save(buffer, format="PNG", compress_level=1)
+    return buffer.getvalue()

@@ -1,0 +1,37 @@
+"""`OracleAgent`: the task's own solution, asked of the env step by step.
+
+Suites that know how to solve their tasks (LocalWeb, the demo, bundled samples) expose it as
+``env.unwrapped.oracle_action()``, resolved against the live screen; the oracle agent replays
+it through the ordinary step interface, so it proves a task solvable end to end and gives the
+ceiling a benchmark run is read against.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.base import BaseAgent
+from gui_gym.actions import Action
+from gui_gym.errors import AgentError
+
+
+class OracleAgent(BaseAgent):
+    """The env's own solution of each task (where the suite has one)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._env: Any = None
+
+    def bind_env(self, env: Any) -> None:
+        unwrapped = getattr(env, "unwrapped", env)
+        if not callable(getattr(unwrapped, "oracle_action", None)):
+            raise AgentError(f"the oracle agent needs an env with oracle_action(); {type(unwrapped).__name__} has none")
+        self._env = unwrapped
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> Action:
+        if self._env is None:
+            raise AgentError("the oracle agent reads the env's solution: call bind_env(env) before act()")
+        try:
+            return self._env.oracle_action()
+        except NotImplementedError as exc:
+            raise AgentError(f"oracle: {exc}") from exc

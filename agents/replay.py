@@ -1,0 +1,129 @@
+"""`ReplayAgent`: actions read from a file, or from a folder of recorded episodes.
+
+Two sources:
+- a JSONL file, one line per task: ``{"task_id": ..., "seed": 0, "actions": [...]}``, where
+  an action is a canonical action object (``{"kind": "click", "x": 10, "y": 20}``) or a
+  string in the agent's `action_format`; ``seed`` is optional (the line then serves every
+  seed of the task);
+- a folder of episodes written by `TrajectoryRecorder` (a `gui-bench` results folder, or any
+  folder under it): each step's parsed actions are replayed as canonical JSON, exact to the
+  pixel. A step whose output did not parse is replayed as that same unparseable text, so it
+  costs a step with an ``action_error`` as it did the first time.
+
+Episodes are matched by (task id, reset seed). When the recorded actions run out before the
+episode ends, the agent says done.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Union
+
+from agents.base import BaseAgent
+from gui_gym.actions import Action
+from gui_gym.errors import ActionParseError, AgentError
+from gui_gym.wrappers.recorder import RESULT_FILE, TRAJECTORY_FILE
+
+Recorded = Union[Action, str]
+"""One replayed step: an action, or text for the env to parse."""
+
+
+class ReplayAgent(BaseAgent):
+    """Replay recorded actions.
+
+    Args:
+        path: a JSONL file of actions per task, or a folder of recorded episodes.
+        action_format: the format of string actions in a JSONL file ("json" by default);
+            a folder is always replayed as canonical JSON.
+    """
+
+    def __init__(self, path: str, action_format: str = "json"):
+        super().__init__()
+        source = Path(path).expanduser()
+        if source.is_dir():
+            if action_format != "json":
+                raise AgentError(f"replay: a recorded folder replays canonical JSON actions; "
+                                 f"received action_format={action_format!r}")
+            self._episodes = _read_folder(source)
+        elif source.is_file():
+            self._episodes = _read_jsonl(source)
+        else:
+            raise AgentError(f"replay: expected a JSONL file of actions or a folder of recorded episodes, "
+                             f"received {str(source)!r}, which does not exist")
+        if not self._episodes:
+            raise AgentError(f"replay: {str(source)!r} holds no recorded episodes")
+        self.action_format = action_format
+        self._queue: list[Recorded] = []
+
+    def reset(self, task_info: dict[str, Any]) -> None:
+        super().reset(task_info)
+        task_id, seed = str(task_info.get("task_id")), task_info.get("reset_seed")
+        for key in ((task_id, seed), (task_id, None)):
+            if key in self._episodes:
+                self._queue = list(self._episodes[key])
+                return
+        seeds = sorted(str(s) for t, s in self._episodes if t == task_id)
+        raise AgentError(f"replay: no recorded actions for task {task_id!r} with seed {seed}; "
+                         f"recorded seeds for it: {seeds or 'none'}")
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> Recorded:
+        return self._queue.pop(0) if self._queue else Action.done()
+
+
+def _read_jsonl(path: Path) -> dict[tuple[str, Any], list[Recorded]]:
+    episodes: dict[tuple[str, Any], list[Recorded]] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"replay: {path.name} line {number}"
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise AgentError(f"{where}: expected a JSON object, received invalid JSON ({exc.msg})") from exc
+        if not isinstance(entry, dict) or "task_id" not in entry or not isinstance(entry.get("actions"), list):
+            raise AgentError(f"{where}: expected {{\"task_id\": ..., \"seed\": ..., \"actions\": [...]}}, "
+                             f"received {line[:80]!r}")
+        actions: list[Recorded] = []
+        for action in entry["actions"]:
+            if isinstance(action, str):
+                actions.append(action)
+            else:
+                try:
+                    actions.append(Action.from_dict(action))
+                except ActionParseError as exc:
+                    raise AgentError(f"{where}: {exc}") from exc
+        episodes[(str(entry["task_id"]), entry.get("seed"))] = actions
+    return episodes
+
+
+def _read_folder(root: Path) -> dict[tuple[str, Any], list[Recorded]]:
+    episodes: dict[tuple[str, Any], list[Recorded]] = {}
+    for traj in sorted(root.rglob(TRAJECTORY_FILE)):
+        records = []
+        for line in traj.read_text(encoding="utf-8").splitlines():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                break  # a line cut short by a killed run ends the usable part
+        if not records:
+            continue
+        head = records[0]
+        result_path = traj.parent / RESULT_FILE
+        if result_path.is_file():
+            head = {**head, **json.loads(result_path.read_text(encoding="utf-8"))}
+        steps = sorted((r for r in records if r.get("step", 0) >= 1), key=lambda r: r["step"])
+        episodes[(str(head.get("task_id")), head.get("seed"))] = [_replayable(r) for r in steps]
+    return episodes
+
+
+def _replayable(record: dict[str, Any]) -> str:
+    parsed = record.get("parsed_action")
+    if parsed is not None:
+        return json.dumps(parsed, ensure_ascii=False)
+    raw = str(record.get("action", ""))
+    try:
+        json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+    return "unparsed output: " + raw  # valid JSON that did not parse in its own format must not run now

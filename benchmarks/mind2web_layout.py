@@ -1,0 +1,286 @@
+"""The Online-Mind2Web v2 result layout, written from a recorded episode.
+
+One folder per task: ``result.json`` (``schema_version: online-mind2web-v2``, ``task``,
+``task_id``, ``reference_length``, ``agent_final_answer``, ``action_history``) and
+``trajectory/<n>_screenshot.png``. The action history holds only factual actions (what was
+done on the page, with the screenshot after it, the url, whether it ran, and the model's
+thought); the agent's final answer lives in ``agent_final_answer`` and in the closing
+``TASK_COMPLETE -> ANSWER: ...`` entry, never among the facts, because a judge that reads a
+claimed answer as evidence scores hallucinated successes.
+
+`gui-bench run` writes this for every web episode (one whose observations carry a url), so a
+WebJudge-style evaluator can score the folder as it would any Online-Mind2Web submission.
+`find_web_episodes` reads such folders back for ``gui-bench judge``: ours, and the v1/v2
+folders other agents write.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gui_gym.errors import HarnessError, TaskConfigError
+from gui_gym.judges.webjudge import WebTrajectory
+from gui_gym.wrappers.recorder import RESULT_FILE, TRAJECTORY_FILE, atomic_write_json
+
+SCHEMA_VERSION = "online-mind2web-v2"
+TRAJECTORY_DIR = "trajectory"
+TERMINAL_KINDS = frozenset({"done", "answer", "fail"})
+
+
+def _point(x: Any, y: Any) -> str:
+    return f"({round(x)}, {round(y)})"
+
+
+def describe_action(action: dict[str, Any]) -> str:
+    """A canonical action (``Action.to_dict()``) as a short factual line, e.g.
+    ``CLICK (640, 360)`` or ``TYPE 'hello'``."""
+    kind = action.get("kind", "?")
+    where = _point(action["x"], action["y"]) if action.get("x") is not None else None
+    if action.get("element") is not None:
+        where = f"element #{action['element']}"
+    if kind == "drag" or (kind == "swipe" and action.get("to_x") is not None):
+        return f"{kind.upper()} {where} -> {_point(action['to_x'], action['to_y'])}"
+    if kind == "scroll" or kind == "swipe":
+        return f"{kind.upper()} {action.get('direction')} {action.get('amount') or ''}".rstrip() + (f" at {where}" if where else "")
+    if kind == "type":
+        return f"TYPE {action.get('text')!r}" + (f" at {where}" if where else "")
+    if kind in ("key", "hotkey", "key_down", "key_up"):
+        return f"{kind.upper()} {'+'.join(action.get('keys') or [])}"
+    if kind == "goto":
+        return f"GOTO {action.get('text')}"
+    if kind == "open_app":
+        return f"OPEN_APP {action.get('text')}"
+    if kind == "wait":
+        return "WAIT"
+    return f"{kind.upper()} {where}" if where else kind.upper()
+
+
+def build_result(*, task: str, task_id: str, reference_length: int | None, final_answer: str | None,
+                 steps: list[dict[str, Any]], last_screenshot: str | None, last_url: str | None) -> dict[str, Any]:
+    """The v2 ``result.json`` document. `steps` are ``{screenshot, url, action, action_status,
+    thought}`` of factual actions; the closing TASK_COMPLETE entry is added here."""
+    history = [{"step": i, **step} for i, step in enumerate(steps)]
+    answer = final_answer or ""
+    history.append({"step": len(history), "screenshot": last_screenshot, "url": last_url,
+                    "action": f"TASK_COMPLETE -> ANSWER: {answer}", "action_status": None, "thought": None})
+    return {"schema_version": SCHEMA_VERSION, "task": task, "task_id": task_id, "reference_length": reference_length,
+            "agent_final_answer": answer, "action_history": history}
+
+
+def write_from_episode(episode_dir: str | Path, dest: str | Path, *,
+                       reference_length: int | None = None) -> dict[str, Any] | None:
+    """Write the v2 layout of the recorded episode in `episode_dir` to `dest`; None (nothing
+    written) when the episode is not a web episode or has no result yet."""
+    episode_dir, dest = Path(episode_dir), Path(dest)
+    result_path = episode_dir / RESULT_FILE
+    traj_path = episode_dir / TRAJECTORY_FILE
+    if not result_path.is_file() or not traj_path.is_file():  # a worker that died before the reset
+        return None
+    result = json.loads(result_path.read_text(encoding="utf-8"))
+    records = []
+    for line in traj_path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            records.append(json.loads(line))
+    if not records or records[0].get("url") is None:
+        return None
+    if dest.exists():
+        shutil.rmtree(dest)
+    shots = dest / TRAJECTORY_DIR
+    shots.mkdir(parents=True)
+    steps: list[dict[str, Any]] = []
+    last_url = records[0].get("url")
+
+    def copy_shot(record: dict[str, Any]) -> str | None:
+        source = record.get("screenshot_file")
+        if not source or not (episode_dir / source).is_file():
+            return None
+        name = f"{len(steps)}_screenshot.png"  # the index of the entry it illustrates
+        _link_or_copy(episode_dir / source, shots / name)
+        return f"{TRAJECTORY_DIR}/{name}"
+
+    last_factual = None
+    for record in records[1:]:
+        parsed = record.get("parsed_action")
+        actions = parsed if isinstance(parsed, list) else [parsed] if parsed else []
+        factual = [a for a in actions if a.get("kind") not in TERMINAL_KINDS]
+        last_url = record.get("url") or last_url
+        if not factual:
+            continue
+        steps.append({"screenshot": copy_shot(record), "url": record.get("url"),
+                      "action": "; ".join(describe_action(a) for a in factual),
+                      "action_status": "FAILED" if record.get("action_error") else "SUCCESS",
+                      "thought": record.get("thought")})
+        last_factual = record
+    final_screen = steps[-1]["screenshot"] if last_factual is records[-1] else copy_shot(records[-1])
+    document = build_result(task=str(result.get("instruction") or records[0].get("instruction") or ""),
+                            task_id=str(result.get("task_id")), reference_length=reference_length,
+                            final_answer=result.get("final_answer"), steps=steps,
+                            last_screenshot=final_screen, last_url=last_url)
+    atomic_write_json(dest / RESULT_FILE, document)
+    return document
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+# ---- reading result folders (ours, and other agents' v1/v2) ----------------------------------
+
+V1_SCHEMA = "online-mind2web-v1"
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".webp"})
+_COMPLETE_PREFIX = "TASK_COMPLETE"
+
+
+@dataclass
+class RecordedWebEpisode:
+    """One task folder to judge: where it is, what it holds, and the ground truth if known."""
+
+    key: str
+    folder: Path
+    schema: str
+    trajectory: WebTrajectory
+    ground_truth: bool | None
+
+
+def read_task_folder(folder: str | Path) -> tuple[str, WebTrajectory]:
+    """(schema, trajectory) of one Online-Mind2Web task folder: ``result.json`` in the v2
+    layout (factual steps, the answer apart) or v1 (``action_history`` as strings, optional
+    ``final_result_response``), screenshots from ``trajectory/`` ordered by the first integer
+    in their names, as the official evaluator orders them (v2 files without that folder may
+    carry them in each step's ``screenshot``: a path, a data URL or base64)."""
+    folder = Path(folder)
+    path = folder / RESULT_FILE
+    try:
+        result = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise TaskConfigError(f"{path}: cannot read an Online-Mind2Web result: {exc}") from exc
+    if not isinstance(result, dict):
+        raise TaskConfigError(f"{path}: expected a JSON object, received {type(result).__name__}")
+    task = next((result[k] for k in ("task", "confirmed_task", "task_description") if isinstance(result.get(k), str)), None)
+    if not task:
+        raise TaskConfigError(f"{path}: expected the task text under 'task', received {result.get('task')!r}")
+    history = result.get("action_history") or []
+    if not isinstance(history, list):
+        raise TaskConfigError(f"{path}: expected 'action_history' as a list, received {type(history).__name__}")
+    schema = result.get("schema_version") or V1_SCHEMA
+    if schema not in (SCHEMA_VERSION, V1_SCHEMA):
+        raise TaskConfigError(f"{path}: expected schema_version {SCHEMA_VERSION!r} (or none, for v1), received {schema!r}")
+    shots = _trajectory_images(folder)
+    if schema == SCHEMA_VERSION:
+        entries = [e if isinstance(e, dict) else {"action": str(e)} for e in history]
+        actions = [_factual_line(e) for e in entries if not str(e.get("action", "")).startswith(_COMPLETE_PREFIX)]
+        answer = result.get("agent_final_answer")
+        if answer is None:
+            closing = [str(e.get("action")) for e in entries if str(e.get("action", "")).startswith(_COMPLETE_PREFIX)]
+            answer = closing[-1].partition("ANSWER:")[2].strip() if closing else None
+        if not shots:
+            shots = [s for s in (_entry_image(folder, e.get("screenshot")) for e in entries) if s is not None]
+    else:
+        actions = [e.get("action", json.dumps(e)) if isinstance(e, dict) else str(e) for e in history]
+        answer = result.get("final_result_response")
+    names = [s.relative_to(folder).as_posix() if isinstance(s, Path) else f"screenshot {i}" for i, s in enumerate(shots)]
+    trajectory = WebTrajectory(task_id=str(result.get("task_id") or folder.name), task=task, actions=actions,
+                               screenshots=shots, final_answer=None if answer is None else str(answer),
+                               screenshot_names=names)
+    return schema, trajectory
+
+
+def find_web_episodes(root: str | Path, labels: dict[str, bool] | None = None) -> list[RecordedWebEpisode]:
+    """Every task folder under `root` to judge: the ``mind2web/`` episodes of a gui-bench results
+    folder (ground truth: the env's own success, where the env has a success check and the
+    episode did not end in an error), or the ``<task_id>/result.json`` folders of an
+    Online-Mind2Web results folder (or `root` itself, one task). `labels` (task id or folder
+    name -> success) give or override the ground truth."""
+    from benchmarks.results import MIND2WEB_DIR, RUN_FILE, TASKS_DIR
+
+    root = Path(root)
+    truths: dict[str, bool | None] = {}
+    if (root / RUN_FILE).is_file():
+        folders = sorted(p.parent for p in (root / MIND2WEB_DIR).glob(f"*/{RESULT_FILE}"))
+        for folder in folders:
+            truths[folder.name] = _env_truth(root / TASKS_DIR / folder.name / RESULT_FILE)
+    elif (root / RESULT_FILE).is_file():
+        folders = [root]
+    else:
+        folders = sorted(p.parent for p in root.glob(f"*/{RESULT_FILE}"))
+    if not folders:
+        raise HarnessError(f"{root} holds no web episodes to judge: expected a gui-bench results folder with mind2web/ "
+                           "episodes, or Online-Mind2Web results (<task_id>/result.json with trajectory/ screenshots)")
+    episodes = []
+    for folder in folders:
+        schema, trajectory = read_task_folder(folder)
+        truth = truths.get(folder.name)
+        for name in (trajectory.task_id, folder.name):
+            if labels and name in labels:
+                truth = labels[name]
+        episodes.append(RecordedWebEpisode(folder.name, folder, schema, trajectory, truth))
+    return episodes
+
+
+def read_labels(path: str | Path) -> dict[str, bool]:
+    """Ground truth from a JSON object ``{task_id: true | false | "success" | "failure" | 1 | 0}``."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise HarnessError(f"labels file {str(path)!r}: cannot read it as JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise HarnessError(f"labels file {str(path)!r}: expected a JSON object {{task_id: true|false}}, "
+                           f"received {type(data).__name__}")
+    words = {"success": True, "failure": False, True: True, False: False, 1: True, 0: False}
+    labels = {}
+    for task_id, value in data.items():
+        key = value.lower() if isinstance(value, str) else value
+        if isinstance(key, float) or key not in words:
+            raise HarnessError(f"labels file {str(path)!r}: task {task_id!r}: expected true/false, 1/0 or "
+                               f"\"success\"/\"failure\", received {value!r}")
+        labels[task_id] = words[key]
+    return labels
+
+
+def _env_truth(path: Path) -> bool | None:
+    """The env's own success, or None where it is no ground truth: the episode ended in an error,
+    or the env had no success check of its own (live Online-Mind2Web, scored by a judge)."""
+    if not path.is_file():
+        return None
+    result = json.loads(path.read_text(encoding="utf-8"))
+    if result.get("error") or (result.get("meta") or {}).get("evaluator") == "judge":
+        return None
+    return bool(result.get("success"))
+
+
+def _factual_line(entry: dict[str, Any]) -> str:
+    line = str(entry.get("action", ""))
+    return line + " [FAILED]" if str(entry.get("action_status") or "").upper() == "FAILED" else line
+
+
+def _trajectory_images(folder: Path) -> list[Path]:
+    shots = folder / TRAJECTORY_DIR
+    if not shots.is_dir():
+        return []
+    images = [p for p in shots.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES]
+    numbered = [p for p in images if re.search(r"\d+", p.name)]
+    return sorted(numbered, key=lambda p: (int(re.search(r"\d+", p.name).group()), p.name))
+
+
+def _entry_image(folder: Path, value: Any) -> Path | bytes | None:
+    if not isinstance(value, str) or not value:
+        return None
+    if value.startswith("data:"):
+        return base64.b64decode(value.partition(",")[2])
+    for candidate in (folder / value, folder / TRAJECTORY_DIR / value):
+        if candidate.is_file():
+            return candidate
+    try:
+        return base64.b64decode(value, validate=True) if len(value) > 64 else None
+    except ValueError:
+        return None

@@ -1,0 +1,125 @@
+"""`gui-bench perf`: what the harness costs, and how it scales.
+
+1. Throughput: the oracle runs the same episodes through the real runner with 1, 2 and 4
+   workers (worker start and browser launch included); episodes per minute, and the scaling
+   ratio against one worker. Workers are processes, so the ratio is bounded by the machine's
+   cores, not by the harness.
+2. Overhead: in one process, the same episodes run by (a) a bare loop (reset, then
+   ``oracle_action`` and ``step`` until the end) and (b) the harness's own episode loop
+   (`run_episode`: the agent protocol plus `TrajectoryRecorder` writing traj.jsonl, PNG
+   screenshots and result.json). Episodes alternate a and b so machine noise hits both alike;
+   the overhead is b's time per step over a's, minus one. Target: <= 5 %. The extra CPU time
+   this process spends per step in b (all its threads) is printed too: on a busy machine it
+   is the steadier figure.
+
+    gui-bench perf --env GUI/Demo-v0 --episodes 24
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.cli import DEFAULT_ENV_ID, arg, make_env, subcommand
+from benchmarks.results import Job
+from benchmarks.runner import RunConfig, Runner, run_episode
+from gui_gym.errors import HarnessError
+
+
+def episode_jobs(task_ids: list[str], count: int) -> list[Job]:
+    """`count` jobs cycling over `task_ids`, each cycle with the next seed."""
+    if not task_ids:
+        raise HarnessError("the env has no tasks to measure")
+    return [Job(task_id, n // len(task_ids)) for n, task_id in zip(range(count), itertools.cycle(task_ids))]
+
+
+def throughput(env_id: str, jobs: list[Job], workers: int, env_kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Run `jobs` with the oracle on `workers` workers; wall time and episodes per minute."""
+    with tempfile.TemporaryDirectory(prefix="gui-bench-perf-") as out:
+        config = RunConfig(env_id, Path(out), agent="oracle", env_kwargs=dict(env_kwargs or {}), workers=workers)
+        started = time.perf_counter()
+        results = Runner(config, list(jobs)).run()
+        wall_s = time.perf_counter() - started
+    successes = sum(bool(r.get("success")) for r in results)
+    return {"workers": workers, "episodes": len(results), "successes": successes, "wall_s": wall_s,
+            "episodes_per_min": 60 * len(results) / wall_s}
+
+
+def overhead(env_id: str, jobs: list[Job], env_kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Per-step time of a bare oracle loop and of the harness loop on the same episodes."""
+    from agents.oracle import OracleAgent
+    from gui_gym.wrappers.recorder import TrajectoryRecorder
+
+    env = make_env(env_id, dict(env_kwargs or {}))
+    with tempfile.TemporaryDirectory(prefix="gui-bench-perf-") as out:
+        recorder = TrajectoryRecorder(env, out)
+        agent = OracleAgent()
+        agent.bind_env(recorder)
+        times: dict[str, list[float]] = {"bare": [], "harness": []}
+        cpu: dict[str, float] = {"bare": 0.0, "harness": 0.0}
+        steps: dict[str, int] = {"bare": 0, "harness": 0}
+        try:
+            env.reset(seed=jobs[0].seed, options={"task_id": jobs[0].task_id})  # browser start, not measured
+            for job in jobs:
+                started, cpu_started = time.perf_counter(), time.process_time()
+                steps["bare"] += _bare_episode(env, job)
+                times["bare"].append(time.perf_counter() - started)
+                cpu["bare"] += time.process_time() - cpu_started
+                started, cpu_started = time.perf_counter(), time.process_time()
+                result = run_episode(recorder, agent, job)
+                times["harness"].append(time.perf_counter() - started)
+                cpu["harness"] += time.process_time() - cpu_started
+                if result.get("error"):
+                    raise HarnessError(f"perf: the harness episode {job.key} failed: {result['error']}")
+                steps["harness"] += result["steps"]
+        finally:
+            recorder.close()
+    per_step = {k: sum(times[k]) / max(1, steps[k]) for k in times}
+    return {"episodes": len(jobs), "steps": steps["bare"], "bare_step_s": per_step["bare"],
+            "harness_step_s": per_step["harness"], "overhead": per_step["harness"] / per_step["bare"] - 1,
+            "extra_cpu_per_step_s": (cpu["harness"] - cpu["bare"]) / max(1, steps["bare"]),
+            "bare_episode_median_s": statistics.median(times["bare"]),
+            "harness_episode_median_s": statistics.median(times["harness"])}
+
+
+def _bare_episode(env: Any, job: Job) -> int:
+    env.reset(seed=job.seed, options={"task_id": job.task_id})
+    oracle = env.unwrapped.oracle_action
+    for count in itertools.count(1):
+        _, _, terminated, truncated, _ = env.step(oracle())
+        if terminated or truncated:
+            return count
+    raise AssertionError("unreachable")
+
+
+@subcommand("measure the harness: oracle episodes per minute on 1/2/4 workers, and per-step overhead vs a bare loop",
+            arg("--env", default=DEFAULT_ENV_ID, help=f"env id (default {DEFAULT_ENV_ID})"),
+            arg("--workers", default="1,2,4", help="worker counts to compare (default 1,2,4)"),
+            arg("--episodes", type=int, default=24, help="episodes per throughput measurement (default 24)"),
+            arg("--overhead-episodes", type=int, default=30, help="episodes of each loop for the overhead (default 30)"))
+def perf_command(args: argparse.Namespace) -> int:
+    try:
+        counts = [int(w) for w in args.workers.split(",")]
+    except ValueError as exc:
+        raise HarnessError(f"--workers expects comma-separated counts such as 1,2,4, received {args.workers!r}") from exc
+    env = make_env(args.env, {})
+    task_ids = env.unwrapped.task_ids
+    env.close()
+    print(f"gui-bench perf on {args.env} ({len(task_ids)} tasks), oracle agent")
+    base = None
+    for workers in counts:
+        row = throughput(args.env, episode_jobs(task_ids, args.episodes), workers)
+        base = base or row["episodes_per_min"]
+        print(f"  {workers} worker(s): {row['episodes']} episodes ({row['successes']} solved) in {row['wall_s']:.1f} s"
+              f" = {row['episodes_per_min']:.1f} episodes/min, scaling x{row['episodes_per_min'] / base:.2f}", flush=True)
+    cost = overhead(args.env, episode_jobs(task_ids, args.overhead_episodes))
+    print(f"  overhead over {cost['episodes']} episodes ({cost['steps']} steps each way): bare loop "
+          f"{1000 * cost['bare_step_s']:.1f} ms/step, harness {1000 * cost['harness_step_s']:.1f} ms/step "
+          f"-> {100 * cost['overhead']:+.1f}% (target <= 5%); the harness's own extra CPU: "
+          f"{1000 * cost['extra_cpu_per_step_s']:.1f} ms/step")
+    return 0

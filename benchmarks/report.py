@@ -1,0 +1,112 @@
+"""`gui-bench report`: one self-contained HTML file for a results folder.
+
+The page holds the summary table, a row per episode, and a trajectory viewer: each step shows
+the screenshot the agent acted on with its action drawn over it in screen pixels (click
+points, drag and scroll arrows, typed text, keys, answers), then the final screen. Everything
+the page needs is inside it (data as JSON, screenshots as data URLs, re-encoded as WebP, about
+a third of the PNG's size, which every current browser shows), so it can be mailed or attached
+to an issue; ``images="link"``
+references the PNGs beside it instead, for very large runs. Agent output is placed with
+``textContent`` only, so a model that writes HTML cannot inject any into the report.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from benchmarks.results import TASKS_DIR, ResultsStore, outcome, summarize
+from gui_gym.errors import HarnessError
+from gui_gym.wrappers.recorder import TRAJECTORY_FILE, atomic_write, json_safe
+
+TEMPLATE = Path(__file__).with_name("report_template.html")
+REPORT_FILE = "report.html"
+IMAGE_MODES = ("webp", "png", "link")
+RECORD_FIELDS = ("step", "action", "parsed_action", "action_error", "reward", "thought", "response", "url", "timings")
+
+
+def _image(path: Path, root: Path, mode: str) -> dict[str, Any] | None:
+    from PIL import Image
+
+    if not path.is_file():
+        return None
+    with Image.open(path) as picture:
+        width, height = picture.size
+        if mode == "link":
+            src = path.relative_to(root).as_posix()
+        elif mode == "png":
+            src = "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+        else:
+            buffer = io.BytesIO()
+            picture.convert("RGB").save(buffer, format="WEBP", quality=80)
+            src = "data:image/webp;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+    return {"src": src, "width": width, "height": height}
+
+
+def _episode(folder: Path, root: Path, result: dict[str, Any] | None, job: dict[str, Any], mode: str) -> dict[str, Any]:
+    records: list[dict[str, Any]] = []
+    traj = folder / TRAJECTORY_FILE
+    if traj.is_file():
+        for line in traj.read_text(encoding="utf-8").splitlines():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                break  # the tail of an interrupted write
+    by_step: list[dict[str, Any] | None] = [None] * (max((r.get("step", 0) for r in records), default=-1) + 1)
+    frames: list[dict[str, Any] | None] = [None] * len(by_step)
+    for record in records:
+        step = record.get("step", 0)
+        by_step[step] = {k: record.get(k) for k in RECORD_FIELDS}
+        shot = record.get("screenshot_file")
+        if shot:
+            frames[step] = _image(folder / shot, root, mode)
+            if frames[step] is not None:
+                frames[step]["url"] = record.get("url")
+    views = [{"step": step, "frame": step - 1} for step in range(1, len(by_step)) if by_step[step] is not None]
+    if frames:
+        views.append({"step": None, "frame": len(frames) - 1})
+    result = result or {}
+    meta = {**(job.get("meta") or {}), **(result.get("meta") or {})}
+    instruction = result.get("instruction") or (records[0].get("instruction") if records else None)
+    return {
+        "key": job.get("key") or folder.name, "task_id": result.get("task_id") or job.get("task_id") or folder.name,
+        "seed": result.get("seed", job.get("seed")), "outcome": outcome(result) if result else "pending",
+        "score": result.get("score"), "steps": result.get("steps", len(by_step) - 1 if by_step else None),
+        "error": result.get("error"), "instruction": instruction, "final_answer": result.get("final_answer"),
+        "domain": meta.get("domain") or result.get("domain"), "difficulty": meta.get("difficulty"),
+        "time_s": (result.get("timings") or {}).get("total_s"),
+        "records": by_step, "frames": frames, "views": views,
+    }
+
+
+def build_report(out_dir: str | Path, *, images: str = "webp", dest: str | Path | None = None,
+                 summary: dict[str, Any] | None = None) -> Path:
+    """Write the HTML report of the results folder `out_dir` (to ``<out_dir>/report.html``
+    unless `dest` is given) and return its path."""
+    if images not in IMAGE_MODES:
+        raise HarnessError(f"images must be one of {list(IMAGE_MODES)}, received {images!r}")
+    store = ResultsStore(out_dir)
+    root = store.root
+    run = store.read_run()
+    if run is not None:
+        jobs = run.get("jobs", [])
+    elif (root / TASKS_DIR).is_dir():
+        jobs = [{"key": d.name} for d in sorted((root / TASKS_DIR).iterdir()) if (d / TRAJECTORY_FILE).is_file()]
+    else:
+        raise HarnessError(f"{root} is not a gui-bench results folder: it has neither run.json nor {TASKS_DIR}/")
+    results = {job["key"]: store.read_result(job["key"]) for job in jobs}
+    summary = summary or store.read_summary() or summarize([r for r in results.values() if r], run=run)
+    tasks = [_episode(store.task_dir(job["key"]), root, results[job["key"]], job, images) for job in jobs]
+    title = f"gui-bench: {run.get('env_id')} / {run.get('agent')}" if run else f"gui-bench: {root.name}"
+    data = json_safe({"title": title, "run": {k: v for k, v in (run or {}).items() if k != "jobs"},
+                      "summary": summary, "suite_report": summary.get("suite_report"), "tasks": tasks})
+    payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/").replace("<!--", "<\\u0021--")
+    page = TEMPLATE.read_text(encoding="utf-8").replace("__TITLE__", html.escape(title)).replace("__REPORT_DATA__", payload)
+    target = Path(dest) if dest is not None else root / REPORT_FILE
+    atomic_write(target, page)
+    return target
+

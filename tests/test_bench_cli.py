@@ -1,0 +1,179 @@
+"""`gui-bench`: the subcommand table, argument parsing, task selection, list, run, report, and a
+real ``kill -9`` in the middle of a run followed by ``--resume``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.cli import (DEFAULT_ENV_ID, SUBCOMMANDS, Subcommand, _print_summary, finalize, main, parse_assignments,
+                            select_tasks)
+from benchmarks.results import Job, ResultsStore
+from benchmarks.runner import descendants
+from gui_gym.errors import HarnessError
+from gui_gym.waiting import wait_until
+
+IDS = ["shop.search", "shop.checkout", "mail.reply", "mail.archive"]
+FACTS = {"shop.search": {"domain": "shop", "difficulty": "easy"}, "shop.checkout": {"domain": "shop", "difficulty": "hard"},
+         "mail.reply": {"domain": "mail", "difficulty": "easy"}, "mail.archive": {"domain": "mail", "difficulty": "easy"}}
+GUI_BENCH = str(Path(sys.executable).with_name("gui-bench"))
+
+
+def test_the_default_env_is_the_embedded_suite_and_every_subcommand_resolves():
+    assert DEFAULT_ENV_ID == "GUI/LocalWeb-v0"
+    assert {"list", "run", "report", "perf"} <= set(SUBCOMMANDS)
+    for target in SUBCOMMANDS.values():
+        module, _, attribute = target.partition(":")
+        assert isinstance(getattr(__import__(module, fromlist=[attribute]), attribute), Subcommand)
+
+
+def test_no_subcommand_prints_help(capsys):
+    assert main([]) == 2
+    assert "run" in capsys.readouterr().out
+
+
+def test_assignments_parse_json_values_and_keep_text():
+    assert parse_assignments(["n=3", "flag=true", "size=[1280, 720]", "mode=local", "url=http://x/v1?a=b"], "--env-arg") == {
+        "n": 3, "flag": True, "size": [1280, 720], "mode": "local", "url": "http://x/v1?a=b"}
+    with pytest.raises(HarnessError, match="--agent-arg expects key=value, received 'model'"):
+        parse_assignments(["model"], "--agent-arg")
+
+
+def test_tasks_are_chosen_by_id_file_and_filter(tmp_path):
+    def pick(specs, limit=None):
+        return select_tasks(IDS, FACTS.__getitem__, specs, limit)
+    assert pick(None) == IDS and pick(None, 2) == IDS[:2]
+    assert pick(["mail.reply,shop.search"]) == ["mail.reply", "shop.search"]
+    assert pick(["domain:mail"]) == ["mail.reply", "mail.archive"]
+    assert pick(["difficulty:easy", "shop.checkout"]) == ["shop.search", "mail.reply", "mail.archive", "shop.checkout"]
+    lines, listing = tmp_path / "ids.txt", tmp_path / "ids.json"
+    lines.write_text("# smoke set\nmail.archive\n\nshop.search\n")
+    listing.write_text(json.dumps(["shop.checkout"]))
+    assert pick([str(lines), str(listing)]) == ["mail.archive", "shop.search", "shop.checkout"]
+    with pytest.raises(HarnessError, match=r"--tasks 'domain:calendar' selects nothing; domain takes the values \['mail', 'shop'\]"):
+        pick(["domain:calendar"])
+    with pytest.raises(HarnessError, match=r"'shop.serch' is not a task id, a file, or a field:value filter; did you mean \['shop.search'"):
+        pick(["shop.serch"])
+    listing.write_text(json.dumps(["nope"]))
+    with pytest.raises(HarnessError, match=r"names unknown task ids \['nope'\]"):
+        pick([str(listing)])
+    with pytest.raises(HarnessError, match="--limit must be >= 1, received 0"):
+        pick(None, 0)
+
+
+def test_list_shows_each_env_and_an_envs_tasks(capsys):
+    assert main(["list", "--env", "GUI/Demo-v0"]) == 0
+    assert capsys.readouterr().out.splitlines() == ['demo.press-button  {"domain": "demo"}', 'demo.fill-form  {"domain": "demo"}',
+                                                   'demo.read-code  {"domain": "demo"}']
+    assert main(["list"]) == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:]}
+    assert set(rows) >= {"GUI/Demo-v0", "GUI/LocalWeb-v0", "GUI/OSWorld-v0"}
+    assert rows["GUI/Demo-v0"].split()[1:3] == ["3", "ready;"]
+
+
+def test_errors_are_one_clear_line(capsys, tmp_path):
+    assert main(["run", "--env", "GUI/Demo-v1", "--out", str(tmp_path)]) == 2
+    assert "gui-bench run: error: cannot make 'GUI/Demo-v1'" in capsys.readouterr().err
+    assert main(["run", "--env", "GUI/Demo-v0", "--agent", "radnom", "--out", str(tmp_path)]) == 2
+    assert "unknown agent 'radnom'" in capsys.readouterr().err
+    assert main(["run", "--resume", "--out", str(tmp_path)]) == 2
+    assert "holds no run.json" in capsys.readouterr().err
+
+
+class _SuiteWithTables:
+    def __init__(self):
+        self.seen = None
+
+    def report(self, results):
+        self.seen = results
+        return "platform  accuracy\nweb       50.0%"
+
+
+def test_a_suites_own_report_follows_the_summary(tmp_path, capsys):
+    store = ResultsStore(tmp_path)
+    jobs = [Job("q1", 0, {"platform": "web"}), Job("q2", 0, {"platform": "web"})]
+    store.write_run({"env_id": "GUI/MMBench-GUI-L1-v0", "agent": "oracle", "jobs": [j.to_dict() for j in jobs]})
+    for job, success in zip(jobs, (True, False)):
+        store.task_dir(job.key).mkdir(parents=True)
+        (store.task_dir(job.key) / "result.json").write_text(json.dumps(
+            {"task_id": job.task_id, "seed": 0, "key": job.key, "success": success, "score": float(success),
+             "steps": 1, "error": None, "meta": job.meta}))
+    suite = _SuiteWithTables()
+    summary = finalize(store, jobs, suite, 3.0)
+    assert [(r["task_id"], r["platform"], r["score"]) for r in suite.seen] == [("q1", "web", 1.0), ("q2", "web", 0.0)]
+    assert json.loads((tmp_path / "summary.json").read_text())["suite_report"] == summary["suite_report"]
+    assert (tmp_path / "report.html").is_file() and not (tmp_path / "mind2web").exists()
+    _print_summary(summary, tmp_path)
+    printed = capsys.readouterr().out
+    assert printed.index("overall") < printed.index("platform  accuracy") < printed.index("report.html")
+
+
+@pytest.mark.slow
+def test_run_then_report_then_resume_a_finished_run(capsys, tmp_path):
+    out = tmp_path / "run"
+    assert main(["run", "--env", "GUI/Demo-v0", "--tasks", "demo.read-code", "--repeats", "2", "--seed", "5",
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "2 of 2 episodes to run" in printed and "overall" in printed and str(out / "report.html") in printed
+    run = json.loads((out / "run.json").read_text())
+    assert [j["key"] for j in run["jobs"]] == ["demo.read-code__seed5", "demo.read-code__seed6"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["overall"]["successes"] == 2 and summary["env_id"] == "GUI/Demo-v0"
+    assert main(["run", "--env", "GUI/Demo-v0", "--out", str(out)]) == 2
+    assert "already holds a run: continue it with --resume" in capsys.readouterr().err
+    assert main(["run", "--resume", "--out", str(out), "--tasks", "demo.fill-form"]) == 2
+    assert "drop --tasks" in capsys.readouterr().err
+    assert main(["run", "--resume", "--out", str(out)]) == 0
+    assert "0 of 2 episodes to run" in capsys.readouterr().out
+    (out / "report.html").unlink()
+    assert main(["report", str(out), "--images", "link"]) == 0
+    page = (out / "report.html").read_text()
+    assert "data:image" not in page and "tasks/demo.read-code__seed5/step_0000.png" in page
+
+
+def _recorded(out: Path) -> list[Path]:
+    return sorted(out.glob("tasks/*/result.json"))
+
+
+@pytest.mark.slow
+def test_kill_9_mid_run_then_resume_records_every_task_exactly_once(tmp_path):
+    out = tmp_path / "run"
+    command = [GUI_BENCH, "run", "--env", "GUI/Demo-v0", "--repeats", "4", "--out", str(out)]
+    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert wait_until(lambda: len(_recorded(out)) >= 3, timeout_s=240), "the run recorded nothing"
+        tree = descendants(first.pid)
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(timeout=10)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    done_before = {p.parent.name for p in _recorded(out)}
+    assert 3 <= len(done_before) < 12, "kill the run while episodes remain"
+    assert wait_until(lambda: not any(_running(pid) for pid in tree), timeout_s=30), \
+        "workers or browsers outlived the killed run"
+    finished = subprocess.run(command[:2] + ["--resume", "--out", str(out)], capture_output=True, text=True, timeout=600)
+    assert finished.returncode == 0, finished.stderr
+    assert f"{12 - len(done_before)} of 12 episodes to run" in finished.stdout
+    results = [json.loads(p.read_text()) for p in _recorded(out)]
+    assert len(results) == 12 and all(r["success"] for r in results)
+    assert len({(r["task_id"], r["seed"]) for r in results}) == 12
+    for path in _recorded(out):
+        steps = [json.loads(line)["step"] for line in (path.parent / "traj.jsonl").read_text().splitlines()]
+        assert steps == list(range(json.loads(path.read_text())["steps"] + 1)), path.parent.name  # no line twice
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["overall"]["tasks"] == 12 and summary["overall"]["successes"] == 12
+    assert len(list(out.glob("mind2web/*/result.json"))) == 12
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

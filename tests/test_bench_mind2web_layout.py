@@ -1,0 +1,87 @@
+"""The Online-Mind2Web v2 layout written from a recorded episode: exact keys, consecutive
+steps with their screenshots, factual actions only, the answer kept out of the facts."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from benchmarks.mind2web_layout import SCHEMA_VERSION, describe_action, write_from_episode
+
+URL = "http://127.0.0.1:8000/shop"
+
+
+def _episode(folder, steps, *, answer=None, url=URL):
+    folder.mkdir(parents=True)
+    records = [{"step": 0, "event": "reset", "instruction": "Find the price.", "screenshot_file": "step_0000.png", "url": url}]
+    for n, (parsed, error, thought) in enumerate(steps, 1):
+        records.append({"step": n, "action": "raw", "parsed_action": parsed, "action_error": error, "thought": thought,
+                        "screenshot_file": f"step_{n:04d}.png", "url": url and f"{url}/{n}"})
+    for record in records:
+        Image.fromarray(np.full((4, 6, 3), record["step"], np.uint8)).save(folder / record["screenshot_file"])
+    (folder / "traj.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (folder / "result.json").write_text(json.dumps({"task_id": "shop.price", "instruction": "Find the price.",
+                                                    "final_answer": answer}))
+    return folder
+
+
+@pytest.mark.parametrize("action, text", [
+    ({"kind": "click", "x": 10.4, "y": 20.6}, "CLICK (10, 21)"),
+    ({"kind": "click", "element": 3}, "CLICK element #3"),
+    ({"kind": "drag", "x": 1, "y": 2, "to_x": 3, "to_y": 4}, "DRAG (1, 2) -> (3, 4)"),
+    ({"kind": "scroll", "direction": "down", "amount": 5}, "SCROLL down 5"),
+    ({"kind": "scroll", "direction": "up", "amount": 2, "x": 5, "y": 6}, "SCROLL up 2 at (5, 6)"),
+    ({"kind": "type", "text": "milk"}, "TYPE 'milk'"),
+    ({"kind": "hotkey", "keys": ["ctrl", "a"]}, "HOTKEY ctrl+a"),
+    ({"kind": "goto", "text": "http://x"}, "GOTO http://x"),
+    ({"kind": "navigate_back"}, "NAVIGATE_BACK"),
+])
+def test_actions_are_described_factually(action, text):
+    assert describe_action(action) == text
+
+
+def test_the_v2_layout_holds_factual_steps_and_the_answer_apart(tmp_path):
+    source = _episode(tmp_path / "episode", [
+        ({"kind": "click", "x": 5, "y": 6}, None, "Open the product."),
+        (None, "expected a JSON action object", None),  # output that did not parse: nothing was done
+        ([{"kind": "type", "text": "milk"}, {"kind": "key", "keys": ["enter"]}], None, "Search."),
+        ({"kind": "click", "x": 1, "y": 1}, "could not execute click", None),
+        ({"kind": "answer", "text": "$3"}, None, "The price is $3."),
+    ], answer="$3")
+    dest = tmp_path / "mind2web" / "shop.price__seed0"
+    document = write_from_episode(source, dest, reference_length=4)
+    assert json.loads((dest / "result.json").read_text()) == document
+    assert set(document) == {"schema_version", "task", "task_id", "reference_length", "agent_final_answer", "action_history"}
+    assert (document["schema_version"], document["task"], document["task_id"]) == (SCHEMA_VERSION, "Find the price.", "shop.price")
+    assert document["reference_length"] == 4 and document["agent_final_answer"] == "$3"
+    history = document["action_history"]
+    assert [h["step"] for h in history] == [0, 1, 2, 3]
+    assert [h["action"] for h in history] == ["CLICK (5, 6)", "TYPE 'milk'; KEY enter", "CLICK (1, 1)",
+                                              "TASK_COMPLETE -> ANSWER: $3"]
+    assert [h["action_status"] for h in history] == ["SUCCESS", "SUCCESS", "FAILED", None]
+    assert all("$3" not in h["action"] and "$3" not in (h["thought"] or "") for h in history[:-1])
+    assert history[-1]["thought"] is None and history[-1]["url"] == URL + "/5"
+    for n, entry in enumerate(history):
+        assert entry["screenshot"] == f"trajectory/{n}_screenshot.png"
+    shots = {n: np.asarray(Image.open(dest / h["screenshot"]))[0, 0, 0] for n, h in enumerate(history)}
+    assert shots == {0: 1, 1: 3, 2: 4, 3: 5}  # each the screen after its step; the last the final screen
+
+
+def test_rewriting_replaces_the_old_layout_and_other_episodes_are_skipped(tmp_path):
+    source = _episode(tmp_path / "episode", [({"kind": "click", "x": 5, "y": 6}, None, None)])
+    dest = tmp_path / "m2w"
+    dest.mkdir()
+    (dest / "stale.txt").write_text("old")
+    document = write_from_episode(source, dest)
+    assert not (dest / "stale.txt").exists() and document["agent_final_answer"] == ""
+    assert document["action_history"][-1]["action"] == "TASK_COMPLETE -> ANSWER: "
+    assert document["reference_length"] is None
+    assert write_from_episode(_episode(tmp_path / "desktop", [], url=None), tmp_path / "x") is None
+    assert write_from_episode(tmp_path / "nothing", tmp_path / "y") is None
+    died_at_start = tmp_path / "died"
+    died_at_start.mkdir()
+    (died_at_start / "result.json").write_text('{"task_id": "t", "error": "worker process died"}')
+    assert write_from_episode(died_at_start, tmp_path / "z") is None

@@ -1,0 +1,166 @@
+"""The worker pool on GUI/Demo-v0: results in order, and every way an episode can go wrong
+(a worker that exits, an agent that hangs, a browser that dies, an agent that raises) recorded
+as an error apart from failures, retried once, with the run completing; the progress bar;
+killing process trees."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import textwrap
+
+import pytest
+
+from benchmarks.results import Job, ResultsStore, outcome
+from benchmarks.runner import Progress, RunConfig, Runner, descendants, kill_tree
+from gui_gym.errors import HarnessError
+from gui_gym.waiting import wait_until
+
+FLAKY = textwrap.dedent('''
+    import os
+    import signal
+    import threading
+    from pathlib import Path
+
+    from agents.oracle import OracleAgent
+    from benchmarks.runner import descendants
+    from gui_gym import Action
+
+
+    class Flaky(OracleAgent):
+        """Misbehaves at its first action of each task (a marker file remembers), then solves it."""
+
+        def __init__(self, marker_dir: str, mode: str, always: bool = False):
+            super().__init__()
+            self.marker_dir, self.mode, self.always = Path(marker_dir), mode, always
+
+        def reset(self, task_info):
+            super().reset(task_info)
+            self.marker = self.marker_dir / task_info["task_id"]
+
+        def act(self, obs, info):
+            if self.always or not self.marker.exists():
+                self.marker.touch()
+                if self.mode == "exit":
+                    os._exit(7)
+                if self.mode == "hang":
+                    threading.Event().wait()
+                if self.mode == "raise":
+                    raise RuntimeError("agent bug")
+                if self.mode == "kill-browser":
+                    for pid in descendants(os.getpid()):
+                        if b"chrom" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                            os.kill(pid, signal.SIGKILL)
+                    return Action.click(10, 10)
+            return super().act(obs, info)
+''')
+
+
+def _run(tmp_path, mode, tasks, always=False, **settings):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    agent_file = tmp_path / "flaky.py"
+    agent_file.write_text(FLAKY)
+    (tmp_path / "markers").mkdir()
+    config = RunConfig("GUI/Demo-v0", tmp_path / "out", agent=str(agent_file),
+                       agent_kwargs={"marker_dir": str(tmp_path / "markers"), "mode": mode, "always": always},
+                       **settings)
+    finished = []
+    results = Runner(config, [Job(t, 0) for t in tasks], on_result=finished.append).run()
+    assert finished == results
+    return {r["task_id"]: r for r in results}
+
+
+@pytest.mark.slow
+def test_oracle_episodes_run_on_a_pool_and_are_all_recorded(tmp_path):
+    tasks = ["demo.press-button", "demo.fill-form", "demo.read-code"]
+    config = RunConfig("GUI/Demo-v0", tmp_path, agent="oracle", workers=2)
+    results = Runner(config, [Job(t, 0, {"domain": "demo"}) for t in tasks]).run()
+    assert sorted(r["task_id"] for r in results) == sorted(tasks)
+    assert all(r["success"] and r["attempt"] == 1 and r["meta"] == {"domain": "demo"} for r in results)
+    store = ResultsStore(tmp_path)
+    assert store.pending([Job(t, 0) for t in tasks], retries=1) == []
+    assert all((tmp_path / "mind2web" / f"{t}__seed0" / "result.json").is_file() for t in tasks)
+
+
+@pytest.mark.slow
+def test_a_worker_that_exits_mid_episode_is_replaced_and_its_episode_retried(tmp_path):
+    results = _run(tmp_path, "exit", ["demo.press-button", "demo.read-code"], workers=2)
+    for result in results.values():
+        assert result["success"] and result["attempt"] == 2
+        assert result["previous_errors"] == ["worker process died (exit code 7)"]
+
+
+@pytest.mark.slow
+def test_an_episode_that_errors_twice_is_an_error_not_a_failure(tmp_path):
+    results = _run(tmp_path, "raise", ["demo.read-code"], always=True, retries=1)
+    result = results["demo.read-code"]
+    assert outcome(result) == "error" and result["error_kind"] == "agent" and result["attempt"] == 2
+    assert result["error"] == "RuntimeError: agent bug" and result["previous_errors"] == ["RuntimeError: agent bug"]
+
+
+@pytest.mark.slow
+def test_a_hung_episode_is_killed_at_its_limit_and_retried(tmp_path):
+    result = _run(tmp_path, "hang", ["demo.read-code"], episode_timeout_s=20)["demo.read-code"]
+    assert result["success"] and result["attempt"] == 2
+    assert result["previous_errors"] == ["episode exceeded its 20 s wall-clock limit; the worker was killed"]
+
+
+@pytest.mark.slow
+def test_a_dead_browser_is_an_infra_error_and_the_env_recovers_for_the_retry(tmp_path):
+    results = _run(tmp_path / "once", "kill-browser", ["demo.press-button", "demo.read-code"], retries=1)
+    assert all(r["success"] and r["attempt"] == 2 for r in results.values())
+    result = _run(tmp_path / "final", "kill-browser", ["demo.press-button"], retries=0)["demo.press-button"]
+    assert outcome(result) == "error" and result["error_kind"] == "infra" and result["truncated"]
+
+
+def test_an_env_that_cannot_be_built_stops_the_run_with_its_reason(tmp_path):
+    config = RunConfig("GUI/Demo-v0", tmp_path, agent="oracle", env_kwargs={"no_such_setting": 1})
+    with pytest.raises(HarnessError, match="a worker could not build the env or the agent: TypeError: .*no_such_setting"):
+        Runner(config, [Job("demo.read-code", 0)]).run()
+
+
+def test_run_settings_are_validated(tmp_path):
+    with pytest.raises(HarnessError, match="workers must be >= 1, received 0"):
+        RunConfig("GUI/Demo-v0", tmp_path, workers=0)
+    with pytest.raises(HarnessError, match="timeouts must be > 0 s"):
+        RunConfig("GUI/Demo-v0", tmp_path, episode_timeout_s=0)
+
+
+def test_kill_tree_kills_a_process_and_everything_under_it():
+    shell = subprocess.Popen(["bash", "-c", "sleep 300 & sleep 300 & wait"])
+    assert wait_until(lambda: len(descendants(shell.pid)) == 2, timeout_s=10)
+    children = descendants(shell.pid)
+    kill_tree(shell.pid)
+    shell.wait(timeout=10)
+    assert wait_until(lambda: not any(_alive(pid) for pid in children), timeout_s=10)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_bar_shows_success_so_far_errors_and_eta():
+    stream = _Terminal()
+    progress = Progress(4, previous=[{"success": True}], stream=stream)
+    progress.record({"key": "b", "success": False})
+    progress.tick(2)
+    progress.record({"key": "c", "error": "worker process died"})
+    progress.close()
+    last = stream.getvalue().split("\r")[-1]
+    assert last.startswith("\x1b[2K[##################......] 3/4  success 1/2 (50%)  errors 1  running 2")
+    assert "ep/min  ETA " in last and "ETA --" not in last
+    log = io.StringIO()
+    quiet = Progress(2, stream=log)
+    quiet.record({"key": "a__seed0", "success": True})
+    quiet.record({"key": "b__seed0", "error": "boom"})
+    assert log.getvalue().splitlines()[0].startswith("[1/2] ok a__seed0  success 1/1 (100%)")
+    assert log.getvalue().splitlines()[1].startswith("[2/2] ERROR b__seed0 (boom)")
