@@ -59,6 +59,7 @@ SUBCOMMANDS: dict[str, str] = {
     "report": "benchmarks.cli:report_command",
     "perf": "benchmarks.perf_harness:perf_command",
     "judge": "benchmarks.cli:judge_command",
+    "criteria": "gui_gym.judges.criteria:CRITERIA_COMMAND",
 }
 """Subcommand name -> ``module:attribute`` of its `Subcommand`, imported when the CLI starts."""
 
