@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from gui_gym.errors import GUIGymError, HarnessError
+from gui_gym.judges.criteria import CRITERIA_ARGUMENTS, CRITERIA_HELP
+from gui_gym.judges.criteria import run_cli as run_criteria_cli
 
 DEFAULT_ENV_ID = "GUI/LocalWeb-v0"
 DEFAULT_AGENT = "oracle"
@@ -59,7 +61,7 @@ SUBCOMMANDS: dict[str, str] = {
     "report": "benchmarks.cli:report_command",
     "perf": "benchmarks.perf_harness:perf_command",
     "judge": "benchmarks.cli:judge_command",
-    "criteria": "gui_gym.judges.criteria:CRITERIA_COMMAND",
+    "criteria": "benchmarks.cli:criteria_command",
 }
 """Subcommand name -> ``module:attribute`` of its `Subcommand`, imported when the CLI starts."""
 
@@ -426,6 +428,9 @@ def judge_command(args: argparse.Namespace) -> int:
     print(f"agreement with ground truth: {truth.describe()}" if truth.n else
           "agreement with ground truth: none known (pass --labels for folders whose env has no success check)")
     return 0
+
+
+criteria_command = Subcommand(CRITERIA_HELP, CRITERIA_ARGUMENTS, run_criteria_cli)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -145,10 +145,9 @@ def test_cli_builds_the_store_and_caches_the_judge(results, tmp_path, monkeypatc
     assert not (tmp_path / "missing").exists()
 
 
-def test_the_command_plugs_into_the_gui_bench_cli_table(results, tmp_path, monkeypatch, capsys):
+def test_the_command_runs_through_gui_bench(results, tmp_path, capsys):
     from benchmarks import cli
 
-    monkeypatch.setitem(cli.SUBCOMMANDS, "criteria", "gui_gym.judges.criteria:CRITERIA_COMMAND")
     with ChatServer([PROPOSE, PROPOSE]) as server:
         code = cli.main(["criteria", str(results), "--store", str(tmp_path), "--task", "demo.fill-form",
                          "--judge-base-url", server.base_url, "--judge-model", "m", "--max-iters", "2"])

@@ -5,7 +5,7 @@ ordered list of checkable criteria, or refines the list so far; it stops when a 
 the list unchanged (stable) or after `max_iters` calls. The store is a folder with one JSON
 file per task; every build that changes a task's criteria appends a version, so a training
 run can name the version it used. `build_criteria` builds the store from a gui-bench results
-folder; `CRITERIA_COMMAND` (an entry for gui-bench's CLI table) and `main` expose it as
+folder; `CRITERIA_ARGUMENTS` with `run_cli` (gui-bench's CLI table) and `main` expose it as
 ``gui-bench criteria``.
 """
 
@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from gui_gym.errors import JudgeError, MissingResourceError, TaskConfigError
 from gui_gym.judges.base import Judge
@@ -214,8 +214,8 @@ def build_criteria(results_dir: str | os.PathLike[str], judge: Judge, store_path
 def main(argv: Sequence[str] | None = None) -> int:
     """``gui-bench criteria`` as a plain function: parse `argv`, build the store, return the
     exit code."""
-    parser = argparse.ArgumentParser(prog="gui-bench criteria", description=CRITERIA_COMMAND.help)
-    for flags, kwargs in CRITERIA_COMMAND.arguments:
+    parser = argparse.ArgumentParser(prog="gui-bench criteria", description=CRITERIA_HELP)
+    for flags, kwargs in CRITERIA_ARGUMENTS:
         parser.add_argument(*flags, **kwargs)
     return run_cli(parser.parse_args(argv))
 
@@ -254,31 +254,19 @@ def run_cli(args: argparse.Namespace) -> int:
     return 0 if all(entry["version"] is not None for entry in summary.values()) else 1
 
 
-class CliCommand(NamedTuple):
-    """A subcommand as gui-bench's CLI table takes one: help, argparse arguments, runner."""
-
-    help: str
-    arguments: tuple[tuple[tuple[str, ...], dict[str, Any]], ...]
-    run: Callable[[argparse.Namespace], int]
-
-
-CRITERIA_COMMAND = CliCommand(
-    help=("build PAGE's evaluation criteria per task from the successful trajectories of a results folder, with an "
-          "OpenAI-compatible judge, into a versioned criteria store"),
-    arguments=(
-        (("results_dir",), {"help": "a gui-bench results folder"}),
-        (("--store",), {"help": "criteria store folder (default: RESULTS_DIR/criteria)"}),
-        (("--judge-base-url",), {"help": "OpenAI-compatible API root (default: $GUI_GYM_JUDGE_BASE_URL)"}),
-        (("--judge-model",), {"help": "served model name (default: $GUI_GYM_JUDGE_MODEL)"}),
-        (("--judge-api-key",), {"help": "API key (default: $GUI_GYM_JUDGE_API_KEY or $OPENAI_API_KEY)"}),
-        (("--temperature",), {"type": float, "default": 0.0, "help": "judge sampling temperature (default 0)"}),
-        (("--timeout",), {"type": float, "default": 120.0, "help": "per-request timeout in seconds"}),
-        (("--max-iters",), {"type": int, "help": "judge calls per task at most (default: one per trajectory)"}),
-        (("--task",), {"action": "append", "help": "only this task id (repeatable)"}),
-        (("--seed",), {"type": int, "default": 0, "help": "judge sampling seed"}),
-        (("--no-cache",), {"action": "store_true", "help": "do not cache judge answers in STORE/.judge-cache"}),
-    ),
-    run=run_cli,
+CRITERIA_HELP = ("build PAGE's evaluation criteria per task from the successful trajectories of a results folder, "
+                 "with an OpenAI-compatible judge, into a versioned criteria store")
+CRITERIA_ARGUMENTS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
+    (("results_dir",), {"help": "a gui-bench results folder"}),
+    (("--store",), {"help": "criteria store folder (default: RESULTS_DIR/criteria)"}),
+    (("--judge-base-url",), {"help": "OpenAI-compatible API root (default: $GUI_GYM_JUDGE_BASE_URL)"}),
+    (("--judge-model",), {"help": "served model name (default: $GUI_GYM_JUDGE_MODEL)"}),
+    (("--judge-api-key",), {"help": "API key (default: $GUI_GYM_JUDGE_API_KEY or $OPENAI_API_KEY)"}),
+    (("--temperature",), {"type": float, "default": 0.0, "help": "judge sampling temperature (default 0)"}),
+    (("--timeout",), {"type": float, "default": 120.0, "help": "per-request timeout in seconds"}),
+    (("--max-iters",), {"type": int, "help": "judge calls per task at most (default: one per trajectory)"}),
+    (("--task",), {"action": "append", "help": "only this task id (repeatable)"}),
+    (("--seed",), {"type": int, "default": 0, "help": "judge sampling seed"}),
+    (("--no-cache",), {"action": "store_true", "help": "do not cache judge answers in STORE/.judge-cache"}),
 )
-"""``gui-bench criteria``: register it in benchmarks/cli.py's ``SUBCOMMANDS`` as
-``"criteria": "gui_gym.judges.criteria:CRITERIA_COMMAND"``."""
+"""The arguments of ``gui-bench criteria`` (registered in benchmarks/cli.py) and of `main`."""

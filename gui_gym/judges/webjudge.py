@@ -27,7 +27,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence, Union
+from typing import Any, Sequence, Union
 
 import numpy as np
 
@@ -187,6 +187,8 @@ class Verdict:
     response: str = ""
     error: str | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    judge: str = ""
+    """The identity of the chat judge that answered."""
     calls: int = 0
     elapsed_s: float = 0.0
 
@@ -293,14 +295,15 @@ class WebJudge(SharedOnCopy):
 
     @property
     def settings(self) -> dict[str, Any]:
-        """What a verdict depends on besides the episode; a recorded verdict is reused only
-        under the same settings."""
-        return {"prompt_version": PROMPT_VERSION, "judge": self.judge.identity, "score_threshold": self.score_threshold,
-                "max_images": self.max_images}
+        """What a verdict depends on besides the episode and the model; a recorded verdict is
+        reused only under the same settings. The model is told apart by the folder a verdict
+        is written to (one per judge), not by its identity, which names the endpoint's URL
+        and would change with a server's port."""
+        return {"prompt_version": PROMPT_VERSION, "score_threshold": self.score_threshold, "max_images": self.max_images}
 
     def evaluate_or_resume(self, trajectory: WebTrajectory, folder: str | Path) -> tuple[Verdict, bool]:
         """(verdict, resumed): the verdict already in `folder` when it was reached under these
-        settings, else a new one (judge errors are judged again)."""
+        settings, else a new one (judge errors are judged again). `folder` belongs to one judge."""
         previous = load_verdict(folder)
         if previous is not None and previous.status != "error" and previous.settings == self.settings:
             return previous, True
@@ -310,7 +313,7 @@ class WebJudge(SharedOnCopy):
         """Judge `trajectory`; with `folder`, log every call there and write the verdict."""
         started = time.perf_counter()
         log = _CallLog(Path(folder) / CALLS_FILE if folder is not None else None)
-        verdict = Verdict(trajectory.task_id, "error", settings=self.settings)
+        verdict = Verdict(trajectory.task_id, "error", settings=self.settings, judge=self.judge.identity)
         try:
             self._judge(trajectory, log, verdict)
         except JudgeError as exc:
@@ -387,47 +390,3 @@ class WebJudge(SharedOnCopy):
 
 def _numbered(items: Sequence[str]) -> str:
     return "\n".join(f"{i}. {item}" for i, item in enumerate(items, 1))
-
-
-@dataclass(frozen=True)
-class Agreement:
-    """How a judge's verdicts agree with ground truth; success is the positive class."""
-
-    tp: int
-    fp: int
-    fn: int
-    tn: int
-
-    @property
-    def n(self) -> int:
-        return self.tp + self.fp + self.fn + self.tn
-
-    @property
-    def accuracy(self) -> float | None:
-        return (self.tp + self.tn) / self.n if self.n else None
-
-    @property
-    def precision(self) -> float | None:
-        return self.tp / (self.tp + self.fp) if self.tp + self.fp else None
-
-    @property
-    def recall(self) -> float | None:
-        return self.tp / (self.tp + self.fn) if self.tp + self.fn else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"n": self.n, "tp": self.tp, "fp": self.fp, "fn": self.fn, "tn": self.tn,
-                "accuracy": self.accuracy, "precision": self.precision, "recall": self.recall}
-
-    def describe(self) -> str:
-        def pct(value: float | None) -> str:
-            return "-" if value is None else f"{100 * value:.1f}%"
-        return (f"accuracy {pct(self.accuracy)}  precision {pct(self.precision)}  recall {pct(self.recall)}  "
-                f"(n={self.n}: tp {self.tp}, fp {self.fp}, fn {self.fn}, tn {self.tn})")
-
-
-def agreement(pairs: Iterable[tuple[bool, bool]]) -> Agreement:
-    """Agreement over (judged success, true success) pairs."""
-    counts = {"tp": 0, "fp": 0, "fn": 0, "tn": 0}
-    for judged, truth in pairs:
-        counts[("t" if judged == truth else "f") + ("p" if judged else "n")] += 1
-    return Agreement(**counts)
