@@ -73,7 +73,9 @@
     let list = $('[role=listbox]', box);
     if (!list) { list = document.createElement('ul'); list.setAttribute('role', 'listbox'); box.appendChild(list); }
     const query = input.value.trim();
-    if (!query) { list.hidden = true; return; }
+    list.hidden = true;  // shown lists and their options always answer what the field holds now
+    list.innerHTML = '';
+    if (!query) return;
     const items = await window.api('GET', input.dataset.suggest + encodeURIComponent(query));
     if (input.value.trim() !== query) return;  // a newer keystroke owns the list
     list.innerHTML = '';

@@ -1,0 +1,189 @@
+"""LocalWeb's calendar and booking app through `GUI/LocalWeb-v0`: every template's oracle
+succeeds for three seeds inside its difficulty band with milestones reached in order, nothing
+succeeds without its state change, episodes are deterministic, and the event form, the room
+conflict check, the booking grid and the series edits behave as the page says."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Iterator
+from urllib.request import urlopen
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import gui_gym  # noqa: F401  (registers the ids)
+from gui_gym.actions import Action
+from gui_gym.suites.localweb.apps import calendar
+from gui_gym.suites.localweb.apps.calendar import booking, data, store
+from gui_gym.suites.localweb.apps.calendar.common import pick_time
+from gui_gym.suites.localweb.oracle_ui import OracleUI
+from gui_gym.suites.localweb.suite import LocalWebSuite
+from gui_gym.suites.localweb.templates import DIFFICULTY_STEPS
+
+TEMPLATE_IDS = [t.template_id for t in calendar.TEMPLATES]
+SEEDS = (0, 1, 2)
+
+
+@pytest.fixture(scope="module")
+def env():
+    # A generous settle bound: on a loaded machine suggestions may take a while to arrive.
+    env = gym.make("GUI/LocalWeb-v0", apps=["calendar"], settle_timeout_s=10)
+    yield env
+    env.close()
+
+
+def act(env, actions: Iterator[Action]) -> None:
+    for action in actions:
+        *_, info = env.step(action)
+        assert info["action_error"] is None
+
+
+def test_the_app_has_templates_of_every_difficulty():
+    kinds = [t.difficulty for t in calendar.TEMPLATES]
+    assert len(kinds) >= 8 and {k: kinds.count(k) for k in DIFFICULTY_STEPS} == {"easy": 3, "medium": 3, "hard": 3}
+    assert sum(t.answer_required for t in calendar.TEMPLATES) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("template_id", TEMPLATE_IDS)
+def test_oracle_solves_the_template_in_band_with_milestones_in_order(env, template_id, seed):
+    env.reset(seed=seed, options={"task_id": template_id, "instance_seed": seed})
+    task = env.unwrapped.task
+    low, high = DIFFICULTY_STEPS[task.template.difficulty]
+    reached_so_far = 0
+    for steps in range(1, high + 2):
+        _, reward, terminated, truncated, info = env.step(env.unwrapped.oracle_action())
+        assert info["action_error"] is None, info["action_error"]
+        reached = task.milestones_reached()
+        count = sum(reached)
+        assert reached == [True] * count + [False] * (len(reached) - count), f"not a prefix: {reached}"
+        assert count >= reached_so_far
+        reached_so_far = count
+        if terminated or truncated:
+            break
+    assert terminated and reward == 1.0, (task.instruction, env.unwrapped.backend.url, task.world["calendar"]["log"][-6:])
+    assert all(reached) and low <= steps <= high, (steps, task.template.difficulty)
+
+
+@pytest.mark.parametrize("template_id", TEMPLATE_IDS)
+def test_saying_done_at_once_scores_zero(env, template_id):
+    env.reset(seed=5, options={"task_id": template_id, "instance_seed": 5})
+    _, reward, terminated, _, info = env.step(Action.done())
+    assert terminated and reward == 0.0 and not info["success"]
+
+
+def test_same_seed_gives_same_instruction_and_first_screenshot(env):
+    first, info = env.reset(seed=3, options={"task_id": "calendar.book-room", "instance_seed": 3})
+    again, info_again = env.reset(seed=3, options={"task_id": "calendar.book-room", "instance_seed": 3})
+    assert info["instruction"] == info_again["instruction"]
+    assert np.array_equal(first["screenshot"], again["screenshot"])
+
+
+def test_seeds_draw_different_parameters():
+    suite = LocalWebSuite(["calendar"])
+    for template_id in TEMPLATE_IDS:
+        params = {json.dumps(suite.make_task(template_id, seed).template.params, sort_keys=True) for seed in range(4)}
+        assert len(params) >= 3, template_id
+
+
+def test_world_is_a_pure_function_of_the_seed_without_double_bookings():
+    state = data.initial_state(11)
+    assert state == data.initial_state(11) and state["events"] != data.initial_state(12)["events"]
+    booked = [e for e in state["events"] if e["room"]]
+    for n, e in enumerate(booked):
+        assert not any(o["room"] == e["room"] and data.overlaps(o, e["date"], e["start"], e["end"]) for o in booked[n + 1:])
+
+
+def test_sample_questions_are_answerable_multiple_choice():
+    suite = LocalWebSuite(["calendar"])
+    asked = 0
+    for template_id in TEMPLATE_IDS:
+        task = suite.make_task(template_id, 2)
+        for question in task.template.sample_questions(task.world):
+            assert question["answer"] not in question["distractors"] and len(set(question["distractors"])) == 3
+            asked += 1
+    assert asked >= 3
+
+
+def test_form_keeps_the_length_and_refuses_an_end_before_the_start(env):
+    env.reset(seed=0, options={"task_id": "calendar.create-event", "instance_seed": 0})
+    ui = OracleUI(env.unwrapped.backend)
+    act(env, ui.click("#new-event"))
+    act(env, ui.type_into("#title", "Check"))
+    act(env, pick_time(ui, "start", "11:00"))
+    assert ui.value("#end") == "12:00"  # the 09:00-10:00 default moved with its hour
+    act(env, pick_time(ui, "end", "10:30"))
+    act(env, ui.click("#save"))
+    assert ui.text("#error-end") == "The end time must be after the start time"
+    assert len(env.unwrapped.task.world["calendar"]["events"]) == len(data.initial_state(0)["events"])
+
+
+def test_booking_grid_refuses_a_length_that_does_not_fit(env):
+    env.reset(seed=1, options={"task_id": "calendar.book-room", "instance_seed": 1})
+    params = env.unwrapped.task.template.params
+    ui = OracleUI(env.unwrapped.backend)
+    url = env.unwrapped.backend.url.split("/calendar/")[0]
+    env.step(Action.goto(f"{url}/calendar/book/{params['room']}?date={params['blocked'][0]}&duration=120"))
+    act(env, ui.click(".slot.free"))
+    act(env, ui.click("#continue"))
+    assert re.match(rf"{params['room_name']} is not free for 2 hours from \d\d:\d\d: it is booked", ui.text("#slot-error"))
+
+
+def test_room_conflicts_are_refused_with_the_booking_named():
+    state = data.initial_state(0)
+    taken = next(e for e in state["events"] if e["room"] and e["series"] is None)
+    form = {"title": "Clash", "date": taken["date"], "start": taken["start"], "end": taken["end"], "room": taken["room"]}
+    with pytest.raises(store.CalendarError, match=rf"is already booked on .* \({re.escape(taken['title'])}\)") as refused:
+        store.create(state, form)
+    assert set(refused.value.errors) == {"room"}
+    with pytest.raises(store.CalendarError) as bad:
+        store.create(state, {"title": "", "date": "2026-13-01", "start": "09:00", "end": "09:00", "attendees": ["x@y.test"]})
+    assert set(bad.value.errors) == {"title", "date", "end", "attendees"}
+
+
+def test_series_edits_move_every_event_and_deletes_can_take_one():
+    state = data.initial_state(0)
+    series = store.series_events(state, 1)
+    first = series[0]
+    store.update(state, first, {**first, "date": first["date"], "start": "07:00", "end": "07:30", "scope": "series"})
+    assert {(e["start"], e["end"]) for e in store.series_events(state, 1)} == {("07:00", "07:30")}
+    store.delete(state, series[3], "this")
+    assert len(store.series_events(state, 1)) == len(series) - 1
+    created = store.create(state, {"title": "Weekly", "date": "2026-05-04", "start": "08:00", "end": "08:30",
+                                   "repeat": "weekly", "count": "3"})
+    assert [e["date"] for e in store.series_events(state, created["series"])] == ["2026-05-04", "2026-05-11", "2026-05-18"]
+
+
+def test_booking_checks_capacity_and_people():
+    state = data.initial_state(0)
+    form = {"room": "aurora", "date": "2026-03-03", "start": "08:00", "duration": "30", "title": "Sync",
+            "attendees": [p["email"] for p in state["people"][:2]]}
+    free = booking.check(state, "aurora", "2026-03-03", "08:00", 30) is None
+    assert free, "the first half hour of a Tuesday morning is free in this world"
+    with pytest.raises(store.CalendarError, match="Aurora seats 4: choose a bigger room or fewer people"):
+        booking.book(state, {**form, "people": "6"})
+    with pytest.raises(store.CalendarError, match="must count you and your 2 attendee"):
+        booking.book(state, {**form, "people": "2"})
+    assert booking.book(state, {**form, "people": "3"})["room"] == "aurora"
+    assert booking.check(state, "aurora", "2026-03-07", "09:00", 60) == "Rooms cannot be booked on weekends."
+
+
+def test_month_and_week_pages_over_http():
+    suite = LocalWebSuite(["calendar"])
+    suite.server.start()
+    try:
+        suite.install_world(suite.new_world(0))
+        events = suite.app_server.states["calendar"]["events"]
+        april = urlopen(f"{suite.url}/calendar/month?m=2026-04", timeout=10).read().decode()
+        assert "April 2026" in april and "data-month='2026-04'" in april
+        week = urlopen(f"{suite.url}/calendar/week?d=2026-03-04", timeout=10).read().decode()
+        shown = {int(i) for i in re.findall(r"class='week-ev' data-id='(\d+)'", week)}
+        assert shown == {e["id"] for e in events if "2026-03-02" <= e["date"] <= "2026-03-08"}
+        fallback = urlopen(f"{suite.url}/calendar/month?m=1999-01", timeout=10).read().decode()
+        assert "March 2026" in fallback
+    finally:
+        suite.close()
