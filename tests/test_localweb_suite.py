@@ -1,0 +1,104 @@
+"""LocalWeb as a whole: the task set, its spread of lengths, filters, isolation from the
+network, exact state restoration, and a random agent's (near-zero) success on long tasks."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from gui_gym import Action
+from gui_gym.suites.localweb.apps import APP_MODULES
+from gui_gym.suites.localweb.suite import LocalWebSuite
+from gui_gym.suites.localweb.templates import DIFFICULTY_STEPS
+
+
+@pytest.fixture(scope="module")
+def suite():
+    return LocalWebSuite()
+
+
+@pytest.fixture(scope="module")
+def env():
+    env = gym.make("GUI/LocalWeb-v0")
+    yield env
+    env.close()
+
+
+def test_at_least_forty_templates_over_five_apps_with_a_spread_of_lengths(suite):
+    ids = suite.task_ids
+    assert len(ids) >= 40 and len(set(ids)) == len(ids)
+    apps = Counter(suite.describe(t)["app"] for t in ids)
+    assert set(apps) == set(APP_MODULES) and min(apps.values()) >= 8
+    levels = Counter(suite.describe(t)["difficulty"] for t in ids)
+    assert set(levels) == set(DIFFICULTY_STEPS)
+    assert all(count >= len(ids) // 4 for count in levels.values()), levels
+
+
+def test_same_seed_same_world_and_params(suite):
+    for task_id in suite.task_ids:
+        a, b = suite.make_task(task_id, 7), suite.make_task(task_id, 7)
+        assert a.instruction == b.instruction and a.world == b.world, task_id
+
+
+def test_difficulty_filter_and_unknown_values():
+    env = gym.make("GUI/LocalWeb-v0", difficulty="hard")
+    try:
+        suite = env.unwrapped.suite
+        assert env.unwrapped.task_ids and all(suite.describe(t)["difficulty"] == "hard" for t in env.unwrapped.task_ids)
+    finally:
+        env.close()
+    with pytest.raises(ValueError, match="unknown difficulty"):
+        gym.make("GUI/LocalWeb-v0", difficulty="epic")
+    with pytest.raises(ValueError, match="unknown LocalWeb app"):
+        gym.make("GUI/LocalWeb-v0", apps=["bank"])
+
+
+def test_the_suite_cannot_leave_loopback(env):
+    env.reset(seed=0, options={"task_id": env.unwrapped.task_ids[0]})
+    info = env.step(Action.goto("http://192.0.2.10/"))[4]
+    assert "blocked" in info["action_error"]
+    backend = env.unwrapped.backend
+    backend.evaluate("fetch('http://192.0.2.10/leak').catch(() => null)")
+    env.step(Action.wait(0))
+    assert any("192.0.2.10" in url for url in backend.blocked_requests)
+
+
+def without_request_logs(world: dict) -> dict:
+    """The apps' states without the request log each app keeps (the start page's own load is
+    logged, so a world that has been served differs from a fresh one only there)."""
+    return {app: {k: v for k, v in state.items() if k != "log"} for app, state in world.items()}
+
+
+def test_reset_restores_the_world_exactly(env):
+    task_id = next(t for t in env.unwrapped.task_ids if env.unwrapped.suite.describe(t)["difficulty"] == "medium")
+    first_obs, _ = env.reset(seed=3, options={"task_id": task_id})
+    for _ in range(4):
+        env.step(env.unwrapped.oracle_action())
+    changed = env.unwrapped.task.world
+    obs, _ = env.reset(seed=3, options={"task_id": task_id})
+    fresh = env.unwrapped.suite.make_task(task_id, env.unwrapped.episode.seed).world
+    assert without_request_logs(env.unwrapped.task.world) == without_request_logs(fresh)
+    assert env.unwrapped.task.world is not changed
+    assert np.array_equal(obs["screenshot"], first_obs["screenshot"])
+
+
+def test_random_agent_almost_never_solves_long_tasks(env):
+    """One episode of 20 random actions per hard template: the measured success rate."""
+    hard = [t for t in env.unwrapped.task_ids if env.unwrapped.suite.describe(t)["difficulty"] == "hard"]
+    env.unwrapped.action_space.seed(0)
+    successes = 0
+    for i, task_id in enumerate(hard):
+        env.reset(seed=i, options={"task_id": task_id})
+        for _ in range(20):
+            _, _, terminated, truncated, info = env.step(env.unwrapped.action_space.sample())
+            if terminated or truncated:
+                break
+        if not (terminated or truncated):
+            info = env.step(Action.done())[4]
+        successes += bool(info["success"])
+    rate = successes / len(hard)
+    print(f"random agent on {len(hard)} hard LocalWeb templates: success rate {rate:.3f}")
+    assert rate <= 0.05
