@@ -5,13 +5,23 @@ over every step. PAGE replaces the outcome by the progress p_i of each rollout (
 from `gui_gym.wrappers.ProgressReward`) for the inter-rollout term, and adds a subtask-level
 intra-rollout term from `gui_gym.wrappers.SubtaskAnnotation`:
 A_{i,t} = A_inter_i + lambda * A_intra_{i,t}.
+
+The advantage functions sit at the top, checked by hand in tests/test_page.py; then the
+trainer: the shared GRPO loop (`trainers.grpo.run`) on envs wrapped with the two wrappers,
+with `page_advantages` read from their ``info``.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Callable, Sequence
 
-from trainers.grpo import EPS, group_advantages
+import gymnasium as gym
+
+from trainers.grpo import EPS, GRPOConfig, group_advantages, run, seed_everything
+from trainers.policies import Policy
+from trainers.rollout import EnvPool, Rollout
 
 
 def intra_rollout_advantages(span_completed: Sequence[bool], step_span: Sequence[int],
@@ -61,3 +71,101 @@ def hierarchical_advantages(progress: Sequence[float], intra: Sequence[Sequence[
         raise ValueError(f"expected one intra-advantage list per rollout, received {len(intra)} for {len(progress)} rollouts")
     inter = group_advantages(progress, norm_std=norm_std, eps=eps)
     return [[a + lam * b for b in steps] for a, steps in zip(inter, intra)]
+
+
+# ---- the PAGE trainer: the GRPO loop on envs wrapped with progress and subtasks ----------------
+
+
+@dataclass
+class PAGEConfig(GRPOConfig):
+    """GRPO's settings plus PAGE's options (algorithms.md, PAGE definitions 2-5)."""
+
+    lam: float = 0.5
+    """lambda: weight of the intra-rollout (subtask) advantage."""
+    intra_mode: str = "centered"
+    """Intra-rollout advantage: "centered" (u - mean u) or "signed" (+1 / -1)."""
+    group_norm_spans: bool = False
+    """Normalize completion across the group's spans of the same subtask instead."""
+    judge: str = "oracle"
+    """Who answers PAGE's questions: "oracle" (exact, from the task's milestones: LocalWeb),
+    "openai" (an OpenAI-compatible server: judge_base_url, judge_model) or "transformers"
+    (a local Qwen-VL-family checkpoint: judge_model is its folder)."""
+    judge_base_url: str | None = None
+    """The judge server's API root, e.g. http://127.0.0.1:8000/v1 (judge="openai")."""
+    judge_model: str | None = None
+    """Served model name (judge="openai") or checkpoint folder (judge="transformers")."""
+    criteria_store: str | None = None
+    """Folder of per-task criteria (``gui-bench criteria``); LVLM judges need it, the oracle has its own."""
+    rounds: int = 3
+    """Independent judging passes per progress estimate."""
+    aggregate: str = "mean"
+    """Per-criterion aggregation over rounds: "mean" or "majority"."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.intra_mode not in ("centered", "signed"):
+            raise ValueError(f"intra_mode must be 'centered' or 'signed', received {self.intra_mode!r}")
+        if self.judge not in JUDGES:
+            raise ValueError(f"judge must be one of {JUDGES}, received {self.judge!r}")
+
+
+JUDGES = ("oracle", "openai", "transformers")
+
+
+def page_advantages(group: Sequence[Rollout], lam: float = 0.5, intra_mode: str = "centered",
+                    group_norm_spans: bool = False, norm_std: bool = True) -> list[list[float]]:
+    """PAGE's A_{i,t} for a group, from each rollout's final ``info``: ``progress`` (the env's
+    score when the judge gave none) and ``subtasks`` / ``subtask_of_step`` (no intra term for
+    a rollout whose annotation failed)."""
+    progress = [r.progress if r.progress is not None else r.score for r in group]
+    spans = [_spans(r) for r in group]
+    if group_norm_spans:
+        span_advantages = group_normalized_span_advantages([[(s["description"], bool(s["completed"])) for s in sp]
+                                                            for sp, _ in spans])
+        intra = [[adv[m] if m >= 0 else 0.0 for m in owner] for adv, (_, owner) in zip(span_advantages, spans)]
+    else:
+        intra = [intra_rollout_advantages([bool(s["completed"]) for s in sp], owner, intra_mode) for sp, owner in spans]
+    return hierarchical_advantages(progress, intra, lam=lam, norm_std=norm_std)
+
+
+def _spans(rollout: Rollout) -> tuple[list[dict[str, Any]], list[int]]:
+    """The rollout's subtask spans and each step's span index (none when not annotated)."""
+    info = rollout.final_info
+    subtasks, owner = info.get("subtasks"), info.get("subtask_of_step")
+    if subtasks is None or owner is None or len(owner) != len(rollout):
+        return [], [-1] * len(rollout)
+    return list(subtasks), list(owner)
+
+
+def make_judge(cfg: PAGEConfig) -> Any:
+    """The judge `cfg` names."""
+    from gui_gym.judges import OpenAIJudge, OracleJudge, TransformersJudge
+
+    if cfg.judge == "oracle":
+        return OracleJudge()
+    if cfg.judge == "openai":
+        return OpenAIJudge(cfg.judge_model, cfg.judge_base_url)
+    if not cfg.judge_model:
+        raise ValueError("judge='transformers' needs judge_model: the checkpoint folder")
+    return TransformersJudge(cfg.judge_model)
+
+
+def wrap_env(env: gym.Env, judge: Any, cfg: PAGEConfig) -> gym.Env:
+    """`env` with PAGE's two wrappers: `SubtaskAnnotation` (info["subtasks"]) inside
+    `ProgressReward` (info["progress"], the final reward)."""
+    from gui_gym.wrappers.progress import ProgressReward
+    from gui_gym.wrappers.subtasks import SubtaskAnnotation
+
+    return ProgressReward(SubtaskAnnotation(env, judge), judge, criteria_store=cfg.criteria_store,
+                          rounds=cfg.rounds, aggregate=cfg.aggregate)
+
+
+def train(cfg: PAGEConfig, policy: Policy, make_env: Callable[[], gym.Env], judge: Any = None) -> list[dict[str, Any]]:
+    """PAGE = the GRPO loop + `ProgressReward` + `SubtaskAnnotation`, with the hierarchical
+    advantage. `judge` overrides the one `cfg` names."""
+    seed_everything(cfg.seed)
+    judge = judge if judge is not None else make_judge(cfg)
+    advantages = partial(page_advantages, lam=cfg.lam, intra_mode=cfg.intra_mode,
+                         group_norm_spans=cfg.group_norm_spans, norm_std=cfg.norm_std)
+    with EnvPool(lambda: wrap_env(make_env(), judge, cfg), cfg.pool_size) as pool:
+        return run(cfg, policy, pool, advantages=advantages)

@@ -95,8 +95,14 @@ class OpenAIJudge(SharedOnCopy):
                          f":side={self.max_image_side}")
 
     def complete(self, messages: Sequence[Message], *, seed: int | None = None) -> str:
+        return self._answer(self.respond(messages, seed=seed))
+
+    def respond(self, messages: Sequence[Message], *, seed: int | None = None, **fields: Any) -> dict[str, Any]:
+        """The whole chat-completion response, for callers that need more than the text (the
+        trainers' VLM policy reads token ids and log-probs); `fields` are added to the request."""
         body: dict[str, Any] = {"model": self.model, "messages": [self._message(m) for m in messages],
-                                "temperature": self.temperature, "max_tokens": self.max_tokens, **self.extra_body}
+                                "temperature": self.temperature, "max_tokens": self.max_tokens, **self.extra_body,
+                                **fields}
         if seed is not None:
             body["seed"] = int(seed)
         url = f"{self.base_url}/chat/completions"
@@ -106,7 +112,7 @@ class OpenAIJudge(SharedOnCopy):
         except (_Retryable, httpx.TransportError) as exc:
             raise JudgeError(f"judge at {url} failed after {self.attempts} attempt(s): "
                              f"{type(exc).__name__}: {exc}") from exc
-        return self._answer(response)
+        return response
 
     def close(self) -> None:
         self._client.close()

@@ -1,0 +1,97 @@
+"""The BEPA trainer: LEVEL-2 as the loop's mixer, plans from a task or from a judge reading
+the expert's trajectory, and LEVEL-1 + LEVEL-2 end to end on GUI/Demo-v0."""
+
+from __future__ import annotations
+
+import base64
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import gui_gym  # noqa: F401 - registers the ids
+from gui_gym.errors import JudgeFormatError, MissingResourceError
+from gui_gym.judges import OpenAIJudge
+from gui_gym.judges.trajectory import Trajectory, TrajectoryStep
+from trainers.bepa import (BEPAConfig, TaskCache, level2, parse_plan, plan_from_trajectory, task_plan, train)
+from trainers.policies_element import ElementPolicy
+from trainers.rollout import Rollout, Step
+from tests.fakes.chat_server import ChatServer
+
+
+def rollout(name: str, score: float, task: str = "t") -> Rollout:
+    return Rollout(task, 0, name, [Step(None, name, (0,), (0.0,), 0.0, {"score": score, "success": score >= 1.0})])
+
+
+def test_level2_injects_into_all_fail_groups_and_refreshes_on_success():
+    cache: TaskCache[Rollout] = TaskCache()
+    mix = level2(cache, inject_index=5)
+    group = [rollout("a", 0.0), rollout("b", 0.0)]
+    assert mix(group) == (group, [False, False], {"bepa/all_fail_groups": 1.0, "bepa/injections": 0.0})
+    expert = rollout("expert", 1.0)
+    cache.put("t", expert, "level1")
+    mixed, injected, counters = mix(group)
+    assert mixed == [group[0], expert] and injected == [False, True]  # index 5 clipped to the last rollout
+    assert counters == {"bepa/all_fail_groups": 1.0, "bepa/injections": 1.0}
+    won = [rollout("c", 1.0), rollout("d", 0.0)]
+    assert mix(won) == (won, [False, False], {"bepa/all_fail_groups": 0.0, "bepa/injections": 0.0})
+    assert cache.get("t").trajectory is won[0] and cache.get("t").source == "on_policy"
+
+
+def test_plans_are_parsed_strictly():
+    assert parse_plan('Sure. {"plan": ["Open Users", " Press Invite "]}') == ["Open Users", "Press Invite"]
+    for text in ('{"plan": []}', '{"plan": ["ok", ""]}', '{"steps": ["x"]}'):
+        with pytest.raises(JudgeFormatError, match="expected 'plan' as a non-empty list"):
+            parse_plan(text)
+
+
+def test_a_judge_abstracts_the_expert_trajectory_into_a_plan():
+    screen = np.full((20, 30, 3), 200, np.uint8)
+    trajectory = Trajectory("t", "Invite Ann", steps=[TrajectoryStep({"kind": "click", "x": 5.0, "y": 6.0}),
+                                                       TrajectoryStep({"kind": "done"}, screenshot=screen)])
+    with ChatServer(['not json', '{"plan": ["Open Users", "Invite Ann"]}']) as server:
+        with OpenAIJudge("judge", server.base_url) as judge:
+            assert plan_from_trajectory(judge, trajectory, seed=4) == ["Open Users", "Invite Ann"]
+    text = "".join(p["text"] for p in server.requests[0].messages[1]["content"] if p["type"] == "text")
+    assert 'Task: Invite Ann' in text and '0. {"kind": "click", "x": 5.0, "y": 6.0}' in text and '1. {"kind": "done"}' in text
+    (image,) = server.requests[0].images()
+    assert base64.b64decode(image.split(",", 1)[1]).startswith(b"\x89PNG")
+    assert len(server.requests) == 2  # the off-format answer was asked again
+
+
+def test_task_plans_come_from_the_task_or_are_named_missing():
+    localweb = gym.make("GUI/LocalWeb-v0", apps=["admin"])  # no browser starts: the task is built, not run
+    try:
+        plan = task_plan(localweb, "admin.invite-user", 3)
+        assert plan == localweb.unwrapped.suite.make_task("admin.invite-user", 3).metadata["expert_plan"]
+        assert plan[0] == "Open the Users tab"
+    finally:
+        localweb.close()
+    demo = gym.make("GUI/Demo-v0")
+    try:
+        with pytest.raises(MissingResourceError, match="task 'demo.press-button' carries no expert plan; use plan_source"):
+            task_plan(demo, "demo.press-button", 0)
+    finally:
+        demo.close()
+
+
+def test_options_are_checked():
+    with pytest.raises(ValueError, match="plan_source must be 'task' or 'judge'"):
+        BEPAConfig(plan_source="expert")
+    with pytest.raises(ValueError, match="expected level1_groups >= 0, cache_capacity >= 1"):
+        BEPAConfig(cache_capacity=0)
+
+
+@pytest.mark.slow
+def test_level1_from_a_judged_plan_then_training_with_the_cache():
+    make_env = lambda: gym.make("GUI/Demo-v0", observe_a11y=True, max_steps=2)  # noqa: E731
+    with ChatServer(['{"plan": ["Click Subscribe"]}'] * 4) as server:
+        cfg = BEPAConfig(tasks=("demo.press-button",), iterations=2, group_size=2, pool_size=2, plan_source="judge",
+                         judge_base_url=server.base_url, judge_model="judge", tensorboard=False)
+        records = train(cfg, ElementPolicy(), make_env)
+    level1, *loop = records
+    assert level1["iteration"] == 0 and level1["bepa/level1_successes"] == 2 and level1["bepa/cache_tasks"] == 1
+    assert level1["charts/episodes"] == 3  # the expert's episode and the plan-conditioned group
+    assert [r["charts/episodes"] for r in loop] == [5, 7]
+    assert all(r["bepa/all_fail_groups"] == 0 and r["bepa/injections"] == 0 for r in loop)  # the policy succeeds
+    assert "Click Subscribe" not in repr(server.requests[-1].body)  # the judge saw the trajectory, not the plan

@@ -1,0 +1,76 @@
+"""`gui-train`: config files (JSON, TOML) merged with the command line, errors that name the
+nearest key, and a real run on GUI/Demo-v0."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from trainers.cli import main
+from trainers.config import build_spec, read_config_file
+from trainers.page import PAGEConfig
+
+TOML = """
+algo = "page"
+env = "GUI/Demo-v0"
+[env_args]
+max_steps = 2
+[policy_args]
+hidden = 0
+[trainer]
+tasks = ["demo.press-button"]
+iterations = 1
+group_size = 2
+lam = 0.25
+"""
+
+
+def test_a_toml_file_and_the_command_line_make_one_spec(tmp_path):
+    path = tmp_path / "run.toml"
+    path.write_text(TOML)
+    spec = build_spec(read_config_file(path), trainer={"group_size": 4}, env_args={"max_steps": 3})
+    assert spec.algo == "page" and spec.env == "GUI/Demo-v0" and spec.policy == "element"
+    assert isinstance(spec.trainer, PAGEConfig) and spec.trainer.lam == 0.25 and spec.trainer.group_size == 4
+    assert spec.trainer.tasks == ("demo.press-button",) and spec.env_args == {"max_steps": 3}
+    assert spec.policy_args == {"hidden": 0}
+    json_path = tmp_path / "run.json"
+    json_path.write_text(json.dumps({"algo": "bepa", "trainer": {"cache_capacity": 2}}))
+    assert build_spec(read_config_file(json_path)).trainer.cache_capacity == 2
+
+
+def test_bad_settings_are_named(tmp_path):
+    with pytest.raises(ValueError, match=r"unknown key\(s\) in page trainer settings: 'lamda' \(did you mean 'lam'\?\)"):
+        build_spec({"algo": "page", "trainer": {"lamda": 1}})
+    with pytest.raises(ValueError, match=r"'cache_capacity'"):
+        build_spec({"algo": "grpo", "trainer": {"cache_capacity": 2}})  # a BEPA option, not GRPO's
+    with pytest.raises(ValueError, match=r"expected --algo \(or 'algo' in the config\) to be one of"):
+        build_spec({})
+    (tmp_path / "run.yaml").write_text("algo: page")
+    with pytest.raises(ValueError, match="expected a .json or .toml config file, received 'run.yaml'"):
+        read_config_file(tmp_path / "run.yaml")
+    (tmp_path / "bad.json").write_text('{"algos": "page"}')
+    with pytest.raises(ValueError, match=r"'algos' \(did you mean 'algo'\?\)"):
+        read_config_file(tmp_path / "bad.json")
+
+
+def test_print_config_and_errors_on_the_command_line(tmp_path, capsys):
+    path = tmp_path / "run.toml"
+    path.write_text(TOML)
+    assert main(["--config", str(path), "--set", "seed=7", "--print-config"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["trainer"]["seed"] == 7 and printed["env_args"] == {"max_steps": 2, "observe_a11y": True}
+    assert main(["--config", str(path), "--set", "grup_size=3"]) == 2
+    assert "did you mean 'group_size'?" in capsys.readouterr().err
+    assert main(["--config", str(tmp_path / "missing.toml")]) == 2
+    assert "no config file at" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_run_writes_its_metrics(tmp_path, capsys):
+    path = tmp_path / "run.toml"
+    path.write_text(TOML.replace("lam = 0.25", ""))  # a PAGE option: GRPO would refuse it
+    assert main(["--config", str(path), "--algo", "grpo", "--set", "tensorboard=false", "--run-dir", str(tmp_path / "r")]) == 0
+    (record,) = [json.loads(line) for line in (tmp_path / "r" / "metrics.jsonl").read_text().splitlines()]
+    assert record["charts/episodes"] == 2 and "losses/policy_loss" in record
+    assert "gui-train: grpo done: 1 record(s), 2 episodes" in capsys.readouterr().out

@@ -1,0 +1,151 @@
+"""The shared trainer: per-step outcome advantages, the update (hand-computed losses, LUFFY,
+KL to the reference, direction of the step), and the loop on GUI/Demo-v0 (metrics, budget,
+checkpoints, crashed groups)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import gymnasium as gym
+import pytest
+import torch
+
+import gui_gym  # noqa: F401 - registers the ids
+from gui_gym.errors import InfraError
+from trainers.grpo import GRPOConfig, TrainItem, outcome_advantages, run, seed_everything, train, update
+from trainers.policies import Context
+from trainers.policies_element import ElementPolicy
+from trainers.rollout import EnvPool, Rollout, Step
+from trainers.runs import load_checkpoint
+
+
+class TablePolicy(torch.nn.Module):
+    """A policy over `n` tokens per prompt whose logits are one learnable row per prompt."""
+
+    def __init__(self, prompts: int = 2, n: int = 2):
+        super().__init__()
+        self.logits = torch.nn.Parameter(torch.zeros(prompts, n))
+
+    def logprobs(self, prompts, token_ids):
+        return [torch.log_softmax(self.logits[p], 0)[list(t)] for p, t in zip(prompts, token_ids)]
+
+    def reference(self):
+        frozen = TablePolicy(*self.logits.shape)
+        frozen.logits.data.copy_(self.logits.data)
+        return frozen
+
+
+def rollout(prompt: int, token: int, steps: int = 1, score: float = 0.0) -> Rollout:
+    info = {"success": score >= 1.0, "score": score}
+    return Rollout("t", 0, "i", [Step(prompt, "", (token,), (math.log(0.5),), 0.0, info) for _ in range(steps)])
+
+
+def test_outcome_advantages_spread_over_steps_by_hand():
+    group = [rollout(0, 0, 2, 1.0), rollout(0, 0, 1), rollout(0, 0, 3), rollout(0, 0, 1)]
+    # scores [1,0,0,0]: mean .25, unbiased std .5 -> +1.5 and -0.5
+    adv = outcome_advantages(group)
+    assert adv[0] == pytest.approx([1.5, 1.5], rel=1e-5) and adv[2] == pytest.approx([-0.5] * 3, rel=1e-5)
+    assert outcome_advantages(group, norm_std=False)[0] == [0.75, 0.75]
+
+
+def test_update_losses_by_hand():
+    cfg = GRPOConfig(minibatch_rollouts=2, learning_rate=1e-3)
+    policy = TablePolicy()
+    # one on-policy token with A = +1 and p = .5: ratio 1, loss -1; token-mean over one token
+    stats = update(policy, torch.optim.SGD(policy.parameters(), lr=0.0), [TrainItem(rollout(0, 0), [1.0])], cfg)
+    assert stats["losses/policy_loss"] == pytest.approx(-1.0)
+    assert stats["losses/approx_kl"] == 0.0 and stats["losses/clipfrac"] == 0.0
+    # LUFFY on an off-policy token: -A p / (p + .1) = -.5 / .6
+    stats = update(policy, torch.optim.SGD(policy.parameters(), lr=0.0),
+                   [TrainItem(rollout(0, 0), [1.0], off_policy=True)], cfg, luffy_gamma=0.1)
+    assert stats["losses/policy_loss"] == pytest.approx(-0.5 / 0.6)
+    assert stats["bepa/cached_logp"] == pytest.approx(math.log(0.5))
+    # token-mean over a 2-step rollout (A=+1) and a 1-step one (A=-1): (-1 -1 +1) / 3
+    items = [TrainItem(rollout(0, 0, 2), [1.0, 1.0]), TrainItem(rollout(1, 1), [-1.0])]
+    stats = update(policy, torch.optim.SGD(policy.parameters(), lr=0.0), items, cfg)
+    assert stats["losses/policy_loss"] == pytest.approx(-1 / 3)
+    stats = update(policy, torch.optim.SGD(policy.parameters(), lr=0.0), items,
+                   GRPOConfig(minibatch_rollouts=2, aggregation="seq-mean-token-sum"))
+    assert stats["losses/policy_loss"] == pytest.approx((-2 + 1) / 2)
+
+
+def test_an_update_moves_positive_advantage_tokens_up_and_negative_down_with_kl_to_the_reference():
+    policy = TablePolicy()
+    reference = policy.reference()
+    items = [TrainItem(rollout(0, 0), [1.0]), TrainItem(rollout(1, 1), [-1.0])]
+    cfg = GRPOConfig(minibatch_rollouts=2, update_epochs=3, kl_coef=0.1)
+    stats = update(policy, torch.optim.Adam(policy.parameters(), lr=0.1), items, cfg, reference=reference)
+    after = policy.logprobs([0, 1], [[0], [1]])
+    assert after[0].item() > math.log(0.5) > after[1].item()
+    assert "losses/kl_ref" in stats and stats["losses/kl_ref"] >= 0.0
+    assert torch.equal(reference.logits, torch.zeros(2, 2))
+    assert update(policy, torch.optim.Adam(policy.parameters()), [], cfg) == {}
+
+
+def test_config_is_checked_at_the_door():
+    with pytest.raises(ValueError, match="group_size must be an integer >= 1, received 0"):
+        GRPOConfig(group_size=0)
+    with pytest.raises(ValueError, match="aggregation must be one of"):
+        GRPOConfig(aggregation="mean")
+    with pytest.raises(ValueError, match="expected learning_rate > 0"):
+        GRPOConfig(learning_rate=0)
+    with pytest.raises(ValueError, match="one advantage per step"):
+        update(TablePolicy(), torch.optim.SGD(TablePolicy().parameters(), lr=0.1),
+               [TrainItem(rollout(0, 0, 2), [1.0])], GRPOConfig())
+
+
+def test_seeded_sampling_repeats():
+    policy = ElementPolicy()
+    prompt = policy.prompt({"a11y_tree": "\n".join(f'[{i}] link "L{i}"' for i in range(20))},
+                           Context("x"))
+    draws = []
+    for _ in range(2):
+        seed_everything(3)
+        draws.append([policy.act(prompt).token_ids for _ in range(5)])
+    assert draws[0] == draws[1]
+
+
+def make_demo():
+    return gym.make("GUI/Demo-v0", observe_a11y=True, max_steps=2)
+
+
+@pytest.mark.slow
+def test_the_loop_logs_checkpoints_and_respects_the_budget(tmp_path):
+    cfg = GRPOConfig(tasks=("demo.press-button", "demo.read-code"), iterations=5, episode_budget=4, group_size=2,
+                     pool_size=2, run_dir=str(tmp_path), checkpoint_every=1, tensorboard=False)
+    policy = ElementPolicy()
+    records = train(cfg, policy, make_demo)
+    assert [r["charts/episodes"] for r in records] == [2, 4]
+    lines = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert lines == records
+    assert {"charts/success_rate", "charts/score", "charts/episode_length", "charts/rollout_time_s",
+            "charts/update_time_s", "charts/no_signal_groups"} <= set(records[0])
+    assert {r["charts/success_rate"] for r in records} <= {0.0, 1.0}  # press-button succeeds, read-code cannot
+    assert json.loads((tmp_path / "config.json").read_text())["group_size"] == 2
+    state = load_checkpoint(tmp_path / "checkpoints" / "final", ElementPolicy())
+    assert state["episodes"] == 4 and (tmp_path / "checkpoints" / "iter_00002" / "optimizer.pt").is_file()
+
+
+class CrashFirst(gym.Wrapper):
+    """Raises from its first `crashes` steps, then behaves."""
+
+    crashes = 1
+
+    def step(self, action):
+        if self.crashes:
+            self.crashes -= 1
+            raise RuntimeError("flaky")
+        return self.env.step(action)
+
+
+@pytest.mark.slow
+def test_a_crashed_group_is_counted_and_three_in_a_row_stop_the_run():
+    cfg = GRPOConfig(tasks=("demo.press-button",), iterations=2, group_size=1, tensorboard=False)
+    with EnvPool(lambda: CrashFirst(make_demo())) as pool:
+        records = run(cfg, ElementPolicy(), pool)
+        assert records[0]["charts/crashed_groups"] == 1 and records[1]["charts/episodes"] == 1
+        pool.run([(0, lambda env: setattr(env, "crashes", 10))])
+        with pytest.raises(InfraError, match="crashed"):
+            run(GRPOConfig(tasks=("demo.press-button",), iterations=3, group_size=1, tensorboard=False),
+                ElementPolicy(), pool)

@@ -1,0 +1,97 @@
+"""The PAGE trainer: hierarchical advantages from the wrappers' info (hand-computed), and the
+loop on GUI/Demo-v0 with the oracle judge and with an LVLM judge behind a loopback chat
+server."""
+
+from __future__ import annotations
+
+import re
+
+import gymnasium as gym
+import pytest
+
+import gui_gym  # noqa: F401 - registers the ids
+from gui_gym.judges import CriteriaStore
+from trainers.page import PAGEConfig, page_advantages, train
+from trainers.policies_element import ElementPolicy
+from trainers.rollout import Rollout, Step
+from tests.fakes.chat_server import ChatServer
+
+R2 = 0.5**0.5
+
+
+def rollout(progress, subtasks, owner, score=0.0) -> Rollout:
+    final = {"progress": progress, "subtasks": subtasks, "subtask_of_step": owner, "score": score,
+             "success": score >= 1.0}
+    steps = [Step(None, "", (0,), (0.0,), 0.0, {}) for _ in range(len(owner) - 1)]
+    return Rollout("t", 0, "i", steps + [Step(None, "", (0,), (0.0,), 0.0, final)])
+
+
+def span(description, start, end, completed):
+    return {"description": description, "start": start, "end": end, "completed": completed}
+
+
+GROUP = [rollout(1.0, [span("A", 0, 1, True), span("B", 2, 2, True)], [0, 0, 1], score=1.0),
+         rollout(0.5, [span("A", 0, 0, True), span("B", 1, 2, False)], [0, 1, 1])]
+
+
+def test_hierarchical_advantages_from_info_by_hand():
+    # progress [1, .5]: inter +-0.7071; rollout 0 completes both spans (intra 0); rollout 1: u = [1, 0], mean .5
+    adv = page_advantages(GROUP, lam=0.5)
+    assert adv[0] == pytest.approx([R2] * 3, abs=1e-4)
+    assert adv[1] == pytest.approx([-R2 + 0.25, -R2 - 0.25, -R2 - 0.25], abs=1e-4)
+    signed = page_advantages(GROUP, lam=0.5, intra_mode="signed")
+    assert signed[0] == pytest.approx([R2 + 0.5] * 3, abs=1e-4)
+    assert signed[1] == pytest.approx([-R2 + 0.5, -R2 - 0.5, -R2 - 0.5], abs=1e-4)
+    # across the group: span A is always completed (0), B once in two (+.5 / -.5)
+    normed = page_advantages(GROUP, lam=1.0, group_norm_spans=True)
+    assert normed[0] == pytest.approx([R2, R2, R2 + 0.5], abs=1e-4)
+    assert normed[1] == pytest.approx([-R2, -R2 - 0.5, -R2 - 0.5], abs=1e-4)
+
+
+def test_a_missing_judgement_falls_back_to_the_score_and_no_intra_term():
+    group = [rollout(None, None, [0, 0], score=1.0), rollout(0.0, None, [0])]
+    adv = page_advantages(group)
+    assert adv[0] == pytest.approx([R2, R2], abs=1e-4) and adv[1] == pytest.approx([-R2], abs=1e-4)
+    assert page_advantages([rollout(0.25, [], [-1, -1]), rollout(0.25, [], [-1])]) == [[0.0, 0.0], [0.0]]
+
+
+def test_options_are_checked():
+    with pytest.raises(ValueError, match="intra_mode must be 'centered' or 'signed'"):
+        PAGEConfig(intra_mode="both")
+    with pytest.raises(ValueError, match="judge must be one of"):
+        PAGEConfig(judge="gpt")
+
+
+def make_demo():
+    return gym.make("GUI/Demo-v0", observe_a11y=True, max_steps=2)
+
+
+@pytest.mark.slow
+def test_page_trains_on_oracle_progress():
+    cfg = PAGEConfig(tasks=("demo.fill-form",), iterations=1, group_size=2, pool_size=2, tensorboard=False)
+    (record,) = train(cfg, ElementPolicy(), make_demo)
+    assert 0.0 <= record["charts/progress"] <= 1.0 and "losses/policy_loss" in record
+
+
+def lvlm_judge(request) -> str:
+    """Answers PAGE's questions as an LVLM judge would: spans covering every step, and every
+    listed claim or criterion marked, the first met and the rest not."""
+    text = "".join(p.get("text", "") for m in request.messages for p in
+                   (m["content"] if isinstance(m["content"], list) else [{"text": m["content"]}]))
+    if "Split the agent's steps" in text:
+        last = int(re.search(r"steps 0\.\.(\d+)", text).group(1))
+        return '{"subtasks": [{"description": "work", "start": 0, "end": %d}]}' % last
+    count = len(re.findall(r"^\d+\. ", text.split("Criteria:")[-1], flags=re.M))
+    return '{"met": [%s]}' % ", ".join(["true"] + ["false"] * (count - 1))
+
+
+@pytest.mark.slow
+def test_page_trains_with_an_lvlm_judge_over_http(tmp_path):
+    CriteriaStore(tmp_path).put("demo.read-code", ["the code is visible", "the code was answered"])
+    with ChatServer(lvlm_judge) as server:
+        cfg = PAGEConfig(tasks=("demo.read-code",), iterations=1, group_size=2, judge="openai", rounds=1,
+                         judge_base_url=server.base_url, judge_model="judge", criteria_store=str(tmp_path),
+                         tensorboard=False)
+        (record,) = train(cfg, ElementPolicy(), make_demo)
+    assert record["charts/progress"] == 0.5  # one criterion of two, as the judge said
+    assert record["charts/success_rate"] == 0.0 and len(server.requests) >= 4  # marks and segmentation, both rollouts

@@ -1,0 +1,94 @@
+"""`gui-train`: train a policy on a GUI env with GRPO, PAGE or BEPA.
+
+    gui-train --algo page --config runs/page.toml
+    gui-train --algo bepa --env GUI/LocalWeb-v0 --policy element --env-arg apps='["admin"]' \\
+        --set tasks='["admin.invite-user"]' --set episode_budget=200 --run-dir runs/bepa
+    gui-train --algo grpo --policy vlm --policy-arg model_path=/models/UI-TARS-1.5-7B \\
+        --policy-arg lora='{"r": 16}' --policy-arg device=cuda --config runs/grpo.json
+    gui-train --algo page --config runs/page.toml --print-config     # show the settings, run nothing
+
+Values of ``--set``, ``--env-arg`` and ``--policy-arg`` are read as JSON when they are JSON.
+The element policy needs the accessibility tree, so ``observe_a11y`` defaults to true with
+it; the VLM policy's string actions are parsed in its prompt's action format.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Callable
+
+from benchmarks.cli import make_env, parse_assignments
+from gui_gym.errors import GUIGymError
+from trainers.config import CONFIGS, DEFAULT_ENV, RunSpec, build_spec, read_config_file
+from trainers.policies import POLICIES, make_policy
+from trainers.runs import to_plain
+
+
+def parser() -> argparse.ArgumentParser:
+    out = argparse.ArgumentParser(prog="gui-train", description="Train a GUI policy with GRPO, PAGE or BEPA.")
+    out.add_argument("--algo", choices=sorted(CONFIGS), help="the method (or 'algo' in the config file)")
+    out.add_argument("--env", help=f"env id (default {DEFAULT_ENV})")
+    out.add_argument("--policy", choices=POLICIES, help="element (a11y-tree scorer) or vlm (Qwen2.5-VL family)")
+    out.add_argument("--config", help="a .json or .toml file (see trainers/config.py)")
+    out.add_argument("--set", action="append", metavar="K=V", help="trainer setting, repeatable")
+    out.add_argument("--env-arg", action="append", metavar="K=V", help="gym.make keyword argument, repeatable")
+    out.add_argument("--policy-arg", action="append", metavar="K=V", help="policy constructor argument, repeatable")
+    out.add_argument("--run-dir", help="where metrics and checkpoints go (the trainer's run_dir)")
+    out.add_argument("--print-config", action="store_true", help="print the resolved settings and exit")
+    return out
+
+
+def resolve(args: argparse.Namespace) -> RunSpec:
+    values = read_config_file(args.config) if args.config else {}
+    trainer = parse_assignments(args.set, "--set")
+    if args.run_dir:
+        trainer["run_dir"] = args.run_dir
+    spec = build_spec(values, algo=args.algo, env=args.env, policy=args.policy,
+                      env_args=parse_assignments(args.env_arg, "--env-arg"),
+                      policy_args=parse_assignments(args.policy_arg, "--policy-arg"), trainer=trainer)
+    if spec.policy == "element":
+        spec.env_args.setdefault("observe_a11y", True)
+    return spec
+
+
+def env_factory(spec: RunSpec, policy: Any) -> Callable[[], Any]:
+    """Envs that read the policy's string actions in its format (and coordinate space)."""
+    env_args = dict(spec.env_args)
+    if policy.action_format != "json":
+        env_args.setdefault("action_format", policy.action_format)
+        if getattr(policy, "format_context", None):
+            env_args.setdefault("format_context", policy.format_context)
+    return lambda: make_env(spec.env, env_args)
+
+
+def train(spec: RunSpec) -> list[dict[str, Any]]:
+    """Build the policy and run the method."""
+    from trainers import bepa, grpo, page
+
+    policy = make_policy(spec.policy, **spec.policy_args)
+    method = {"grpo": grpo.train, "page": page.train, "bepa": bepa.train}[spec.algo]
+    return method(spec.trainer, policy, env_factory(spec, policy))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        spec = resolve(args)
+        if args.print_config:
+            print(json.dumps(to_plain(spec), indent=2, sort_keys=True))
+            return 0
+        records = train(spec)
+    except (GUIGymError, ValueError, FileNotFoundError) as exc:
+        print(f"gui-train: error: {exc}", file=sys.stderr)
+        return 2
+    last = next((r for r in reversed(records) if "charts/success_rate" in r), {})
+    print(f"gui-train: {spec.algo} done: {len(records)} record(s), {last.get('charts/episodes', 0)} episodes, "
+          f"last success rate {last.get('charts/success_rate', float('nan')):.2f}"
+          + (f"; metrics in {spec.trainer.run_dir}/metrics.jsonl" if spec.trainer.run_dir else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,232 @@
+"""`VLMPolicy`: a Qwen2.5-VL-family checkpoint (Qwen2.5-VL, UI-TARS-1.5, OpenCUA) as a
+trainable policy, prompted as the agents are (`agents.prompts`, UI-TARS by default).
+
+A step's prompt is the agent prompt for the instruction (BEPA's LEVEL-1 appends the plan),
+the model's own last `history_turns` answers as assistant turns, and the current screenshot
+(kept as PNG bytes, downscaled to `max_image_side`). The model's inputs are assembled by
+`QwenVL`, the same code the transformers judge uses.
+
+Generation runs in-process with transformers, sampling from softmax(logits / temperature)
+with no top-k / top-p, so the recorded log-probs are those of the distribution the loss
+assumes; or on an OpenAI-compatible server (vLLM on a GPU: ``server_url``), which returns
+token ids and log-probs (vLLM's ``return_tokens_as_token_ids``). Either way the loss's
+log-probs come from a teacher-forced forward pass of the local model (verl recomputes them
+too). LoRA (peft) is optional; with a server, `sync_server` pushes the adapter to vLLM's
+``/v1/load_lora_adapter`` after each update, so the server samples from the current weights.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence
+
+import httpx
+import torch
+
+from agents.prompts import get_prompt_format
+from gui_gym.action_formats.coords import MODES
+from gui_gym.errors import AgentError, MissingResourceError
+from gui_gym.judges.base import Message, to_png
+from gui_gym.judges.transformers_judge import QwenVL
+from trainers.policies import Act, Context
+
+LORA_DEFAULTS = {"r": 16, "lora_alpha": 32, "lora_dropout": 0.0,
+                 "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj"]}
+"""LoRA on the language model's attention projections (the vision tower stays frozen)."""
+
+
+@dataclass(frozen=True)
+class VLMPrompt:
+    """One step's conversation and the screen size its coordinates refer to."""
+
+    messages: tuple[Message, ...]
+    screen_size: tuple[int, int]
+
+
+class VLMPolicy:
+    """A Qwen-VL-family checkpoint as a `Policy`.
+
+    Args:
+        model_path: a local checkpoint folder (``save_pretrained`` layout).
+        device, dtype: where and in what precision the model runs.
+        lora: None for full fine-tuning, or peft LoraConfig fields (merged over `LORA_DEFAULTS`).
+        temperature: sampling temperature (also applied to the log-probs, as verl does).
+        max_new_tokens: answer length cap.
+        max_image_side: screenshots are downscaled so neither side exceeds this.
+        history_turns: earlier answers kept in the prompt.
+        prompt: the agents' prompt format ("uitars" or "qwen25vl").
+        coordinates: the model's coordinate space (see `gui_gym.action_formats.coords`).
+        server_url: an OpenAI-compatible server (vLLM) that generates; None generates locally.
+        server_model: the served model name, or, with `server_sync_dir`, the adapter's name.
+        server_sync_dir: with LoRA and a server: where the adapter is saved for the server,
+            which loads it at the start and after every update (`after_update`).
+    """
+
+    def __init__(self, model_path: str, *, device: str = "cpu", dtype: str = "auto", lora: Mapping[str, Any] | None = None,
+                 temperature: float = 1.0, max_new_tokens: int = 128, max_image_side: int = 1280,
+                 history_turns: int = 2, prompt: str = "uitars", coordinates: str = "smart_resize",
+                 server_url: str | None = None, server_model: str | None = None,
+                 server_sync_dir: str | None = None):
+        if temperature <= 0 or max_new_tokens < 1 or max_image_side < 1 or history_turns < 0:
+            raise ValueError(f"expected temperature > 0, max_new_tokens >= 1, max_image_side >= 1, history_turns >= 0, "
+                             f"received {temperature}, {max_new_tokens}, {max_image_side}, {history_turns}")
+        if coordinates not in MODES:
+            raise AgentError(f"coordinates must be one of {list(MODES)}, received {coordinates!r}")
+        self.qwen = QwenVL(model_path, device=device, dtype=dtype)
+        self.model = self.qwen.model
+        self.lora = dict(LORA_DEFAULTS, **lora) if lora is not None else None
+        if self.lora is not None:
+            try:
+                from peft import LoraConfig, get_peft_model
+            except ImportError as exc:
+                raise MissingResourceError(f"lora needs peft ({exc}); pip install 'gui-gym[train]'") from exc
+            self.model = get_peft_model(self.model, LoraConfig(**self.lora))
+        self.format = get_prompt_format(prompt)
+        self.action_format = self.format.action_format
+        self.format_context = {"coordinates": coordinates} if self.action_format == "uitars" else None
+        self.coordinates = coordinates
+        self.temperature, self.max_new_tokens = float(temperature), int(max_new_tokens)
+        self.max_image_side, self.history_turns = int(max_image_side), int(history_turns)
+        self._server = None
+        if server_url is not None:
+            from gui_gym.judges.openai_judge import OpenAIJudge
+
+            self._server = OpenAIJudge(server_model, server_url, temperature=self.temperature,
+                                       max_tokens=self.max_new_tokens, max_image_side=self.max_image_side)
+        self.server_sync_dir = server_sync_dir
+        if server_sync_dir is not None:
+            self.after_update()
+
+    # ---- the Policy protocol --------------------------------------------------------------
+
+    def prompt(self, obs: Mapping[str, Any], context: Context) -> VLMPrompt:
+        screenshot = obs["screenshot"]
+        instruction = context.instruction
+        if context.plan:
+            instruction += "\n\nPlan:\n" + "\n".join(f"{i}. {step}" for i, step in enumerate(context.plan, 1))
+        system = self.format.system(instruction, "computer", "English")
+        messages = [Message.system(system)] if system else []
+        messages.append(Message.user(self.format.first_user(instruction, "computer", "English")))
+        earlier = context.history[-self.history_turns:] if self.history_turns else ()
+        messages += [Message.assistant(act.text) for act in earlier]
+        messages.append(Message.user(to_png(screenshot, self.max_image_side)))
+        height, width = screenshot.shape[:2]
+        return VLMPrompt(tuple(messages), (width, height))
+
+    def act(self, prompt: VLMPrompt, *, greedy: bool = False) -> Act:
+        token_ids, logprobs = self._generate_on_server(prompt, greedy) if self._server else self._generate(prompt, greedy)
+        text = self.qwen.tokenizer.decode(token_ids, skip_special_tokens=True)
+        action = self.format.to_action(text, prompt.screen_size, self.coordinates)
+        return Act(action, text, tuple(token_ids), tuple(logprobs))
+
+    def logprobs(self, prompts: Sequence[VLMPrompt], token_ids: Sequence[Sequence[int]]) -> list[torch.Tensor]:
+        if len(prompts) != len(token_ids):
+            raise ValueError(f"expected one token list per prompt, received {len(token_ids)} for {len(prompts)}")
+        return [self._sequence_logprobs(self.model, prompt, tokens) for prompt, tokens in zip(prompts, token_ids)]
+
+    def parameters(self) -> Iterator[torch.nn.Parameter]:
+        return (p for p in self.model.parameters() if p.requires_grad)
+
+    def reference(self) -> "_Reference":
+        """The starting weights: the base model with the adapter switched off (LoRA), or a
+        frozen copy (full fine-tuning)."""
+        return _Reference(self)
+
+    def save(self, folder: str) -> None:
+        """LoRA: the adapter (peft layout); full: a complete checkpoint folder."""
+        self.model.save_pretrained(folder)
+        if self.lora is None:
+            self.qwen.tokenizer.save_pretrained(folder)
+            self.qwen.image_processor.save_pretrained(folder)
+
+    def load(self, folder: str) -> None:
+        if self.lora is not None:
+            from peft import set_peft_model_state_dict
+            from safetensors.torch import load_file
+
+            set_peft_model_state_dict(self.model, load_file(str(Path(folder) / "adapter_model.safetensors")))
+        else:
+            self.model.load_state_dict(type(self.model).from_pretrained(folder).state_dict())
+
+    def after_update(self) -> None:
+        """Called by the trainer after each update: a served LoRA policy pushes its adapter."""
+        if self.server_sync_dir is not None:
+            self.sync_server(self.server_sync_dir, self._server.model if self._server else "")
+
+    def sync_server(self, folder: str, adapter_name: str) -> None:
+        """Save the LoRA adapter to `folder` and have the vLLM server load it as
+        `adapter_name` (vLLM with ``VLLM_ALLOW_RUNTIME_LORA_UPDATING=True``); later requests
+        generate with it."""
+        if self._server is None or self.lora is None:
+            raise AgentError("sync_server needs a server_url and a LoRA policy: a server serves full weights "
+                             "it loaded itself")
+        self.model.save_pretrained(folder)
+        root = self._server.base_url
+        response = httpx.post(f"{root}/unload_lora_adapter", json={"lora_name": adapter_name}, timeout=60.0)
+        if response.status_code not in (200, 404, 400):
+            raise AgentError(f"{root}/unload_lora_adapter answered HTTP {response.status_code}: {response.text[:200]}")
+        response = httpx.post(f"{root}/load_lora_adapter", json={"lora_name": adapter_name, "lora_path": str(folder)},
+                              timeout=60.0)
+        if response.status_code != 200:
+            raise AgentError(f"{root}/load_lora_adapter answered HTTP {response.status_code}: {response.text[:200]}")
+        self._server.model = adapter_name
+
+    # ---- internals ------------------------------------------------------------------------
+
+    def _generate(self, prompt: VLMPrompt, greedy: bool) -> tuple[list[int], list[float]]:
+        inputs = self.qwen.inputs(prompt.messages, max_image_side=self.max_image_side)
+        sampling = {"do_sample": False} if greedy else {"do_sample": True, "temperature": self.temperature,
+                                                         "top_k": 0, "top_p": 1.0}
+        with torch.inference_mode():
+            out = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, output_logits=True,
+                                      return_dict_in_generate=True, **sampling)
+        start = inputs["input_ids"].shape[1]
+        tokens = out.sequences[0, start:].tolist()
+        eos = self.qwen.tokenizer.eos_token_id
+        if eos in tokens:
+            tokens = tokens[:tokens.index(eos) + 1]  # the end token is the model's output too, and trained
+        logits = torch.stack(out.logits[:len(tokens)], dim=1)[0].float() / self.temperature
+        logprobs = torch.log_softmax(logits, dim=-1).gather(1, torch.tensor(tokens).unsqueeze(1)).squeeze(1)
+        return tokens, logprobs.tolist()
+
+    def _generate_on_server(self, prompt: VLMPrompt, greedy: bool) -> tuple[list[int], list[float]]:
+        fields: dict[str, Any] = {"logprobs": True, "return_tokens_as_token_ids": True, "top_p": 1.0, "top_k": -1}
+        if greedy:
+            fields["temperature"] = 0.0
+        response = self._server.respond(prompt.messages, **fields)
+        try:
+            content = response["choices"][0]["logprobs"]["content"]
+            tokens = [int(str(item["token"]).split("token_id:", 1)[1]) for item in content]
+            logprobs = [float(item["logprob"]) for item in content]
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            raise AgentError(f"expected per-token logprobs with 'token_id:N' tokens from {self._server.base_url} "
+                             "(vLLM: return_tokens_as_token_ids), received "
+                             f"{str(response)[:200]}") from exc
+        return tokens, logprobs
+
+    def _sequence_logprobs(self, model: Any, prompt: VLMPrompt, tokens: Sequence[int]) -> torch.Tensor:
+        """log p(tokens | prompt) by one teacher-forced forward pass."""
+        inputs = self.qwen.inputs(prompt.messages, max_image_side=self.max_image_side)
+        start = inputs["input_ids"].shape[1]
+        answer = torch.tensor([list(tokens)], dtype=inputs["input_ids"].dtype, device=inputs["input_ids"].device)
+        inputs["input_ids"] = torch.cat([inputs["input_ids"], answer], dim=1)
+        inputs["attention_mask"] = torch.ones_like(inputs["input_ids"])
+        logits = model(**inputs).logits[0, start - 1:start - 1 + len(tokens)].float() / self.temperature
+        return torch.log_softmax(logits, dim=-1).gather(1, answer[0].unsqueeze(1)).squeeze(1)
+
+
+class _Reference:
+    """The frozen starting policy, for the KL term: only `logprobs` is asked of it."""
+
+    def __init__(self, policy: VLMPolicy):
+        self.policy = policy
+        self.frozen = None if policy.lora is not None else copy.deepcopy(policy.model).requires_grad_(False)
+
+    def logprobs(self, prompts: Sequence[VLMPrompt], token_ids: Sequence[Sequence[int]]) -> list[torch.Tensor]:
+        with torch.no_grad():
+            if self.frozen is not None:
+                return [self.policy._sequence_logprobs(self.frozen, p, t) for p, t in zip(prompts, token_ids)]
+            with self.policy.model.disable_adapter():
+                return [self.policy._sequence_logprobs(self.policy.model, p, t) for p, t in zip(prompts, token_ids)]

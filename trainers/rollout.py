@@ -1,0 +1,220 @@
+"""Group rollouts: G episodes of one task instance (same task id, same instance seed), the
+unit GRPO, PAGE and BEPA compare rollouts within.
+
+Envs live in an `EnvPool`, each made and driven on its own thread: Playwright's sync objects
+belong to the thread that made them, and envs that wait on their browsers overlap. The G
+episodes of a group run in waves of the pool's size, in lockstep: the policy acts for every
+live episode on the calling thread (in a fixed order, so seeded sampling is reproducible),
+then the envs step concurrently.
+
+Each `Step` keeps what training needs: the prompt (always the plain one: with a plan, BEPA
+LEVEL-1, the policy acts on the plan-conditioned prompt and the plain prompt is stored), the
+generated tokens, their log-probs when sampled, the reward and the env's `info` (progress
+and subtasks from the wrappers land there).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import gymnasium as gym
+import numpy as np
+
+from gui_gym.errors import InfraError
+from trainers.policies import Act, Context, Policy
+
+
+@dataclass
+class Step:
+    """One policy step and what the env answered."""
+
+    prompt: Any
+    text: str
+    token_ids: tuple[int, ...]
+    logprobs: tuple[float, ...]
+    reward: float
+    info: dict[str, Any]
+
+
+@dataclass
+class Rollout:
+    """One episode. `source` is "on_policy" for the policy's own plain rollouts and "level1"
+    for BEPA's plan-conditioned ones (`plan` is what it acted with; the stored prompts never
+    hold it)."""
+
+    task_id: str
+    seed: int
+    instruction: str
+    steps: list[Step] = field(default_factory=list)
+    source: str = "on_policy"
+    plan: tuple[str, ...] | None = None
+    crash: str | None = None
+    """Set when the env raised instead of answering (reset or step): the episode is void."""
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    @property
+    def final_info(self) -> dict[str, Any]:
+        return self.steps[-1].info if self.steps else {}
+
+    @property
+    def success(self) -> bool:
+        return bool(self.final_info.get("success", False))
+
+    @property
+    def score(self) -> float:
+        """The env's evaluator score (0 when the episode ended without one)."""
+        return float(self.final_info.get("score") or 0.0)
+
+    @property
+    def progress(self) -> float | None:
+        """``info["progress"]`` at the end (`ProgressReward`), None without the wrapper or
+        when the judge failed."""
+        value = self.final_info.get("progress")
+        return None if value is None else float(value)
+
+    @property
+    def infra_error(self) -> str | None:
+        """Why the infrastructure cut the episode short, if it did: such an episode is no
+        evidence about the policy and is left out of training."""
+        if self.crash is not None:
+            return self.crash
+        return next((s.info["infra_error"] for s in self.steps if s.info.get("infra_error")), None)
+
+
+class EnvPool:
+    """`size` envs made by `make_env`, each on its own thread.
+
+    >>> pool = EnvPool(lambda: gym.make("GUI/Demo-v0"), size=2)  # doctest: +SKIP
+    """
+
+    def __init__(self, make_env: Callable[[], gym.Env], size: int = 1):
+        if size < 1:
+            raise ValueError(f"size must be >= 1, received {size}")
+        self._threads = [ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"env-{i}") for i in range(size)]
+        futures = [thread.submit(make_env) for thread in self._threads]
+        self.envs: list[gym.Env] = []
+        errors = []
+        for future in futures:
+            try:
+                self.envs.append(future.result())
+            except Exception as exc:  # close what did start, then report the first failure
+                errors.append(exc)
+        if errors:
+            self.close()
+            raise errors[0]
+
+    def __len__(self) -> int:
+        return len(self.envs)
+
+    def run(self, calls: Sequence[tuple[int, Callable[[gym.Env], Any]]]) -> list[Any]:
+        """Run each ``fn(env)`` on env `index`'s thread, concurrently; results in order."""
+        futures = [self._threads[index].submit(fn, self.envs[index]) for index, fn in calls]
+        return [future.result() for future in futures]
+
+    def close(self) -> None:
+        """Close every env on its own thread; safe to call twice."""
+        futures = [thread.submit(env.close) for thread, env in zip(self._threads, self.envs)]
+        for future in futures:
+            future.result()
+        self.envs = []
+        for thread in self._threads:
+            thread.shutdown(wait=True)
+
+    def __enter__(self) -> "EnvPool":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def rollout_group(pool: EnvPool, policy: Policy, task_id: str, seed: int, group_size: int, *,
+                  plan: Sequence[str] | None = None, greedy: bool = False) -> list[Rollout]:
+    """`group_size` episodes of task `task_id` with instance seed `seed` (also the reset
+    seed), acted by `policy` (conditioned on `plan` when given)."""
+    if group_size < 1:
+        raise ValueError(f"group_size must be >= 1, received {group_size}")
+    rollouts = rollout_episodes(pool, policy, [(task_id, seed)] * group_size, plan=plan, greedy=greedy)
+    if all(r.crash is not None for r in rollouts):
+        raise InfraError(f"every episode of the group of {task_id!r} (seed {seed}) crashed; the first: "
+                         f"{rollouts[0].crash}")
+    return rollouts
+
+
+def rollout_episodes(pool: EnvPool, policy: Policy, episodes: Sequence[tuple[str, int]], *,
+                     plan: Sequence[str] | None = None, greedy: bool = False) -> list[Rollout]:
+    """One episode per (task id, instance seed), in waves of the pool's size."""
+    plan = tuple(plan) if plan is not None else None
+    rollouts: list[Rollout] = []
+    for first in range(0, len(episodes), len(pool)):
+        wave_episodes = episodes[first:first + len(pool)]
+        slots = list(range(len(wave_episodes)))
+        resets = pool.run([(slot, _guarded(_reset(*wave_episodes[slot]))) for slot in slots])
+        wave = [Rollout(task_id, seed, "" if isinstance(reset, _Crash) else str(reset[1].get("instruction", "")),
+                        source="on_policy" if plan is None else "level1", plan=plan,
+                        crash=reset.reason if isinstance(reset, _Crash) else None)
+                for (task_id, seed), reset in zip(wave_episodes, resets)]
+        observations = {slot: reset[0] for slot, reset in zip(slots, resets) if not isinstance(reset, _Crash)}
+        histories: dict[int, list[Act]] = {slot: [] for slot in slots}
+        live = [slot for slot in slots if wave[slot].crash is None]
+        while live:
+            acts = {}
+            for slot in live:
+                context = Context(wave[slot].instruction, plan, tuple(histories[slot]))
+                prompt = policy.prompt(observations[slot], context)
+                acts[slot] = (policy.act(prompt, greedy=greedy),
+                              prompt if plan is None else policy.prompt(observations[slot], context.without_plan()))
+            results = pool.run([(slot, _guarded(_step(acts[slot][0].action))) for slot in live])
+            still = []
+            for slot, result in zip(live, results):
+                if isinstance(result, _Crash):
+                    wave[slot].crash = result.reason
+                    continue
+                obs, reward, terminated, truncated, info = result
+                act, stored = acts[slot]
+                wave[slot].steps.append(Step(stored, act.text, act.token_ids, act.logprobs, float(reward), info))
+                histories[slot].append(act)
+                observations[slot] = obs
+                if not (terminated or truncated):
+                    still.append(slot)
+            live = still
+        rollouts.extend(wave)
+    return rollouts
+
+
+def evaluate(pool: EnvPool, policy: Policy, tasks: Sequence[str], instances: int, seed: int,
+             greedy: bool = True) -> dict[str, float]:
+    """Success rate per task over `instances` instances drawn from `seed` (greedy by
+    default: the policy's most likely actions); crashed episodes are left out."""
+    rng = np.random.default_rng([seed, 2])
+    episodes = [(task_id, int(rng.integers(2**31 - 1))) for task_id in tasks for _ in range(instances)]
+    rollouts = [r for r in rollout_episodes(pool, policy, episodes, greedy=greedy) if r.infra_error is None]
+    return {task_id: float(np.mean([r.success for r in rollouts if r.task_id == task_id] or [np.nan]))
+            for task_id in tasks}
+
+
+@dataclass(frozen=True)
+class _Crash:
+    reason: str
+
+
+def _guarded(fn: Callable[[gym.Env], Any]) -> Callable[[gym.Env], Any]:
+    """`fn`, with an exception from the env turned into a `_Crash`: one broken episode voids
+    itself, not its group (the env's next reset starts afresh)."""
+    def call(env: gym.Env) -> Any:
+        try:
+            return fn(env)
+        except Exception as exc:  # the env broke its contract; the episode is void, the run goes on
+            return _Crash(f"{type(exc).__name__}: {exc}")
+    return call
+
+
+def _reset(task_id: str, seed: int) -> Callable[[gym.Env], Any]:
+    return lambda env: env.reset(seed=seed, options={"task_id": task_id, "instance_seed": seed})
+
+
+def _step(action: Any) -> Callable[[gym.Env], Any]:
+    return lambda env: env.step(action)
