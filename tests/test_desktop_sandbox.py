@@ -4,6 +4,7 @@ One sandbox for the module (starting one takes about a second on an idle machine
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import psutil
@@ -65,3 +66,15 @@ def test_stopping_ends_every_process(sandbox, client):
     sandbox.stop()
     assert not [p for p in started if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     sandbox.stop()
+
+
+
+def test_an_interpreter_in_a_private_folder_is_bound_back_read_only(monkeypatch):
+    monkeypatch.setattr(sys, "prefix", "/tmp/checkout/.venv")
+    command = Sandbox(SandboxSpec()).command(Path("/run/shared-of-the-session"))
+    venv = str(Path("/tmp/checkout/.venv").resolve())
+    binds = [i for i in range(len(command) - 2) if command[i:i + 3] == ["--ro-bind", venv, venv]]
+    assert len(binds) == 1
+    assert binds[0] > max(i for i, arg in enumerate(command) if arg == "--tmpfs")  # else the tmpfs hides it
+    monkeypatch.setattr(sys, "prefix", "/opt/venv")
+    assert not any(arg.startswith("/opt/venv") for arg in Sandbox(SandboxSpec()).command(Path("/run/x")))

@@ -29,6 +29,8 @@ from gui_gym.errors import InfraError, MissingResourceError
 from gui_gym.waiting import wait_until
 
 INSIDE_DIR = "/run/gui-gym"
+PRIVATE_DIRS = ("/tmp", "/run", "/home")
+"""Folders the sandbox replaces with empty ones of its own."""
 USER_ID = 1000
 """Inside the sandbox everything runs as ``user`` (uid 1000), as in OSWorld's VM; a user
 namespace maps it to the host user that started the env."""
@@ -89,8 +91,9 @@ class Sandbox:
             "bwrap", "--unshare-user", "--uid", str(USER_ID), "--gid", str(USER_ID),
             "--ro-bind", "/", "/", "--ro-bind", str(shared / "passwd"), "/etc/passwd",
             "--ro-bind", str(shared / "group"), "/etc/group", "--dev", "/dev", "--proc", "/proc",
-            "--tmpfs", "/tmp", "--tmpfs", "/run", "--tmpfs", "/home", "--dir", "/home/user",
+            *(arg for folder in PRIVATE_DIRS for arg in ("--tmpfs", folder)), "--dir", "/home/user",
             "--bind", str(shared), inside,
+            *_visible_again(sys.prefix, package_root),
             "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--hostname", "osworld",
             "--die-with-parent", "--new-session",
             "--setenv", "HOME", "/home/user", "--setenv", "PYTHONPATH", package_root,
@@ -153,6 +156,17 @@ class Sandbox:
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None
+
+
+def _visible_again(*paths: str) -> list[str]:
+    """Read-only binds that show `paths` (the interpreter and the package, which the server
+    runs from) inside the sandbox when they live in one of its private folders: a checkout
+    or a virtual environment under /tmp is hidden by the sandbox's own /tmp otherwise."""
+    args: list[str] = []
+    for path in dict.fromkeys(str(Path(p).resolve()) for p in paths):
+        if any(path == d or path.startswith(d + "/") for d in PRIVATE_DIRS):
+            args += ["--ro-bind", path, path]
+    return args
 
 
 def write_account_files(folder: Path) -> None:
