@@ -23,7 +23,7 @@ from typing import Any, Union
 from agents.base import BaseAgent
 from gui_gym.actions import Action
 from gui_gym.errors import ActionParseError, AgentError
-from gui_gym.wrappers.recorder import RESULT_FILE, TRAJECTORY_FILE
+from gui_gym.wrappers.recorder import RESULT_FILE, TRAJECTORY_FILE, read_trajectory
 
 Recorded = Union[Action, str]
 """One replayed step: an action, or text for the env to parse."""
@@ -100,12 +100,7 @@ def _read_jsonl(path: Path) -> dict[tuple[str, Any], list[Recorded]]:
 def _read_folder(root: Path) -> dict[tuple[str, Any], list[Recorded]]:
     episodes: dict[tuple[str, Any], list[Recorded]] = {}
     for traj in sorted(root.rglob(TRAJECTORY_FILE)):
-        records = []
-        for line in traj.read_text(encoding="utf-8").splitlines():
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError:
-                break  # a line cut short by a killed run ends the usable part
+        records = read_trajectory(traj.parent)
         if not records:
             continue
         head = records[0]

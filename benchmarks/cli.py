@@ -347,7 +347,7 @@ def run_command(args: argparse.Namespace) -> int:
                 help="screenshots embedded as WebP (default) or PNG, or linked to the files beside the report"))
 def report_command(args: argparse.Namespace) -> int:
     from benchmarks.report import build_report
-    from benchmarks.results import ResultsStore, summarize
+    from benchmarks.results import ResultsStore
 
     store = ResultsStore(args.dir)
     run = store.read_run()

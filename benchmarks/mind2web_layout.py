@@ -27,39 +27,11 @@ from typing import Any
 
 from gui_gym.errors import HarnessError, TaskConfigError
 from gui_gym.judges.webjudge import WebTrajectory
-from gui_gym.wrappers.recorder import RESULT_FILE, TRAJECTORY_FILE, atomic_write_json
+from gui_gym.suites.mind2web.history import describe_action, factual_actions
+from gui_gym.wrappers.recorder import RESULT_FILE, TRAJECTORY_FILE, atomic_write_json, read_trajectory
 
 SCHEMA_VERSION = "online-mind2web-v2"
 TRAJECTORY_DIR = "trajectory"
-TERMINAL_KINDS = frozenset({"done", "answer", "fail"})
-
-
-def _point(x: Any, y: Any) -> str:
-    return f"({round(x)}, {round(y)})"
-
-
-def describe_action(action: dict[str, Any]) -> str:
-    """A canonical action (``Action.to_dict()``) as a short factual line, e.g.
-    ``CLICK (640, 360)`` or ``TYPE 'hello'``."""
-    kind = action.get("kind", "?")
-    where = _point(action["x"], action["y"]) if action.get("x") is not None else None
-    if action.get("element") is not None:
-        where = f"element #{action['element']}"
-    if kind == "drag" or (kind == "swipe" and action.get("to_x") is not None):
-        return f"{kind.upper()} {where} -> {_point(action['to_x'], action['to_y'])}"
-    if kind == "scroll" or kind == "swipe":
-        return f"{kind.upper()} {action.get('direction')} {action.get('amount') or ''}".rstrip() + (f" at {where}" if where else "")
-    if kind == "type":
-        return f"TYPE {action.get('text')!r}" + (f" at {where}" if where else "")
-    if kind in ("key", "hotkey", "key_down", "key_up"):
-        return f"{kind.upper()} {'+'.join(action.get('keys') or [])}"
-    if kind == "goto":
-        return f"GOTO {action.get('text')}"
-    if kind == "open_app":
-        return f"OPEN_APP {action.get('text')}"
-    if kind == "wait":
-        return "WAIT"
-    return f"{kind.upper()} {where}" if where else kind.upper()
 
 
 def build_result(*, task: str, task_id: str, reference_length: int | None, final_answer: str | None,
@@ -84,10 +56,7 @@ def write_from_episode(episode_dir: str | Path, dest: str | Path, *,
     if not result_path.is_file() or not traj_path.is_file():  # a worker that died before the reset
         return None
     result = json.loads(result_path.read_text(encoding="utf-8"))
-    records = []
-    for line in traj_path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            records.append(json.loads(line))
+    records = read_trajectory(episode_dir)
     if not records or records[0].get("url") is None:
         return None
     if dest.exists():
@@ -107,9 +76,7 @@ def write_from_episode(episode_dir: str | Path, dest: str | Path, *,
 
     last_factual = None
     for record in records[1:]:
-        parsed = record.get("parsed_action")
-        actions = parsed if isinstance(parsed, list) else [parsed] if parsed else []
-        factual = [a for a in actions if a.get("kind") not in TERMINAL_KINDS]
+        factual = factual_actions(record.get("parsed_action"))
         last_url = record.get("url") or last_url
         if not factual:
             continue

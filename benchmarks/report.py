@@ -21,7 +21,7 @@ from typing import Any
 
 from benchmarks.results import TASKS_DIR, ResultsStore, outcome, summarize
 from gui_gym.errors import HarnessError
-from gui_gym.wrappers.recorder import TRAJECTORY_FILE, atomic_write, json_safe
+from gui_gym.wrappers.recorder import TRAJECTORY_FILE, atomic_write, json_safe, read_trajectory
 
 TEMPLATE = Path(__file__).with_name("report_template.html")
 REPORT_FILE = "report.html"
@@ -48,14 +48,7 @@ def _image(path: Path, root: Path, mode: str) -> dict[str, Any] | None:
 
 
 def _episode(folder: Path, root: Path, result: dict[str, Any] | None, job: dict[str, Any], mode: str) -> dict[str, Any]:
-    records: list[dict[str, Any]] = []
-    traj = folder / TRAJECTORY_FILE
-    if traj.is_file():
-        for line in traj.read_text(encoding="utf-8").splitlines():
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError:
-                break  # the tail of an interrupted write
+    records = read_trajectory(folder)
     by_step: list[dict[str, Any] | None] = [None] * (max((r.get("step", 0) for r in records), default=-1) + 1)
     frames: list[dict[str, Any] | None] = [None] * len(by_step)
     for record in records:

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from benchmarks.mind2web_layout import SCHEMA_VERSION, describe_action, write_from_episode
+from benchmarks.mind2web_layout import SCHEMA_VERSION, write_from_episode
+from gui_gym.suites.mind2web.history import describe_action
 
 URL = "http://127.0.0.1:8000/shop"
 

@@ -17,7 +17,7 @@ import gui_gym  # noqa: F401 - registers the ids
 from gui_gym import Action
 from gui_gym.errors import TaskConfigError
 from gui_gym.wrappers import TrajectoryRecorder
-from gui_gym.wrappers.recorder import action_text, atomic_write, episode_key, json_safe
+from gui_gym.wrappers.recorder import action_text, atomic_write, episode_key, json_safe, read_trajectory
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +123,8 @@ def test_a_new_attempt_clears_what_the_last_one_left_but_not_foreign_files(demo,
         (folder / name).write_text("stale")
     env = TrajectoryRecorder(demo, tmp_path)
     env.reset(seed=0, options={"task_id": "demo.press-button"})
-    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt", "traj.jsonl"]
+    env.close()  # the new attempt's first screenshot is written in the background: let it land
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt", "step_0000.png", "traj.jsonl"]
     assert len(_lines(folder)) == 1
 
 
@@ -160,3 +161,9 @@ def test_gymnasium_check_env_passes_on_the_recorded_env(tmp_path):
     finally:
         env.close()
     assert any(tmp_path.glob("*/step_0000.png"))
+
+
+def test_a_trajectory_cut_short_by_a_killed_run_reads_up_to_the_last_whole_line(tmp_path):
+    assert read_trajectory(tmp_path) == []
+    (tmp_path / "traj.jsonl").write_text('{"step": 0}\n\n{"step": 1}\n{"step": 2, "act', encoding="utf-8")
+    assert read_trajectory(tmp_path) == [{"step": 0}, {"step": 1}]

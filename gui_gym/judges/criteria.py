@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from gui_gym.errors import JudgeError, MissingResourceError, TaskConfigError
 from gui_gym.judges.base import Judge

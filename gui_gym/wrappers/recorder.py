@@ -52,6 +52,24 @@ def episode_key(task_id: str, seed: int | None) -> str:
     return f"{safe}__seed{seed}" if seed is not None else safe
 
 
+def read_trajectory(folder: str | os.PathLike) -> list[dict[str, Any]]:
+    """The step records of an episode folder's ``traj.jsonl`` (none when it is missing). Lines
+    are appended one per step, so a run killed mid-write leaves a last line cut short: the
+    records end at the first line that does not parse."""
+    path = Path(folder) / TRAJECTORY_FILE
+    records: list[dict[str, Any]] = []
+    if not path.is_file():
+        return records
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            break
+    return records
+
+
 def atomic_write(path: str | os.PathLike, data: bytes | str) -> None:
     """Write `data` to `path` through a temporary file and a rename: readers (and a resumed
     run after ``kill -9``) see the old file or the whole new one, never a part."""

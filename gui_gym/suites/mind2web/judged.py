@@ -12,16 +12,13 @@ None, and ``info["judge_error"]`` says why. The env's own values stay in ``env_s
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import gymnasium as gym
 
 from gui_gym.judges.base import Judge
 from gui_gym.judges.webjudge import WebJudge, WebTrajectory
-
-TERMINAL_KINDS = frozenset({"done", "answer", "fail"})
-
+from gui_gym.suites.mind2web.history import describe_action, factual_actions
 
 def as_web_judge(judge: Any) -> WebJudge:
     """A `WebJudge` from a `WebJudge`, a chat `Judge`, or `OpenAIJudge` arguments as a dict
@@ -68,12 +65,12 @@ class WebJudgeReward(gym.Wrapper):
         obs, reward, terminated, truncated, info = self.env.step(action)
         parsed = info.get("parsed_action")
         actions = parsed if isinstance(parsed, list) else [parsed] if parsed else []
-        factual = [a for a in actions if a.get("kind") not in TERMINAL_KINDS]
+        factual = factual_actions(parsed)
         ended = terminated or truncated
         if factual or ended:
             self.trajectory.screenshots.append(obs["screenshot"])
         if factual:
-            line = "; ".join(json.dumps(a, ensure_ascii=False, sort_keys=True) for a in factual)
+            line = "; ".join(describe_action(a) for a in factual)
             self.trajectory.actions.append(line + (" [FAILED]" if info.get("action_error") else ""))
         if actions and actions[-1].get("kind") in ("answer", "done") and actions[-1].get("text"):
             self.trajectory.final_answer = str(actions[-1]["text"])
