@@ -61,19 +61,18 @@ FULL = Setting(tasks=("admin.invite-user", "shop.cheapest-in-category", "admin.n
 
 def make_env(tasks: tuple[str, ...], max_steps: int) -> Any:
     """The env every method trains on: LocalWeb with only the tasks' apps, the a11y tree on."""
-    import gymnasium as gym
-
-    import gui_gym  # noqa: F401  (registers the ids)
+    from benchmarks.cli import make_env as make_named_env
 
     apps = sorted({task.split(".")[0] for task in tasks})
-    return gym.make("GUI/LocalWeb-v0", apps=apps, observe_a11y=True, max_steps=max_steps)
+    return make_named_env("GUI/LocalWeb-v0", {"apps": apps, "observe_a11y": True, "max_steps": max_steps})
 
 
 def train_one(algo: str, seed: int, setting: Setting, out: str) -> dict[str, Any]:
     """Train one (method, seed) run and evaluate it; runs in its own process."""
     import torch
 
-    from trainers import bepa, grpo, page
+    from trainers.cli import method
+    from trainers.config import trainer_config
     from trainers.policies_element import ElementPolicy
     from trainers.rollout import EnvPool, evaluate
 
@@ -86,12 +85,7 @@ def train_one(algo: str, seed: int, setting: Setting, out: str) -> dict[str, Any
                   group_size=setting.group_size, minibatch_rollouts=setting.group_size,
                   update_epochs=setting.update_epochs, learning_rate=setting.learning_rate, seed=seed,
                   pool_size=setting.pool_size, run_dir=str(Path(out) / f"{algo}-seed{seed}"), tensorboard=False)
-    if algo == "grpo":
-        records = grpo.train(grpo.GRPOConfig(**common), policy, env_factory)
-    elif algo == "page":
-        records = page.train(page.PAGEConfig(**common), policy, env_factory)
-    else:
-        records = bepa.train(bepa.BEPAConfig(**common), policy, env_factory)
+    records = method(algo)(trainer_config(algo, common), policy, env_factory)
     with EnvPool(env_factory, setting.pool_size) as pool:
         final = evaluate(pool, policy, setting.tasks, setting.eval_instances, seed=1000 + seed)
     curve = [(r["charts/episodes"], r["charts/success_rate"]) for r in records if "charts/success_rate" in r]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from trainers.bepa import TaskCache, luffy_weight, mix_group
+from trainers.bepa import TaskCache, mix_group
+from trainers.grpo import luffy_weight
 
 
 def test_injects_only_when_every_rollout_fails():

@@ -96,12 +96,6 @@ def mix_group(task_key: Hashable, rollouts: Sequence[T], scores: Sequence[float]
     return MixResult(mixed, mixed_scores, injected, all_failed)
 
 
-def luffy_weight(prob: "float", gamma: float = 0.1) -> float:
-    """Option `luffy`: off-policy tokens are reweighted by p / (p + gamma) (policy shaping),
-    which keeps low-probability expert tokens from dominating the gradient."""
-    return prob / (prob + gamma)
-
-
 # ---- plans from expert trajectories ----------------------------------------------------------
 
 PLAN_SYSTEM = ("You turn an expert's GUI trajectory into a compact plan that another agent can follow. "

@@ -63,13 +63,17 @@ def env_factory(spec: RunSpec, policy: Any) -> Callable[[], Any]:
     return lambda: make_env(spec.env, env_args)
 
 
-def train(spec: RunSpec) -> list[dict[str, Any]]:
-    """Build the policy and run the method."""
+def method(algo: str) -> Callable[..., list[dict[str, Any]]]:
+    """The training function of `algo`: ``train(config, policy, make_env) -> records``."""
     from trainers import bepa, grpo, page
 
+    return {"grpo": grpo.train, "page": page.train, "bepa": bepa.train}[algo]
+
+
+def train(spec: RunSpec) -> list[dict[str, Any]]:
+    """Build the policy and run the method."""
     policy = make_policy(spec.policy, **spec.policy_args)
-    method = {"grpo": grpo.train, "page": page.train, "bepa": bepa.train}[spec.algo]
-    return method(spec.trainer, policy, env_factory(spec, policy))
+    return method(spec.algo)(spec.trainer, policy, env_factory(spec, policy))
 
 
 def main(argv: list[str] | None = None) -> int:

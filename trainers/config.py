@@ -91,10 +91,7 @@ def trainer_config(algo: str, settings: Mapping[str, Any]) -> GRPOConfig:
     kind = CONFIGS[algo]
     names = [f.name for f in dataclasses.fields(kind)]
     _check_keys(settings, names, f"{algo} trainer settings")
-    values = dict(settings)
-    if "tasks" in values:
-        values["tasks"] = tuple(values["tasks"])
-    return kind(**values)
+    return kind(**settings)
 
 
 def _check_keys(values: Mapping[str, Any], known: Any, where: str) -> None:

@@ -228,7 +228,7 @@ def update(policy: Policy, optimizer: torch.optim.Optimizer, items: Sequence[Tra
             losses = clipped_policy_losses(logp, mb_old, mb_adv, cfg.clip_low, cfg.clip_high, cfg.dual_clip)
             if luffy_gamma is not None:
                 prob = logp.exp()
-                losses = torch.where(off, -mb_adv * luffy_weight_tensor(prob, luffy_gamma), losses)
+                losses = torch.where(off, -mb_adv * luffy_weight(prob, luffy_gamma), losses)
             pg_loss = aggregate(losses, mask, cfg.aggregation)
             loss = pg_loss
             if ref is not None:
@@ -255,9 +255,10 @@ def update(policy: Policy, optimizer: torch.optim.Optimizer, items: Sequence[Tra
     return out
 
 
-def luffy_weight_tensor(prob: torch.Tensor, gamma: float) -> torch.Tensor:
-    """LUFFY's policy shaping p / (p + gamma) on a tensor of probabilities (the gradient flows
-    through p, which is the point: low-probability expert tokens are not over-weighted)."""
+def luffy_weight(prob: Any, gamma: float = 0.1) -> Any:
+    """BEPA's option `luffy` (LUFFY's policy shaping): off-policy tokens are reweighted by
+    p / (p + gamma), on a float or a tensor of probabilities (the gradient flows through p,
+    which is the point: low-probability expert tokens do not dominate the gradient)."""
     return prob / (prob + gamma)
 
 
@@ -321,6 +322,7 @@ def run(cfg: GRPOConfig, policy: Policy, pool: EnvPool, *, advantages: Advantage
     per_iteration = cfg.groups_per_iteration * cfg.group_size
     schedule: list[str] = []  # tasks in a shuffled round: every task gets its share of groups
     crashed_groups = 0
+    completed = 0  # iterations done (BEPA's LEVEL-1 writes a record of its own, iteration 0)
     try:
         for iteration in range(1, cfg.iterations + 1):
             if cfg.episode_budget is not None and episodes + per_iteration > cfg.episode_budget:
@@ -372,12 +374,13 @@ def run(cfg: GRPOConfig, policy: Policy, pool: EnvPool, *, advantages: Advantage
                       **losses, "charts/rollout_time_s": rollout_s,
                       "charts/update_time_s": time.monotonic() - started - rollout_s}
             log.log(iteration, record)
+            completed = iteration
             if cfg.run_dir and cfg.checkpoint_every and iteration % cfg.checkpoint_every == 0:
                 save_checkpoint(Path(cfg.run_dir) / "checkpoints" / f"iter_{iteration:05d}", policy, optimizer,
                                 {"iteration": iteration, "episodes": episodes, "seed": cfg.seed})
         if cfg.run_dir:
             save_checkpoint(Path(cfg.run_dir) / "checkpoints" / "final", policy, optimizer,
-                            {"iteration": len(log.records), "episodes": episodes, "seed": cfg.seed})
+                            {"iteration": completed, "episodes": episodes, "seed": cfg.seed})
     finally:
         if own_log:
             log.close()
