@@ -15,7 +15,7 @@ import gui_gym  # noqa: F401 - registers the ids
 from gui_gym.errors import InfraError
 from trainers.policies import Context
 from trainers.policies_element import DENSE, ElementPolicy
-from trainers.rollout import EnvPool, evaluate, rollout_group
+from trainers.rollout import EnvPool, evaluate, held_out_seeds, rollout_group
 
 PRESS = "demo.press-button"
 
@@ -92,8 +92,9 @@ def test_a_crashing_env_voids_its_episode_only_and_a_fully_crashed_group_raises(
 def test_envs_live_on_their_own_threads_and_evaluate_reports_per_task(pool):
     names = pool.run([(0, lambda env: threading.current_thread().name), (1, lambda env: threading.current_thread().name)])
     assert names[0] != names[1] and all(name.startswith("env-") for name in names)
-    rates = evaluate(pool, ElementPolicy(), [PRESS, "demo.read-code"], instances=2, seed=0)
+    rates = evaluate(pool, ElementPolicy(), [PRESS, "demo.read-code"], held_out_seeds(2, seed=0, training=4))
     assert set(rates) == {PRESS, "demo.read-code"} and rates[PRESS] == 1.0 and rates["demo.read-code"] == 0.0
+    assert min(held_out_seeds(200, seed=1, training=1000)) >= 1000 and held_out_seeds(3, 5) == held_out_seeds(3, 5)
     with pytest.raises(ValueError, match="size must be >= 1"):
         EnvPool(lambda: None, size=0)
     with pytest.raises(ValueError, match="group_size must be >= 1"):

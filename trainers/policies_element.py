@@ -170,6 +170,19 @@ def candidates_of(elements: Sequence[Element], strings: Sequence[str]) -> list[C
     return out
 
 
+def ranks_of(candidates: Sequence[Candidate]) -> list[int]:
+    """Each candidate's place, in page order and capped at 3, among the page's candidates
+    alike to it: the same kind and role, and a name with the same punctuation (the cards of
+    a result list, "Name, $12.50, rated 4.1"): "the first product" is a position, not a name."""
+    seen: dict[tuple[str, str, str], int] = {}
+    out = []
+    for c in candidates:
+        alike = (c.kind, c.element.role if c.element else "-", re.sub(r"[\w\s]", "", c.element.name if c.element else ""))
+        out.append(min(seen.get(alike, 0), 3))
+        seen[alike] = seen.get(alike, 0) + 1
+    return out
+
+
 def words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", text.lower())
 
@@ -221,7 +234,7 @@ class ElementPolicy(nn.Module):
         strings = instruction_strings(context.instruction, self.max_strings)
         candidates = candidates_of(elements, strings)
         features = _StepFeatures(context, str(obs.get("url", "")))
-        rows = [features.of(c) for c in candidates]
+        rows = [features.of(c, rank) for c, rank in zip(candidates, ranks_of(candidates))]
         ids = [np.asarray([self._bucket(f) for f in names], dtype=np.int64) for names, _ in rows]
         offsets = np.cumsum([0] + [len(i) for i in ids[:-1]]).astype(np.int64)
         return ElementPrompt(tuple(candidates), np.concatenate(ids), offsets,
@@ -296,17 +309,18 @@ class _StepFeatures:
         self.typed = {c.text for c in self.history if c.kind == "type"}
         self.typed_fields = {(c.element.role, c.element.name) for c in self.history if c.kind == "type"}
 
-    def of(self, c: Candidate) -> tuple[list[str], list[float]]:
+    def of(self, c: Candidate, rank: int = 0) -> tuple[list[str], list[float]]:
         role = c.element.role if c.element else "-"
         name = c.element.name if c.element else ""
         kr = f"{c.kind}:{role}"
-        names = [f"k:{c.kind}", f"kr:{kr}", f"t:{self.step}|kr:{kr}", f"l:{self.last[0]}:{self.last[1]}|kr:{kr}"]
+        names = [f"k:{c.kind}", f"kr:{kr}", f"t:{self.step}|kr:{kr}", f"l:{self.last[0]}:{self.last[1]}|kr:{kr}",
+                 f"r:{rank}|kr:{kr}", f"r:{rank}|l:{self.last[0]}:{self.last[1]}|kr:{kr}"]
         label = _letters(name)[:6]
         names += [f"w:{c.kind}:{w}" for w in label]
         names += [f"t:{self.step}|w:{w}" for w in label[:3]]
         names += [f"lw:{lw}|w:{w}" for lw in self.last_words for w in label[:3]]
         for page in self.page:
-            names += [f"u:{page}|kr:{kr}"] + [f"u:{page}|w:{w}" for w in label[:3]]
+            names += [f"u:{page}|kr:{kr}", f"u:{page}|r:{rank}|kr:{kr}"] + [f"u:{page}|w:{w}" for w in label[:3]]
         if c.element is not None:
             names += [f"f:{role}:{flag}" for flag in c.element.flags]
         if c.kind == "type":

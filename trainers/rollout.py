@@ -185,15 +185,21 @@ def rollout_episodes(pool: EnvPool, policy: Policy, episodes: Sequence[tuple[str
     return rollouts
 
 
-def evaluate(pool: EnvPool, policy: Policy, tasks: Sequence[str], instances: int, seed: int,
+def evaluate(pool: EnvPool, policy: Policy, tasks: Sequence[str], seeds: Sequence[int],
              greedy: bool = True) -> dict[str, float]:
-    """Success rate per task over `instances` instances drawn from `seed` (greedy by
-    default: the policy's most likely actions); crashed episodes are left out."""
-    rng = np.random.default_rng([seed, 2])
-    episodes = [(task_id, int(rng.integers(2**31 - 1))) for task_id in tasks for _ in range(instances)]
+    """Success rate per task over the instances `seeds` (greedy by default: the policy's
+    most likely actions); crashed episodes are left out."""
+    episodes = [(task_id, seed) for task_id in tasks for seed in seeds]
     rollouts = [r for r in rollout_episodes(pool, policy, episodes, greedy=greedy) if r.infra_error is None]
     return {task_id: float(np.mean([r.success for r in rollouts if r.task_id == task_id] or [np.nan]))
             for task_id in tasks}
+
+
+def held_out_seeds(count: int, seed: int, training: int | None = None) -> list[int]:
+    """`count` instance seeds drawn from `seed`, outside the training set 0..training-1
+    (`GRPOConfig.instance_seeds`)."""
+    rng = np.random.default_rng([seed, 2])
+    return [int(s) for s in rng.integers(training or 0, 2**31 - 1, size=count)]
 
 
 @dataclass(frozen=True)
