@@ -1,13 +1,14 @@
-"""The learning benchmark, the papers' claim in small: on long LocalWeb tasks (8+ oracle
-steps) where a random policy never succeeds, GRPO, PAGE and BEPA train the same element
-policy (`trainers.policies_element.ElementPolicy`) for the same number of env episodes,
-3 seeds each. GRPO's groups all fail, so its advantages are zero and it does not move;
-PAGE learns from progress (the oracle judge's milestones) and subtask credit; BEPA seeds a
-per-task cache with plan-conditioned successes and injects them into all-fail groups.
+"""The learning benchmark, the papers' claim in small: on long LocalWeb tasks where a random
+policy never succeeds, GRPO, PAGE and BEPA train the same element policy
+(`trainers.policies_element.ElementPolicy`) for the same number of env episodes, 3 seeds
+each. GRPO's groups all fail, so its advantages are zero and it does not move; PAGE learns
+from progress (the oracle judge's milestones) and subtask credit; BEPA seeds a per-task
+cache with plan-conditioned successes and injects them into all-fail groups.
 
-Every method gets the same tasks, policy, starting weights (per seed), env settings and
-episode budget; BEPA's LEVEL-1 episodes are paid out of its budget. After training, each
-policy is evaluated greedily on held-out instances (fresh instance seeds). Prints the
+Every method gets the same tasks, training instances (a fixed set per task, as RL trains on
+a fixed task set), policy, starting weights (per seed), env settings and episode budget;
+BEPA's LEVEL-1 episodes are paid out of its budget. After training, each policy is evaluated
+greedily on its training instances and on held-out ones (generalization). Prints the
 success-rate curves (on-policy training rollouts, mean over seeds, by episodes spent) and a
 final table (mean +- std over seeds), writes ``results.json`` and a PNG of the curves.
 
@@ -131,8 +132,10 @@ def final_success(pool: Any, policy: Any, setting: Setting, seed: int,
 
 def curves_table(results: list[dict[str, Any]], buckets: int = 8) -> tuple[list[float], dict[str, list[float]]]:
     """Success rate by episodes spent, per method: mean over seeds of each run's on-policy
-    success, in `buckets` equal spans of the budget."""
+    success, in `buckets` equal spans of the budget (no more spans than iterations; nan for a
+    span without one, e.g. BEPA's LEVEL-1)."""
     budget = max(r["episodes"] for r in results) or 1
+    buckets = max(1, min(buckets, max(len(r["curve"]) for r in results)))
     edges = [budget * (k + 1) / buckets for k in range(buckets)]
     table: dict[str, list[float]] = {}
     for algo in ALGOS:
@@ -220,7 +223,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print("\non-policy success rate by episodes spent (mean over seeds)")
     print(f"{'episodes':<8} " + " ".join(f"{e:>6.0f}" for e in edges))
     for algo in ALGOS:
-        print(f"{algo:<8} " + " ".join(f"{v:>6.2f}" for v in table[algo]))
+        print(f"{algo:<8} " + " ".join(f"{v:>6.2f}" if v == v else f"{'-':>6}" for v in table[algo]))
     print()
     lines = summary(results + baselines, ("random", "base", *ALGOS))
     print("\n".join(lines))

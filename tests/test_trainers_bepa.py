@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 import gui_gym  # noqa: F401 - registers the ids
-from gui_gym.errors import JudgeFormatError, MissingResourceError
+from gui_gym.errors import InfraError, JudgeFormatError, MissingResourceError
 from gui_gym.judges import OpenAIJudge
 from gui_gym.judges.trajectory import Trajectory, TrajectoryStep
-from trainers.bepa import (BEPAConfig, TaskCache, level2, parse_plan, plan_from_trajectory, task_plan, train)
+from trainers import bepa
+from trainers.bepa import (BEPAConfig, TaskCache, level1, level2, parse_plan, plan_from_trajectory, task_plan, train)
 from trainers.policies_element import ElementPolicy
 from trainers.rollout import Rollout, Step
 from tests.fakes.chat_server import ChatServer
@@ -80,6 +81,48 @@ def test_options_are_checked():
         BEPAConfig(plan_source="expert")
     with pytest.raises(ValueError, match="expected level1_groups >= 0, cache_capacity >= 1"):
         BEPAConfig(cache_capacity=0)
+
+
+class PlanPool:
+    """Answers LEVEL-1's plan requests (``pool.run``) without an env."""
+
+    def run(self, calls):
+        return [fn(None) for _, fn in calls]
+
+
+def scripted_groups(monkeypatch, outcomes):
+    """LEVEL-1's groups, in order: "crash" raises like an all-crashed group, a float is every
+    episode's score."""
+    calls = []
+
+    def fake_rollout_group(pool, policy, task_id, seed, group_size, plan=None):
+        calls.append((task_id, plan))
+        outcome = outcomes[len(calls) - 1]
+        if outcome == "crash":
+            raise InfraError("every episode of the group crashed")
+        return [rollout(f"{task_id}-{i}", outcome, task_id) for i in range(group_size)]
+
+    monkeypatch.setattr(bepa, "rollout_group", fake_rollout_group)
+    return calls
+
+
+def test_level1_stays_inside_the_episode_budget(monkeypatch):
+    calls = scripted_groups(monkeypatch, [1.0, 0.0, 1.0])
+    cfg = BEPAConfig(level1_groups=2, group_size=2, episode_budget=5, tensorboard=False)
+    cache = TaskCache(1)
+    episodes, stats = level1(cfg, None, PlanPool(), cache, ["a", "b"], lambda env, task, seed: [f"plan of {task}"])
+    assert episodes == 4 and len(calls) == 2 and calls[0] == ("a", ["plan of a"])  # a third group would cost 6
+    assert stats["bepa/level1_successes"] == 2 and stats["bepa/cache_tasks"] == 1
+
+
+def test_level1_skips_a_crashed_group_and_gives_up_after_three_in_a_row(monkeypatch):
+    scripted_groups(monkeypatch, ["crash", 1.0, 0.0])
+    cfg = BEPAConfig(level1_groups=3, group_size=2, tensorboard=False)
+    episodes, stats = level1(cfg, None, PlanPool(), TaskCache(1), ["a"], lambda env, task, seed: ["plan"])
+    assert episodes == 4 and stats["bepa/level1_crashed_groups"] == 1 and stats["bepa/level1_successes"] == 2
+    scripted_groups(monkeypatch, ["crash"] * 3)
+    with pytest.raises(InfraError):
+        level1(cfg, None, PlanPool(), TaskCache(1), ["a"], lambda env, task, seed: ["plan"])
 
 
 @pytest.mark.slow

@@ -8,6 +8,7 @@ import json
 import math
 
 import gymnasium as gym
+import numpy as np
 import pytest
 import torch
 
@@ -90,6 +91,11 @@ def test_config_is_checked_at_the_door():
         GRPOConfig(aggregation="mean")
     with pytest.raises(ValueError, match="expected learning_rate > 0"):
         GRPOConfig(learning_rate=0)
+    with pytest.raises(ValueError, match="instance_seeds must be None or an integer >= 1, received 0"):
+        GRPOConfig(instance_seeds=0)
+    rng = np.random.default_rng(0)
+    assert {GRPOConfig(instance_seeds=2).draw_instance(rng) for _ in range(50)} == {0, 1}
+    assert GRPOConfig().draw_instance(rng) >= 0
     with pytest.raises(ValueError, match="one advantage per step"):
         update(TablePolicy(), torch.optim.SGD(TablePolicy().parameters(), lr=0.1),
                [TrainItem(rollout(0, 0, 2), [1.0])], GRPOConfig())

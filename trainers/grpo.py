@@ -176,7 +176,14 @@ class GRPOConfig:
         if self.learning_rate <= 0 or self.max_grad_norm <= 0 or self.kl_coef < 0:
             raise ValueError(f"expected learning_rate > 0, max_grad_norm > 0, kl_coef >= 0, received "
                              f"{self.learning_rate}, {self.max_grad_norm}, {self.kl_coef}")
+        if self.instance_seeds is not None and (isinstance(self.instance_seeds, bool) or
+                                                not isinstance(self.instance_seeds, int) or self.instance_seeds < 1):
+            raise ValueError(f"instance_seeds must be None or an integer >= 1, received {self.instance_seeds!r}")
         self.tasks = tuple(self.tasks)
+
+    def draw_instance(self, rng: np.random.Generator) -> int:
+        """An instance seed for the next group: from the training set 0..instance_seeds-1, or fresh."""
+        return int(rng.integers(self.instance_seeds or 2**31 - 1))
 
 
 @dataclass
@@ -335,7 +342,7 @@ def run(cfg: GRPOConfig, policy: Policy, pool: EnvPool, *, advantages: Advantage
                 if not schedule:
                     schedule = [tasks[i] for i in rng.permutation(len(tasks))]
                 task_id = schedule.pop()
-                seed = int(rng.integers(cfg.instance_seeds if cfg.instance_seeds else 2**31 - 1))
+                seed = cfg.draw_instance(rng)
                 try:
                     group = rollout_group(pool, policy, task_id, seed, cfg.group_size)
                 except InfraError:
