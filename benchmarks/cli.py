@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from gui_gym.errors import GUIGymError, HarnessError
+from gui_gym.registration import parse_kwarg
 from gui_gym.judges.criteria import CRITERIA_ARGUMENTS, CRITERIA_HELP
 from gui_gym.judges.criteria import run_cli as run_criteria_cli
 
@@ -67,17 +68,14 @@ SUBCOMMANDS: dict[str, str] = {
 
 
 def parse_assignments(pairs: list[str] | None, what: str) -> dict[str, Any]:
-    """``["k=v", ...]`` as a dict; values are read as JSON when they are JSON (numbers,
-    booleans, lists, objects), else kept as text."""
+    """``["k=v", ...]`` as a dict (`gui_gym.registration.parse_kwarg` reads each pair)."""
     values: dict[str, Any] = {}
     for pair in pairs or []:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.strip():
-            raise HarnessError(f"{what} expects key=value, received {pair!r}")
         try:
-            values[key.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            values[key.strip()] = raw
+            key, value = parse_kwarg(pair)
+        except ValueError:
+            raise HarnessError(f"{what} expects key=value, received {pair!r}") from None
+        values[key] = value
     return values
 
 

@@ -3,6 +3,9 @@ serializable and nothing heavy is imported until `gym.make`."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import gymnasium as gym
 
 ENV_IDS: dict[str, str] = {
@@ -23,3 +26,16 @@ def register_all() -> None:
     for env_id, entry_point in ENV_IDS.items():
         if env_id not in gym.registry:
             gym.register(id=env_id, entry_point=entry_point, nondeterministic=True)
+
+
+def parse_kwarg(text: str) -> tuple[str, Any]:
+    """One ``KEY=VALUE`` env (or agent, policy, trainer) argument from a command line: the
+    value is read as JSON when it is JSON (numbers, booleans, lists, objects), else kept as
+    text. Raises ValueError without a key or an ``=``."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise ValueError(f"expected KEY=VALUE, received {text!r}")
+    try:
+        return key.strip(), json.loads(raw)
+    except json.JSONDecodeError:
+        return key.strip(), raw

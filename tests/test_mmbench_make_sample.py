@@ -57,3 +57,9 @@ def test_generator_refuses_to_overwrite_a_foreign_folder(tmp_path):
     with pytest.raises(FileExistsError, match=r"MMBench-GUI exists and is not an MMBench-GUI sample"):
         write_sample([], tmp_path, random.Random(0), 1)
     assert (tmp_path / "MMBench-GUI" / "precious.txt").exists()
+
+
+def test_a_malformed_env_arg_is_a_usage_error(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--out", str(tmp_path), "--env-arg", "apps"])
+    assert exit_info.value.code == 2 and "--env-arg: expected KEY=VALUE, received 'apps'" in capsys.readouterr().err

@@ -34,6 +34,7 @@ import numpy as np
 from PIL import Image
 
 from gui_gym.errors import TaskConfigError
+from gui_gym.registration import parse_kwarg
 from gui_gym.suites.mmbench.data import DIFFICULTIES
 from gui_gym.suites.mmbench.page_facts import grounding_targets, page_questions, question_group
 
@@ -193,30 +194,24 @@ def generate(out: Path, *, env_id: str = DEFAULT_ENV, seed: int = 0, screens: in
     return write_sample(captured, Path(out), rng, targets_per_screen)
 
 
-def _env_arg(text: str) -> tuple[str, Any]:
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, received {text!r}")
-    try:
-        return key, json.loads(value)
-    except json.JSONDecodeError:
-        return key, value
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gui_gym.suites.mmbench.make_sample",
                                      description="Generate an MMBench-GUI L1/L2 sample from a live browser env.")
     parser.add_argument("--seed", type=int, default=0, help="seed of everything drawn (default 0)")
     parser.add_argument("--out", type=Path, required=True, help="folder to write MMBench-GUI/ into")
     parser.add_argument("--env", default=DEFAULT_ENV, help=f"browser env id (default {DEFAULT_ENV})")
-    parser.add_argument("--env-arg", type=_env_arg, action="append", default=[], metavar="KEY=VALUE",
+    parser.add_argument("--env-arg", action="append", default=[], metavar="KEY=VALUE",
                         help="env kwarg, value as JSON or a plain string (repeatable)")
     parser.add_argument("--screens", type=int, default=12, help="screenshots to take (default 12)")
     parser.add_argument("--max-steps", type=int, default=8, help="most oracle steps before a screenshot (default 8)")
     parser.add_argument("--targets-per-screen", type=int, default=6, help="L2 targets per screenshot (default 6)")
     args = parser.parse_args(argv)
+    try:
+        env_kwargs = dict(parse_kwarg(text) for text in args.env_arg)
+    except ValueError as exc:
+        parser.error(f"--env-arg: {exc}")
     counts = generate(args.out, env_id=args.env, seed=args.seed, screens=args.screens, max_steps=args.max_steps,
-                      targets_per_screen=args.targets_per_screen, env_kwargs=dict(args.env_arg))
+                      targets_per_screen=args.targets_per_screen, env_kwargs=env_kwargs)
     print(f"wrote {args.out / 'MMBench-GUI'}: {counts['screens']} screens, {counts['l1_questions']} L1 questions, "
           f"{counts['l2_targets']} L2 targets, {counts['bytes'] / 1e6:.2f} MB")
     return 0
