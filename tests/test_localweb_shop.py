@@ -101,6 +101,16 @@ def test_add_to_cart_needs_a_size_and_respects_stock():
     assert _call(state, "POST", "/cart/add", product=out["id"]).status == 422
 
 
+def test_notices_keep_their_link_and_escape_what_the_url_brought():
+    state = initial_state(1)
+    plain = next(p for p in state["products"] if not p["sizes"] and p["stock"])
+    assert _call(state, "POST", "/cart/add", product=plain["id"], qty="1").status == 303
+    page = _text(_call(state, "GET", f"/product/{plain['id']}", added=str(state["cart"][0]["line"])))
+    assert "<div class='notice' role='status'>Added to your cart: 1 ×" in page and "View cart</a></div>" in page
+    cart = _text(_call(state, "GET", "/cart", reordered="<b>1001</b>"))
+    assert "Items from order &lt;b&gt;1001&lt;/b&gt; were added" in cart and "<b>1001" not in cart
+
+
 def test_promo_codes_are_validated():
     state = initial_state(2)
     codes = {c["kind"] if not c["expired"] else "expired": c for c in state["promos"]}

@@ -91,6 +91,12 @@ def esc(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
+def notice(text: str, markup: bool = False) -> str:
+    """The one-shot status banner every app shows after a change ("" shows none). `text` is
+    escaped unless `markup` says the caller built it (escaping what it interpolated)."""
+    return f"<div class='notice' role='status'>{text if markup else esc(text)}</div>" if text else ""
+
+
 class WebApp(ABC):
     """One LocalWeb app. Subclasses set `name` (its URL prefix) and `title`."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 from urllib.parse import urlencode
 
-from gui_gym.suites.localweb.framework import esc, page
+from gui_gym.suites.localweb.framework import esc, notice, page
 
 PREFIX = "/admin"
 SECTIONS = (
@@ -41,8 +41,7 @@ def shell(state: dict[str, Any], active: str, title: str, body: str) -> str:
         f"<a href='{PREFIX}/{key}' data-section='{key}'" + (" aria-current='page'" if key == active else "")
         + f">{label}</a>" for key, label in SECTIONS)
     flash = state.pop("flash", None)
-    notice = f"<div class='notice' role='status'>{esc(flash)}</div>" if flash else ""
-    content = f"<nav class='admin-tabs' aria-label='Admin sections'>{tabs}</nav>{notice}{body}"
+    content = f"<nav class='admin-tabs' aria-label='Admin sections'>{tabs}</nav>{notice(flash)}{body}"
     return page(f"{title} · {org} Admin", content, app="admin", head=_HEAD, nav=topbar)
 
 

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 
 from gui_gym.suites.localweb.apps.calendar import store
 from gui_gym.suites.localweb.apps.calendar.data import DAY_END, DAY_START, REPEATS, RSVPS, TODAY, minutes
-from gui_gym.suites.localweb.framework import esc, page
+from gui_gym.suites.localweb.framework import esc, notice, page
 
 HEAD = ("<link rel='stylesheet' href='/calendar/static/calendar.css'>"
         "<script src='/static/widgets.js' defer></script><script src='/calendar/static/calendar.js' defer></script>")
@@ -31,8 +31,6 @@ def layout(state: dict[str, Any], title: str, content: str, active: str = "") ->
     return page(f"{title} - Calendar", content, app="calendar", head=HEAD, nav=nav)
 
 
-def notice(text: str) -> str:
-    return f"<div class='notice' role='status'>{esc(text)}</div>" if text else ""
 
 
 def chip(event: dict[str, Any], css: str = "ev") -> str:

@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, unquote
 from gui_gym.suites.localweb.apps.mail import data, store, views
 from gui_gym.suites.localweb.framework import (Request, Response, WebApp, html_response, json_response,
                                                not_found, redirect)
+from gui_gym.suites.localweb.framework import notice as notice_banner
 
 NOTICES = {"sent": "Message sent.", "draft": "Draft saved.", "moved": "Conversation moved.",
            "label": "Label created.", "select": "Select at least one message first.", "done": "Done."}
@@ -176,7 +177,7 @@ class MailApp(WebApp):
         except json.JSONDecodeError:
             payload = None
         if not isinstance(payload, dict):
-            return html_response(views.notice_banner("The form was sent without its content; reload the page."), 400)
+            return html_response(notice_banner("The form was sent without its content; reload the page."), 400)
         try:
             message = store.compose(state, payload, as_draft=as_draft)
         except store.MailError as exc:

@@ -13,6 +13,7 @@ from urllib.parse import quote, urlencode
 from gui_gym.suites.localweb.apps.mail import store
 from gui_gym.suites.localweb.apps.mail.data import HOME_COMPANY, TODAY
 from gui_gym.suites.localweb.framework import esc, page
+from gui_gym.suites.localweb.framework import notice as notice_banner
 
 HEAD = ("<link rel='stylesheet' href='/mail/static/mail.css'>"
         "<script src='/static/widgets.js' defer></script><script src='/mail/static/mail.js' defer></script>")
@@ -59,8 +60,6 @@ def hidden(name: str, value: Any) -> str:
     return f"<input type='hidden' name='{name}' value='{esc(value)}'>"
 
 
-def notice_banner(text: str) -> str:
-    return f"<div class='notice' role='status'>{esc(text)}</div>" if text else ""
 
 
 def layout(state: dict[str, Any], title: str, content: str, *, active: str = "", query: str = "",

@@ -11,9 +11,9 @@ import re
 from typing import Any
 
 from gui_gym.suites.localweb.apps.shop.catalog import CATEGORIES, PAGE_SIZE, money, product
-from gui_gym.suites.localweb.apps.shop.layout import (BASE, error, notice, shell, stars, stock_text, thumb,
+from gui_gym.suites.localweb.apps.shop.layout import (BASE, error, shell, stars, stock_text, thumb,
                                                       url)
-from gui_gym.suites.localweb.framework import Request, Response, esc
+from gui_gym.suites.localweb.framework import Request, Response, esc, notice
 
 SORTS = {"featured": "Featured", "price-asc": "Price: low to high", "price-desc": "Price: high to low",
          "rating": "Customer rating", "newest": "Newest arrivals"}
@@ -145,7 +145,7 @@ def product_page(state: dict[str, Any], prod: dict[str, Any], *, message: str = 
     cat = CATEGORIES[prod["category"]]["title"]
     body = (
         f"<p class='breadcrumb'><a href='{BASE}/'>Home</a> › <a href='{url('/', cat=prod['category'])}'>{esc(cat)}</a></p>"
-        f"{notice(message)}<div class='product-main'>{thumb(prod)}<div class='product-info'>"
+        f"{notice(message, markup=True)}<div class='product-main'>{thumb(prod)}<div class='product-info'>"
         f"<h1 id='product-name'>{esc(prod['name'])}</h1>"
         f"<p class='muted'>by <span id='product-brand'>{esc(prod['brand'])}</span></p>"
         f"<p>{stars(prod['rating'])} <span class='muted'>({prod['ratings']} ratings)</span></p>"
@@ -190,7 +190,7 @@ def wishlist_page(state: dict[str, Any], message: str = "") -> Response:
             f"{stock_text(prod)}</div></div>{action}<form method='post' action='{BASE}/wishlist/remove'>"
             f"<input type='hidden' name='product' value='{pid}'><button class='secondary wish-remove' "
             f"aria-label='Remove {esc(prod['name'])} from wishlist'>Remove</button></form></li>")
-    body = (f"<h1>Your wishlist</h1>{notice(message)}"
+    body = (f"<h1>Your wishlist</h1>{notice(message, markup=True)}"
             + (f"<ul class='rows'>{''.join(rows)}</ul>" if rows else "<p class='empty'>Your wishlist is empty.</p>"))
     return shell(state, "Wishlist", body)
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from gui_gym.suites.localweb.apps.shop.catalog import (CANCEL_REASONS, DELIVERY, ORDERS_PAGE_SIZE, discount,
                                                        money, product, promo, promo_error, shipping, subtotal)
-from gui_gym.suites.localweb.apps.shop.layout import BASE, error, notice, options_text, shell, thumb, url
-from gui_gym.suites.localweb.framework import Response, esc
+from gui_gym.suites.localweb.apps.shop.layout import BASE, error, options_text, shell, thumb, url
+from gui_gym.suites.localweb.framework import Response, esc, notice
 
 STEPS = ("shipping", "delivery", "payment", "review")
 ADDRESS_FIELDS = {"name": "Full name", "street": "Street address", "city": "City", "postcode": "Postcode"}
@@ -61,11 +61,11 @@ def cart_page(state: dict[str, Any], *, message: str = "", problem: str = "", pr
                      f"<div class='row'><input id='promo' name='code' value='{esc(typed_code)}' placeholder='e.g. SAVE10'>"
                      f"<button id='apply-promo' class='secondary'>Apply</button></div>{error(promo_problem)}</form>")
     if not lines:
-        body = (f"<h1>Your cart</h1>{notice(message)}<p class='empty'>Your cart is empty. "
+        body = (f"<h1>Your cart</h1>{notice(message, markup=True)}<p class='empty'>Your cart is empty. "
                 f"<a href='{BASE}/'>Continue shopping</a></p>")
         return shell(state, "Cart", body, status=status)
     body = (
-        f"<h1>Your cart</h1>{notice(message)}{error(problem)}<div class='layout'><section class='content'>"
+        f"<h1>Your cart</h1>{notice(message, markup=True)}{error(problem)}<div class='layout'><section class='content'>"
         f"<table class='cart'><tr><th>Item</th><th>Price</th><th>Quantity</th><th>Total</th><th></th></tr>{rows}</table>"
         f"</section><aside class='sidebar wide card'><h2>Summary</h2>{_totals(lines, code, None)}{promo_box}"
         f"<a class='button block' id='checkout' href='{BASE}/checkout'>Proceed to checkout</a></aside></div>")
@@ -202,7 +202,7 @@ def order_page(state: dict[str, Any], order: dict[str, Any], *, message: str = "
     pay = f"Saved card: {order['card']}" if order["payment"] == "card" else "Cash on delivery"
     body = (
         "<p class='breadcrumb'>"
-        f"<a href='{BASE}/orders'>Your orders</a> › {order['number']}</p>{notice(message)}{error(problem)}"
+        f"<a href='{BASE}/orders'>Your orders</a> › {order['number']}</p>{notice(message, markup=True)}{error(problem)}"
         f"<h1>Order <span id='order-number'>{order['number']}</span> <span class='status {order['status'].lower()}'>"
         f"{order['status']}</span></h1><p class='muted'>Placed on {order['date']}</p>"
         "<div class='layout'><section class='content'><table><tr><th>Item</th><th>Qty</th><th>Total</th>"

@@ -76,9 +76,5 @@ def options_text(line: dict[str, Any]) -> str:
     return " · ".join(p for p in parts if p)
 
 
-def notice(text: str) -> str:
-    return f"<div class='notice' role='status'>{text}</div>" if text else ""
-
-
 def error(text: str) -> str:
     return f"<p class='error' role='alert'>{esc(text)}</p>" if text else ""
