@@ -91,6 +91,13 @@ def esc(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
+def log_has(log: list[dict[str, Any]], path: str, method: str = "GET", **query: Any) -> bool:
+    """Whether an app's request log (see `WebApp.handle`) holds a `method` request of `path`
+    (a trailing slash aside) with at least these query values: the "visited" milestones."""
+    return any(e["method"] == method and (e["path"] == path or e["path"].rstrip("/") == path) and
+               all(e["query"].get(k) == str(v) for k, v in query.items()) for e in log)
+
+
 def notice(text: str, markup: bool = False) -> str:
     """The one-shot status banner every app shows after a change ("" shows none). `text` is
     escaped unless `markup` says the caller built it (escaping what it interpolated)."""

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from gui_gym.actions import Action
 from gui_gym.suites.localweb.apps.admin.data import LANGUAGES, TIMEZONES
+from gui_gym.suites.localweb.framework import log_has
 from gui_gym.suites.localweb.templates import World
 
 if TYPE_CHECKING:
@@ -69,8 +70,7 @@ def admin(world: World) -> dict[str, Any]:
 
 def visited(path: str, **query: str) -> Check:
     """A milestone: the agent loaded `path` (with these query values) at some point."""
-    return lambda w: any(e["method"] == "GET" and e["path"] == path
-                         and all(e["query"].get(k) == v for k, v in query.items()) for e in admin(w)["log"])
+    return lambda w: log_has(admin(w)["log"], path, **query)
 
 
 def audited(action: str, target: str | None = None) -> Check:

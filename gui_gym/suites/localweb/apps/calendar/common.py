@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 from gui_gym.actions import Action
 from gui_gym.suites.localweb.apps.calendar import data, store
 from gui_gym.suites.localweb.apps.calendar.views import CHIPS_PER_DAY
-from gui_gym.suites.localweb.apps.mail.common import log_has
+from gui_gym.suites.localweb.framework import log_has
 from gui_gym.suites.localweb.templates import TaskTemplate, World
 
 if TYPE_CHECKING:

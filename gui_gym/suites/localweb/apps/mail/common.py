@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from gui_gym.actions import Action
 from gui_gym.suites.localweb.apps.mail import data, store
+from gui_gym.suites.localweb.framework import log_has
 from gui_gym.suites.localweb.templates import TaskTemplate, World, normalize_answer
 
 if TYPE_CHECKING:
@@ -42,12 +43,6 @@ def contact(state: dict[str, Any], name: str) -> dict[str, Any]:
 def sent(world: World) -> list[dict[str, Any]]:
     """Messages the user sent during the episode (the seeded Sent folder excluded)."""
     return [m for m in world["mail"]["messages"] if m["folder"] == "sent" and m["date"] > data.NOW.strftime("%Y-%m-%dT%H:%M")]
-
-
-def log_has(log: list[dict[str, Any]], path: str, method: str = "GET", **query: Any) -> bool:
-    """Whether the request log holds a `method` request of `path` with these query values."""
-    return any(e["method"] == method and e["path"].rstrip("/") == path and
-               all(e["query"].get(k) == str(v) for k, v in query.items()) for e in log)
 
 
 def visited(world: World, path: str, **query: Any) -> bool:

@@ -14,7 +14,7 @@ from gui_gym.actions import Action
 from gui_gym.errors import ActionExecutionError, TaskConfigError
 from gui_gym.suites.localweb.apps.shop.catalog import money, the
 from gui_gym.suites.localweb.apps.shop.checkout import ADDRESS_FIELDS
-from gui_gym.suites.localweb.framework import seeded
+from gui_gym.suites.localweb.framework import log_has, seeded
 from gui_gym.suites.localweb.oracle_ui import OracleUI
 from gui_gym.suites.localweb.templates import World
 from gui_gym.waiting import wait_until
@@ -30,8 +30,7 @@ def shop(world: World) -> ShopState:
 
 def visited(world: World, path: str, **query: str) -> bool:
     """Whether a page was loaded whose URL has `path` and at least these query values."""
-    return any(e["method"] == "GET" and e["path"] == path and all(e["query"].get(k) == v for k, v in query.items())
-               for e in shop(world)["log"])
+    return log_has(shop(world)["log"], path, **query)
 
 
 def happened(world: World, kind: str, **data: Any) -> bool:

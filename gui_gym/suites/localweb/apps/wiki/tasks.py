@@ -8,6 +8,7 @@ from gui_gym.actions import Action
 from gui_gym.suites.localweb.apps.wiki import markup
 from gui_gym.suites.localweb.apps.wiki.data import EDITORS, HELP_SECTION, stamp
 from gui_gym.suites.localweb.apps.wiki.views import recent_changes
+from gui_gym.suites.localweb.framework import log_has
 from gui_gym.suites.localweb.templates import TaskTemplate, World, answer_matches, normalize_answer
 
 if TYPE_CHECKING:
@@ -56,8 +57,8 @@ def last_revision(world: World, slug: str) -> dict[str, Any]:
 
 
 def visited(path: str, **query: str) -> Check:
-    return lambda w: any(e["method"] == "GET" and e["path"] == path
-                         and all(e["query"].get(k) == v for k, v in query.items()) for e in wiki(w)["log"])
+    """A milestone: the agent loaded `path` (with these query values) at some point."""
+    return lambda w: log_has(wiki(w)["log"], path, **query)
 
 
 def summary_is(world: World, slug: str, wanted: str) -> bool:
