@@ -92,12 +92,12 @@ def train_one(algo: str, seed: int, setting: Setting, out: str) -> dict[str, Any
                   pool_size=setting.pool_size, run_dir=str(Path(out) / f"{algo}-seed{seed}"), tensorboard=False)
     records = method(algo)(trainer_config(algo, common), policy, env_factory)
     with EnvPool(env_factory, setting.pool_size) as pool:
-        final, held_out = final_success(pool, policy, setting, seed)
+        success = final_success(pool, policy, setting, seed)
     curve = [(r["charts/episodes"], r["charts/success_rate"]) for r in records if "charts/success_rate" in r]
     bepa_stats = {k: sum(r.get(k, 0) for r in records) for k in
                   ("bepa/level1_successes", "bepa/all_fail_groups", "bepa/injections")} if algo == "bepa" else {}
-    return {"algo": algo, "seed": seed, "curve": curve, "final": statistics.fmean(final.values()),
-            "final_per_task": final, "held_out": statistics.fmean(held_out.values()), "held_out_per_task": held_out, "train_last": statistics.fmean(s for _, s in curve[-3:]) if curve else 0.0,
+    return {"algo": algo, "seed": seed, "curve": curve, **success,
+            "train_last": statistics.fmean(s for _, s in curve[-3:]) if curve else 0.0,
             "episodes": records[-1]["charts/episodes"] if records else 0, "wall_s": time.monotonic() - started,
             **bepa_stats}
 
@@ -114,20 +114,21 @@ def baseline(kind: str, seed: int, setting: Setting) -> dict[str, Any]:
     torch.manual_seed(seed)
     policy = ElementPolicy(prior_scale=setting.prior_scale if kind == "base" else 0.0)
     with EnvPool(partial(make_env, setting.tasks, setting.max_steps), setting.pool_size) as pool:
-        final, held_out = final_success(pool, policy, setting, seed, greedy=kind == "base")
-    return {"algo": kind, "seed": seed, "final": statistics.fmean(final.values()), "final_per_task": final,
-            "held_out": statistics.fmean(held_out.values()), "held_out_per_task": held_out}
+        success = final_success(pool, policy, setting, seed, greedy=kind == "base")
+    return {"algo": kind, "seed": seed, **success}
 
 
-def final_success(pool: Any, policy: Any, setting: Setting, seed: int,
-                  greedy: bool = True) -> tuple[dict[str, float], dict[str, float]]:
-    """Per-task success on the training instances and on `eval_instances` held-out ones."""
+def final_success(pool: Any, policy: Any, setting: Setting, seed: int, greedy: bool = True) -> dict[str, Any]:
+    """Success on the training instances ("final") and on `eval_instances` held-out ones
+    ("held_out"): the mean over tasks, and per task."""
     from trainers.rollout import evaluate, held_out_seeds
 
-    training = evaluate(pool, policy, setting.tasks, range(setting.instances), greedy=greedy)
-    held_out = evaluate(pool, policy, setting.tasks, held_out_seeds(setting.eval_instances, 1000 + seed, setting.instances),
-                        greedy=greedy)
-    return training, held_out
+    held_out = held_out_seeds(setting.eval_instances, 1000 + seed, setting.instances)
+    out: dict[str, Any] = {}
+    for key, seeds in (("final", range(setting.instances)), ("held_out", held_out)):
+        per_task = evaluate(pool, policy, setting.tasks, seeds, greedy=greedy)
+        out[key], out[f"{key}_per_task"] = statistics.fmean(per_task.values()), per_task
+    return out
 
 
 def curves_table(results: list[dict[str, Any]], buckets: int = 8) -> tuple[list[float], dict[str, list[float]]]:

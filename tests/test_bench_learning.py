@@ -31,3 +31,19 @@ def test_summary_reports_mean_and_std_over_seeds_per_column():
     assert lines[1].split() == ["random", "0.00", "+-", "0.00", "0.00", "+-", "0.00", "-"]
     assert lines[2].split() == ["page", "0.50", "+-", "0.71", "0.50", "+-", "0.00", "0.25", "+-", "0.35"]
     assert len(lines) == 3  # a method without runs is left out
+
+
+def test_final_success_scores_training_and_held_out_instances_per_task():
+    import gymnasium as gym
+
+    import gui_gym  # noqa: F401 - registers the ids
+    from benchmarks.learning import Setting, final_success
+    from trainers.policies_element import ElementPolicy
+    from trainers.rollout import EnvPool
+
+    setting = Setting(tasks=("demo.press-button", "demo.read-code"), episodes=8, instances=1, eval_instances=2)
+    with EnvPool(lambda: gym.make("GUI/Demo-v0", observe_a11y=True, max_steps=2), 2) as pool:
+        success = final_success(pool, ElementPolicy(), setting, seed=0)
+    assert success["final_per_task"] == {"demo.press-button": 1.0, "demo.read-code": 0.0}
+    assert success["held_out_per_task"] == {"demo.press-button": 1.0, "demo.read-code": 0.0}
+    assert success["final"] == success["held_out"] == 0.5

@@ -13,7 +13,7 @@ import gui_gym  # noqa: F401 - registers the ids
 from gui_gym.errors import InfraError, JudgeFormatError, MissingResourceError
 from gui_gym.judges import OpenAIJudge
 from gui_gym.judges.trajectory import Trajectory, TrajectoryStep
-from trainers import bepa
+from trainers import grpo
 from trainers.bepa import (BEPAConfig, TaskCache, level1, level2, parse_plan, plan_from_trajectory, task_plan, train)
 from trainers.policies_element import ElementPolicy
 from trainers.rollout import Rollout, Step
@@ -102,7 +102,7 @@ def scripted_groups(monkeypatch, outcomes):
             raise InfraError("every episode of the group crashed")
         return [rollout(f"{task_id}-{i}", outcome, task_id) for i in range(group_size)]
 
-    monkeypatch.setattr(bepa, "rollout_group", fake_rollout_group)
+    monkeypatch.setattr(grpo, "rollout_group", fake_rollout_group)
     return calls
 
 

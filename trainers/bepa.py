@@ -21,10 +21,10 @@ from typing import Any, Callable, Generic, Hashable, Sequence, TypeVar
 import gymnasium as gym
 import numpy as np
 
-from gui_gym.errors import InfraError, MissingResourceError
-from trainers.grpo import MAX_CRASHED_GROUPS, GRPOConfig, MixFn, run, seed_everything
+from gui_gym.errors import MissingResourceError
+from trainers.grpo import CrashedGroups, GRPOConfig, MixFn, run, seed_everything
 from trainers.policies import Policy
-from trainers.rollout import EnvPool, Rollout, rollout_group
+from trainers.rollout import EnvPool, Rollout
 from trainers.runs import RunLog
 
 T = TypeVar("T")
@@ -203,30 +203,24 @@ def level1(cfg: BEPAConfig, policy: Policy, pool: EnvPool, cache: TaskCache[Roll
     """LEVEL-1: for each task, `level1_groups` groups acted on the instance's plan; the
     successes (stored without the plan) seed the cache. Stops where the next group would
     overrun `cfg.episode_budget`; a group whose every episode crashed is counted, not paid for
-    and skipped (`MAX_CRASHED_GROUPS` in a row end the run), as in the loop. Returns the episodes spent
-    and counters."""
+    and skipped, as in the loop (`CrashedGroups`). Returns the episodes spent and counters."""
     rng = np.random.default_rng([cfg.seed, 1])
-    episodes, crashed = 0, 0
+    episodes, crashes = 0, CrashedGroups()
     stats = {"bepa/level1_episodes": 0.0, "bepa/level1_successes": 0.0, "bepa/level1_crashed_groups": 0.0}
-    cost = cfg.group_size + (1 if cfg.plan_source == "judge" else 0)
+    plan_cost = 1 if cfg.plan_source == "judge" else 0  # the judge's look at the expert trajectory
     for task_id in tasks:
         for _ in range(cfg.level1_groups):
-            if cfg.episode_budget is not None and episodes + cost > cfg.episode_budget:
+            if cfg.episode_budget is not None and episodes + plan_cost + cfg.group_size > cfg.episode_budget:
                 break
             seed = cfg.draw_instance(rng)
             plan = pool.run([(0, lambda env: plans(env, task_id, seed))])[0]
-            episodes += cost - cfg.group_size  # the judge's look at the expert trajectory
-            try:
-                group = [r for r in rollout_group(pool, policy, task_id, seed, cfg.group_size, plan=plan)
-                         if r.infra_error is None]
-            except InfraError:
-                crashed += 1
+            episodes += plan_cost
+            group = crashes.rollout(pool, policy, task_id, seed, cfg.group_size, plan=plan)
+            if group is None:
                 stats["bepa/level1_crashed_groups"] += 1
-                if crashed >= MAX_CRASHED_GROUPS:
-                    raise
                 continue
-            crashed = 0
             episodes += cfg.group_size
+            group = [r for r in group if r.infra_error is None]
             for rollout in group:
                 if rollout.success:
                     cache.put(task_id, rollout, "level1")

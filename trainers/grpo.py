@@ -306,6 +306,27 @@ MAX_CRASHED_GROUPS = 3
 """Groups in a row whose every episode crashed before the run gives up: one such group is an
 env failure on one instance, three are a broken env."""
 
+
+class CrashedGroups:
+    """Rolls out groups, counting those in a row whose every episode crashed: such a group is
+    skipped (None), and the `MAX_CRASHED_GROUPS`-th in a row is raised. The loop and BEPA's
+    LEVEL-1 share it."""
+
+    def __init__(self) -> None:
+        self.in_a_row = 0
+
+    def rollout(self, pool: EnvPool, policy: Policy, task_id: str, seed: int, group_size: int, *,
+                plan: Sequence[str] | None = None) -> list[Rollout] | None:
+        try:
+            group = rollout_group(pool, policy, task_id, seed, group_size, plan=plan)
+        except InfraError:
+            self.in_a_row += 1
+            if self.in_a_row >= MAX_CRASHED_GROUPS:
+                raise
+            return None
+        self.in_a_row = 0
+        return group
+
 AdvantageFn = Callable[[Sequence[Rollout]], list[list[float]]]
 """A method's advantages: per rollout of a group, one advantage per step."""
 MixFn = Callable[[list[Rollout]], tuple[list[Rollout], list[bool], dict[str, float]]]
@@ -328,7 +349,7 @@ def run(cfg: GRPOConfig, policy: Policy, pool: EnvPool, *, advantages: Advantage
     reference = policy.reference() if cfg.kl_coef > 0 else None
     per_iteration = cfg.groups_per_iteration * cfg.group_size
     schedule: list[str] = []  # tasks in a shuffled round: every task gets its share of groups
-    crashed_groups = 0
+    crashes = CrashedGroups()
     completed = 0  # iterations done (BEPA's LEVEL-1 writes a record of its own, iteration 0)
     try:
         for iteration in range(1, cfg.iterations + 1):
@@ -343,15 +364,10 @@ def run(cfg: GRPOConfig, policy: Policy, pool: EnvPool, *, advantages: Advantage
                     schedule = [tasks[i] for i in rng.permutation(len(tasks))]
                 task_id = schedule.pop()
                 seed = cfg.draw_instance(rng)
-                try:
-                    group = rollout_group(pool, policy, task_id, seed, cfg.group_size)
-                except InfraError:
-                    crashed_groups += 1
-                    if crashed_groups >= MAX_CRASHED_GROUPS:
-                        raise
+                group = crashes.rollout(pool, policy, task_id, seed, cfg.group_size)
+                if group is None:
                     counters["charts/crashed_groups"] = counters.get("charts/crashed_groups", 0) + 1
                     continue
-                crashed_groups = 0
                 episodes += len(group)
                 counters["charts/infra_errors"] = counters.get("charts/infra_errors", 0) + sum(
                     r.infra_error is not None for r in group)

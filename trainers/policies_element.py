@@ -309,7 +309,7 @@ class _StepFeatures:
         self.typed = {c.text for c in self.history if c.kind == "type"}
         self.typed_fields = {(c.element.role, c.element.name) for c in self.history if c.kind == "type"}
 
-    def of(self, c: Candidate, rank: int = 0) -> tuple[list[str], list[float]]:
+    def of(self, c: Candidate, rank: int) -> tuple[list[str], list[float]]:
         role = c.element.role if c.element else "-"
         name = c.element.name if c.element else ""
         kr = f"{c.kind}:{role}"
