@@ -73,4 +73,7 @@ def test_a_run_writes_its_metrics(tmp_path, capsys):
     assert main(["--config", str(path), "--algo", "grpo", "--set", "tensorboard=false", "--run-dir", str(tmp_path / "r")]) == 0
     (record,) = [json.loads(line) for line in (tmp_path / "r" / "metrics.jsonl").read_text().splitlines()]
     assert record["charts/episodes"] == 2 and "losses/policy_loss" in record
-    assert "gui-train: grpo done: 1 record(s), 2 episodes" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "gui-train: grpo done: 1 record(s), 2 episodes, last success rate 1.00;" in out and "progress" not in out
+    assert main(["--config", str(path), "--set", "tensorboard=false"]) == 0  # PAGE reports its progress too
+    assert "gui-train: page done: 1 record(s), 2 episodes, last success rate 1.00, progress 1.00" in capsys.readouterr().out

@@ -90,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     last = next((r for r in reversed(records) if "charts/success_rate" in r), {})
     print(f"gui-train: {spec.algo} done: {len(records)} record(s), {last.get('charts/episodes', 0)} episodes, "
           f"last success rate {last.get('charts/success_rate', float('nan')):.2f}"
+          + (f", progress {last['charts/progress']:.2f}" if "charts/progress" in last else "")
           + (f"; metrics in {spec.trainer.run_dir}/metrics.jsonl" if spec.trainer.run_dir else ""))
     return 0
 
