@@ -30,6 +30,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from benchmarks.runner import die_with_parent
+
 ALGOS = ("grpo", "page", "bepa")
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -211,7 +213,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     started = time.monotonic()
     jobs = [(algo, seed) for seed in setting.seeds for algo in ALGOS]
     context = multiprocessing.get_context("spawn")  # Playwright threads and torch do not survive a fork
-    with ProcessPoolExecutor(max_workers=args.workers, mp_context=context) as executor:
+    with ProcessPoolExecutor(max_workers=args.workers, mp_context=context, initializer=die_with_parent) as executor:
         runs = [executor.submit(train_one, algo, seed, setting, str(out)) for algo, seed in jobs]
         bases = [executor.submit(baseline, kind, seed, setting) for seed in setting.seeds[:1] for kind in ("random", "base")]
         results = [f.result() for f in runs]

@@ -105,9 +105,10 @@ def run_episode(recorder: Any, agent: Any, job: Job) -> dict[str, Any]:
 
 # ---- worker process ---------------------------------------------------------------------
 
-def _die_with_parent() -> None:
-    """Ask Linux to SIGKILL this worker when the run dies, even by ``kill -9``; the browser's
-    driver sees its pipe close and takes the browser down with it."""
+def die_with_parent() -> None:
+    """Ask Linux to SIGKILL this worker process when its parent dies, even by ``kill -9``; the
+    browser's driver sees its pipe close and takes the browser down with it. Call it first
+    thing in a child (or pass it as a process pool's ``initializer``)."""
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
@@ -117,7 +118,7 @@ def _die_with_parent() -> None:
 
 
 def _worker_main(conn: Connection, config: RunConfig) -> None:
-    _die_with_parent()
+    die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     try:
         import gymnasium as gym

@@ -2,6 +2,11 @@
 on hand-made run records (the runs themselves are `python -m benchmarks.learning`)."""
 
 import math
+import subprocess
+import sys
+from pathlib import Path
+
+import psutil
 
 from benchmarks.learning import curves_table, summary
 
@@ -47,3 +52,29 @@ def test_final_success_scores_training_and_held_out_instances_per_task():
     assert success["final_per_task"] == {"demo.press-button": 1.0, "demo.read-code": 0.0}
     assert success["held_out_per_task"] == {"demo.press-button": 1.0, "demo.read-code": 0.0}
     assert success["final"] == success["held_out"] == 0.5
+
+
+POOL_PARENT = """
+import multiprocessing, os, sys, time
+from concurrent.futures import ProcessPoolExecutor
+from benchmarks.runner import die_with_parent
+
+with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), initializer=die_with_parent) as pool:
+    print(pool.submit(os.getpid).result(), flush=True)
+    time.sleep(120)
+"""
+
+
+def test_the_runs_pool_workers_die_with_a_killed_parent():
+    """`benchmarks.learning` trains in a spawn pool with this initializer: ``kill -9`` of the
+    benchmark must not leave its workers (and their browsers) running."""
+    parent = subprocess.Popen([sys.executable, "-c", POOL_PARENT], stdout=subprocess.PIPE, text=True,
+                              cwd=Path(__file__).resolve().parents[1])
+    try:
+        worker = psutil.Process(int(parent.stdout.readline()))
+        assert worker.is_running()
+    finally:
+        parent.kill()
+        parent.wait()
+    gone, alive = psutil.wait_procs([worker], timeout=20)
+    assert not alive
