@@ -45,10 +45,13 @@ class TaskTemplate(ABC):
     start_path: ClassVar[str] = "/"
     answer_required: ClassVar[bool] = False
     """Information tasks: success needs the right final answer (an ``answer`` action)."""
+    initial_state: ClassVar[Callable[[int], dict[str, Any]] | None] = None
+    """The app's seeded state builder, for templates whose checks compare with `original()`."""
 
     def __init__(self, seed: int, world: World):
         self.seed = seed
         self.params: dict[str, Any] = self.sample_params(world, seeded(seed, self.template_id))
+        self._original: dict[str, Any] | None = None
 
     @abstractmethod
     def sample_params(self, world: World, rng: "random.Random") -> dict[str, Any]:
@@ -56,6 +59,18 @@ class TaskTemplate(ABC):
 
     def prepare(self, world: World) -> None:
         """Change the fresh world before the episode starts (default: nothing)."""
+
+    def original(self) -> dict[str, Any]:
+        """The app's state as the episode started, a pure function of the seed and the params,
+        so an evaluator can see exactly what changed. Built once: milestone checks compare
+        against it after every step. Read it, never change it."""
+        if self._original is None:
+            if self.initial_state is None:
+                raise TypeError(f"{self.template_id} sets no initial_state, so it has no original state")
+            state = self.initial_state(self.seed)
+            self.prepare({self.app: state})
+            self._original = state
+        return self._original
 
     @property
     @abstractmethod

@@ -28,11 +28,7 @@ def fingerprint(event: dict[str, Any]) -> tuple:
 class CalendarTemplate(TaskTemplate):
     app = "calendar"
 
-    def original(self) -> dict[str, Any]:
-        """The calendar as the episode started: a pure function of the seed and the params."""
-        state = data.initial_state(self.seed)
-        self.prepare({"calendar": state})
-        return state
+    initial_state = staticmethod(data.initial_state)
 
     def changes(self, world: World) -> tuple[set[int], list[dict[str, Any]]]:
         """(ids of original events changed or deleted, events created in the episode)."""

@@ -19,11 +19,7 @@ if TYPE_CHECKING:
 class MailTemplate(TaskTemplate):
     app = "mail"
 
-    def original(self) -> dict[str, Any]:
-        """The mailbox as the episode started: a pure function of the seed and the params."""
-        state = data.initial_state(self.seed)
-        self.prepare({"mail": state})
-        return state
+    initial_state = staticmethod(data.initial_state)
 
     def folders_changed(self, world: World) -> set[int]:
         """Ids of original messages now in another folder (or deleted)."""
