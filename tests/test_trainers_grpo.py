@@ -128,6 +128,12 @@ def test_the_loop_logs_checkpoints_and_respects_the_budget(tmp_path):
     assert {"charts/success_rate", "charts/score", "charts/episode_length", "charts/rollout_time_s",
             "charts/update_time_s", "charts/no_signal_groups"} <= set(records[0])
     assert {r["charts/success_rate"] for r in records} <= {0.0, 1.0}  # press-button succeeds, read-code cannot
+    for record in records:  # one group per iteration: its task's own success rate is the overall one
+        (task_key,) = [k for k in record if k.startswith("tasks/")]
+        assert task_key in ("tasks/demo.press-button/success_rate", "tasks/demo.read-code/success_rate")
+        assert record[task_key] == record["charts/success_rate"]
+    assert {k for r in records for k in r if k.startswith("tasks/")} == {
+        "tasks/demo.press-button/success_rate", "tasks/demo.read-code/success_rate"}
     assert json.loads((tmp_path / "config.json").read_text())["group_size"] == 2
     state = load_checkpoint(tmp_path / "checkpoints" / "final", ElementPolicy())
     assert state["episodes"] == 4 and (tmp_path / "checkpoints" / "iter_00002" / "optimizer.pt").is_file()

@@ -71,6 +71,7 @@ def test_page_trains_on_oracle_progress():
     cfg = PAGEConfig(tasks=("demo.fill-form",), iterations=1, group_size=2, pool_size=2, tensorboard=False)
     (record,) = train(cfg, ElementPolicy(), make_demo)
     assert 0.0 <= record["charts/progress"] <= 1.0 and "losses/policy_loss" in record
+    assert record["tasks/demo.fill-form/progress"] == record["charts/progress"]
 
 
 def lvlm_judge(request) -> str:

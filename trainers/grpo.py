@@ -373,11 +373,12 @@ def run(cfg: GRPOConfig, policy: Policy, pool: EnvPool, *, advantages: Advantage
                     r.infra_error is not None for r in group)
                 group = [r for r in group if r.infra_error is None]
                 for r in group:
-                    charts.setdefault("charts/success_rate", []).append(float(r.success))
+                    for prefix in ("charts", f"tasks/{task_id}"):  # overall, and per task (multi-task runs)
+                        charts.setdefault(f"{prefix}/success_rate", []).append(float(r.success))
+                        if r.progress is not None:
+                            charts.setdefault(f"{prefix}/progress", []).append(r.progress)
                     charts.setdefault("charts/score", []).append(r.score)
                     charts.setdefault("charts/episode_length", []).append(float(len(r)))
-                    if r.progress is not None:
-                        charts.setdefault("charts/progress", []).append(r.progress)
                 if not group:
                     continue
                 counters["charts/no_signal_groups"] = counters.get("charts/no_signal_groups", 0) + all_equal(
