@@ -57,6 +57,39 @@ def test_sampled_log_probs_match_a_teacher_forced_pass(model_path):
     assert greedy[0] == greedy[1]
 
 
+class CountingProcessor:
+    """The policy's image processor, counting the images it preprocesses."""
+
+    def __init__(self, inner):
+        self.inner, self.images = inner, 0
+
+    def __call__(self, *, images, **kwargs):
+        self.images += len(images)
+        return self.inner(images=images, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+@pytest.mark.parametrize("input_cache, preprocessed", [(8, 2), (0, 8)])
+def test_a_screenshot_is_preprocessed_once_per_prompt_while_the_cache_holds_it(model_path, input_cache,
+                                                                                 preprocessed):
+    """Generation, the old log-probs, the epochs and the reference all read a step's prompt."""
+    torch.manual_seed(0)
+    policy = VLMPolicy(model_path, max_new_tokens=4, max_image_side=112, input_cache=input_cache)
+    counter = policy.qwen.image_processor = CountingProcessor(policy.qwen.image_processor)
+    prompts = [policy.prompt({"screenshot": np.full((90, 120, 3), shade, np.uint8)}, Context("Press Send"))
+               for shade in (60, 200)]
+    acts = [policy.act(prompt) for prompt in prompts]
+    tokens = [act.token_ids for act in acts]
+    first = policy.logprobs(prompts, tokens)
+    again = policy.logprobs(prompts, tokens)
+    policy.reference().logprobs(prompts, tokens)
+    assert counter.images == preprocessed
+    for act, old, new in zip(acts, first, again):
+        assert old.tolist() == pytest.approx(list(act.logprobs), abs=1e-4) and torch.equal(old, new)
+
+
 @pytest.mark.slow
 def test_one_update_on_recorded_rollouts_moves_positive_actions_up_and_negative_down(model_path):
     torch.manual_seed(1)

@@ -18,6 +18,7 @@ too). LoRA (peft) is optional; with a server, `sync_server` pushes the adapter t
 from __future__ import annotations
 
 import copy
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
@@ -56,6 +57,11 @@ class VLMPolicy:
         max_new_tokens: answer length cap.
         max_image_side: screenshots are downscaled so neither side exceeds this.
         history_turns: earlier answers kept in the prompt.
+        input_cache: prompts whose processed model inputs are kept (on the CPU, pixels in the
+            model's dtype: ~12 MB per 1280x800 screenshot in bf16). A step's prompt is read by
+            generation, the old log-probs, every epoch and the reference; its screenshot's
+            preprocessing (~0.25 s on a CPU core, longer than a GPU forward pass) then runs
+            once instead of each time. Size it to an iteration's steps; 0 turns it off.
         prompt: the agents' prompt format ("uitars" or "qwen25vl").
         coordinates: the model's coordinate space (see `gui_gym.action_formats.coords`).
         server_url: an OpenAI-compatible server (vLLM) that generates; None generates locally.
@@ -66,12 +72,13 @@ class VLMPolicy:
 
     def __init__(self, model_path: str, *, device: str = "cpu", dtype: str = "auto", lora: Mapping[str, Any] | None = None,
                  temperature: float = 1.0, max_new_tokens: int = 128, max_image_side: int = 1280,
-                 history_turns: int = 2, prompt: str = "uitars", coordinates: str = "smart_resize",
+                 history_turns: int = 2, input_cache: int = 128, prompt: str = "uitars", coordinates: str = "smart_resize",
                  server_url: str | None = None, server_model: str | None = None,
                  server_sync_dir: str | None = None):
-        if temperature <= 0 or max_new_tokens < 1 or max_image_side < 1 or history_turns < 0:
+        if temperature <= 0 or max_new_tokens < 1 or max_image_side < 1 or history_turns < 0 or input_cache < 0:
             raise ValueError(f"expected temperature > 0, max_new_tokens >= 1, max_image_side >= 1, history_turns >= 0, "
-                             f"received {temperature}, {max_new_tokens}, {max_image_side}, {history_turns}")
+                             f"input_cache >= 0, received {temperature}, {max_new_tokens}, {max_image_side}, "
+                             f"{history_turns}, {input_cache}")
         if coordinates not in MODES:
             raise AgentError(f"coordinates must be one of {list(MODES)}, received {coordinates!r}")
         self.qwen = QwenVL(model_path, device=device, dtype=dtype)
@@ -89,6 +96,8 @@ class VLMPolicy:
         self.coordinates = coordinates
         self.temperature, self.max_new_tokens = float(temperature), int(max_new_tokens)
         self.max_image_side, self.history_turns = int(max_image_side), int(history_turns)
+        self.input_cache = int(input_cache)
+        self._inputs: OrderedDict[VLMPrompt, dict[str, Any]] = OrderedDict()
         self._server = None
         if server_url is not None:
             from gui_gym.judges.openai_judge import OpenAIJudge
@@ -175,8 +184,23 @@ class VLMPolicy:
 
     # ---- internals ------------------------------------------------------------------------
 
+    def _model_inputs(self, prompt: VLMPrompt) -> dict[str, Any]:
+        """`prompt`'s model inputs on the model's device, from the cache when it holds them."""
+        cached = self._inputs.get(prompt)
+        if cached is None:
+            cached = self.qwen.inputs(prompt.messages, max_image_side=self.max_image_side, device="cpu")
+            if "pixel_values" in cached:
+                cached["pixel_values"] = cached["pixel_values"].to(self.model.dtype)  # what the vision tower casts to
+            if self.input_cache:
+                self._inputs[prompt] = cached
+                while len(self._inputs) > self.input_cache:
+                    self._inputs.popitem(last=False)
+        else:
+            self._inputs.move_to_end(prompt)
+        return {key: value.to(self.qwen.device) for key, value in cached.items()}
+
     def _generate(self, prompt: VLMPrompt, greedy: bool) -> tuple[list[int], list[float]]:
-        inputs = self.qwen.inputs(prompt.messages, max_image_side=self.max_image_side)
+        inputs = self._model_inputs(prompt)
         sampling = {"do_sample": False} if greedy else {"do_sample": True, "temperature": self.temperature,
                                                          "top_k": 0, "top_p": 1.0}
         with torch.inference_mode():
@@ -208,7 +232,7 @@ class VLMPolicy:
 
     def _sequence_logprobs(self, model: Any, prompt: VLMPrompt, tokens: Sequence[int]) -> torch.Tensor:
         """log p(tokens | prompt) by one teacher-forced forward pass."""
-        inputs = self.qwen.inputs(prompt.messages, max_image_side=self.max_image_side)
+        inputs = self._model_inputs(prompt)
         start = inputs["input_ids"].shape[1]
         answer = torch.tensor([list(tokens)], dtype=inputs["input_ids"].dtype, device=inputs["input_ids"].device)
         inputs["input_ids"] = torch.cat([inputs["input_ids"], answer], dim=1)

@@ -58,9 +58,11 @@ class QwenVL:
         self.merge_size = int(merge_size)
         self.device = device
 
-    def inputs(self, messages: Sequence[Message], *, max_image_side: int) -> dict[str, Any]:
+    def inputs(self, messages: Sequence[Message], *, max_image_side: int, device: str | None = None) -> dict[str, Any]:
         """The model's inputs for `messages` followed by the assistant's turn: ``input_ids``
-        and ``attention_mask``, plus ``pixel_values`` and ``image_grid_thw`` when images come."""
+        and ``attention_mask``, plus ``pixel_values`` and ``image_grid_thw`` when images come;
+        on `device` (default: the model's)."""
+        device = device or self.device
         chat: list[dict[str, Any]] = []
         images = []
         for message in messages:
@@ -79,11 +81,10 @@ class QwenVL:
         if images:
             vision = self.image_processor(images=images, return_tensors="pt")
             text = self._expand_images(text, vision["image_grid_thw"])
-            inputs.update(pixel_values=vision["pixel_values"].to(self.device),
-                          image_grid_thw=vision["image_grid_thw"].to(self.device))
+            inputs.update(pixel_values=vision["pixel_values"].to(device),
+                          image_grid_thw=vision["image_grid_thw"].to(device))
         encoded = self.tokenizer(text, return_tensors="pt", add_special_tokens=False)
-        inputs.update(input_ids=encoded["input_ids"].to(self.device),
-                      attention_mask=encoded["attention_mask"].to(self.device))
+        inputs.update(input_ids=encoded["input_ids"].to(device), attention_mask=encoded["attention_mask"].to(device))
         return inputs
 
     def _expand_images(self, text: str, grid_thw: Any) -> str:
