@@ -62,7 +62,7 @@ class Setting:
 
 
 QUICK = Setting(tasks=("shop.cheapest-in-category", "admin.invite-user"), episodes=48, instances=1, eval_instances=2)
-FULL = Setting(tasks=("shop.cheapest-in-category", "admin.invite-user"), episodes=160, instances=2, eval_instances=4)
+FULL = Setting(tasks=("shop.cheapest-in-category", "admin.invite-user"), episodes=160, instances=1, eval_instances=4)
 
 
 def make_env(tasks: tuple[str, ...], max_steps: int) -> Any:
