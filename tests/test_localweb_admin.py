@@ -118,3 +118,30 @@ def test_invite_dialog_reopens_with_errors(env):
         env.step(Action.click(x + w / 2, y + h / 2))
     assert backend.evaluate("() => document.querySelector('#invite-dialog').open") is True
     assert "valid email" in backend.evaluate("() => document.querySelector('#email-error').innerText")
+
+
+def test_the_oracle_judge_credits_the_invite_form_before_anything_is_sent(env):
+    """The invite dialog's steps change no world state; its on-screen milestones give PAGE's
+    progress something to climb between "opened Users" and "invited" (and a closed dialog
+    keeps the credit)."""
+    from gui_gym.judges import OracleJudge
+    from gui_gym.wrappers.progress import ProgressReward
+
+    judged = ProgressReward(env, OracleJudge())
+    judged.reset(seed=0, options={"task_id": "admin.invite-user", "instance_seed": 0})
+    base = env.unwrapped
+    email = base.task.template.params["email"]
+
+    def click(selector):
+        x, y, w, h = base.backend.locate(selector)
+        return judged.step(Action.click(x + w / 2, y + h / 2))
+
+    click(".admin-tabs a[data-section='users']")
+    click("[data-dialog-open='#invite-dialog']")
+    click("#invite-dialog #email")
+    judged.step(Action.type(email))
+    click("#invite-dialog button.secondary")  # Cancel: the dialog closes, nothing was sent
+    *_, info = judged.step(Action.fail())
+    role_by_default = base.task.template.params["role"] == "Viewer"  # the role select starts at Viewer
+    assert info["progress_per_criterion"] == [1.0, 1.0, 1.0, float(role_by_default), 0.0, 0.0, 0.0]
+    assert not info["success"] and base.backend.evaluate("() => document.querySelector('#invite-dialog').open") is False

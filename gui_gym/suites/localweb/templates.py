@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator
 
 from gui_gym.actions import Action
@@ -32,6 +33,16 @@ World = dict[str, dict[str, Any]]
 
 DIFFICULTY_STEPS = {"easy": (2, 5), "medium": (6, 12), "hard": (13, 30)}
 DEFAULT_MAX_STEPS = {"easy": 15, "medium": 30, "hard": 50}
+
+
+@dataclass(frozen=True)
+class OnScreen:
+    """A milestone check on what the page shows rather than on the world: a dialog open, a
+    form field filled. It marks progress between two world changes (the address typed before
+    the invitation exists), as an LVLM judge looking at the screen would. The oracle judge
+    counts a milestone from the first step it holds, so a dialog closing again undoes nothing."""
+
+    check: Callable[["OracleUI"], bool]
 
 
 class TaskTemplate(ABC):
@@ -81,9 +92,10 @@ class TaskTemplate(ABC):
         """Score in [0, 1] of the final world (and answer)."""
 
     @abstractmethod
-    def milestones(self) -> list[tuple[str, Callable[[World], bool]]]:
-        """Ordered (description, predicate on the world). The last one implies success
-        for action tasks; reaching them in order is what the oracle does."""
+    def milestones(self) -> list[tuple[str, Callable[[World], bool] | OnScreen]]:
+        """Ordered (description, predicate on the world, or an `OnScreen` check of the page).
+        The last one implies success for action tasks; reaching them in order is what the
+        oracle does."""
 
     @abstractmethod
     def oracle(self, ui: "OracleUI") -> Iterator[Action]:
@@ -155,13 +167,12 @@ class LocalWebTask(Task):
         return self.template.oracle(OracleUI(backend))
 
     def milestones(self) -> list[Milestone]:
-        return [Milestone(text, lambda _backend, check=check: bool(check(self.world)))
+        from gui_gym.suites.localweb.oracle_ui import OracleUI
+
+        return [Milestone(text, (lambda backend, check=check: bool(check.check(OracleUI(backend))))
+                          if isinstance(check, OnScreen) else (lambda _backend, check=check: bool(check(self.world))))
                 for text, check in self.template.milestones()]
 
     def sample_questions(self, backend: "BrowserBackend") -> list[dict[str, Any]]:
         """The template's multiple-choice facts about the start page (MMBench-GUI samples)."""
         return self.template.sample_questions(self.world)
-
-    def milestones_reached(self) -> list[bool]:
-        with self.suite.server_lock:
-            return [bool(check(self.world)) for _, check in self.template.milestones()]

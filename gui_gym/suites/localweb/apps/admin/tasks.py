@@ -9,7 +9,7 @@ from gui_gym.suites.localweb.apps.admin.helpers import (
     admin, confirm, create_key, free_key_name, general_questions, key_named, open_section, others_unchanged, pick,
     snapshot, audited, visited)
 from gui_gym.suites.localweb.apps.admin.users_views import filtered_users
-from gui_gym.suites.localweb.templates import TaskTemplate, answer_matches
+from gui_gym.suites.localweb.templates import OnScreen, TaskTemplate, answer_matches
 
 
 # ---- easy ----------------------------------------------------------------------------------
@@ -198,10 +198,22 @@ class InviteUser(TaskTemplate):
         user = self._invited(world)
         return float(self._right(world) and others_unchanged(world, self.before, {user["id"]}))
 
+    def _form_holds(self, *fields):
+        """The open invite dialog's `fields` hold this task's values (the role and team
+        selects may hold them from the start: each check includes the fields before it)."""
+        wanted = {"email": self.params["email"], "role": self.params["role"], "team": self.params["team"]}
+        return OnScreen(lambda ui: ui.exists("#invite-dialog[open]") and all(
+            ui.value(f"#invite-dialog #{name}") == wanted[name] for name in fields))
+
     def milestones(self):
+        p = self.params
         return [("Opened the Users section", visited("/users")),
-                (f"Invited {self.params['email']}", lambda w: self._invited(w) is not None),
-                (f"The invitation is for {self.params['role']} in {self.params['team']}", self._right)]
+                ("Opened the invite dialog", OnScreen(lambda ui: ui.exists("#invite-dialog[open]"))),
+                (f"Entered {p['email']} as the address", self._form_holds("email")),
+                (f"Chose the {p['role']} role", self._form_holds("email", "role")),
+                (f"Chose the {p['team']} team", self._form_holds("email", "role", "team")),
+                (f"Invited {p['email']}", lambda w: self._invited(w) is not None),
+                (f"The invitation is for {p['role']} in {p['team']}", self._right)]
 
     def oracle(self, ui):
         yield from open_section(ui, "users")
