@@ -199,8 +199,8 @@ class InviteUser(TaskTemplate):
         return float(self._right(world) and others_unchanged(world, self.before, {user["id"]}))
 
     def _form_holds(self, *fields):
-        """The open invite dialog's `fields` hold this task's values (the role and team
-        selects may hold them from the start: each check includes the fields before it)."""
+        """The invite dialog is open and its `fields` hold this task's values (the role and
+        team selects may hold them from the start: each check includes the fields before it)."""
         wanted = {"email": self.params["email"], "role": self.params["role"], "team": self.params["team"]}
         return OnScreen(lambda ui: ui.exists("#invite-dialog[open]") and all(
             ui.value(f"#invite-dialog #{name}") == wanted[name] for name in fields))
@@ -208,7 +208,7 @@ class InviteUser(TaskTemplate):
     def milestones(self):
         p = self.params
         return [("Opened the Users section", visited("/users")),
-                ("Opened the invite dialog", OnScreen(lambda ui: ui.exists("#invite-dialog[open]"))),
+                ("Opened the invite dialog", self._form_holds()),
                 (f"Entered {p['email']} as the address", self._form_holds("email")),
                 (f"Chose the {p['role']} role", self._form_holds("email", "role")),
                 (f"Chose the {p['team']} team", self._form_holds("email", "role", "team")),
