@@ -40,6 +40,9 @@ class Job:
     meta: dict[str, Any] = field(default_factory=dict)
     attempt: int = 1
     previous_errors: tuple[str, ...] = ()
+    retries_from: int = 1
+    """The attempt the retry budget counts from: 1, or the attempt `--rerun-errors` gave the
+    episode (a rerun gets a fresh budget and keeps its count and its error history)."""
 
     @property
     def key(self) -> str:
@@ -47,6 +50,15 @@ class Job:
 
     def retry(self, error: str) -> "Job":
         return replace(self, attempt=self.attempt + 1, previous_errors=self.previous_errors + (error,))
+
+    def may_retry(self, retries: int) -> bool:
+        """Whether an error on this attempt leaves one of `retries` retries."""
+        return self.attempt - self.retries_from < retries
+
+    def result_fields(self) -> dict[str, Any]:
+        """What a result records of its job: enough for a resume to pick the episode up."""
+        return {"key": self.key, "attempt": self.attempt, "previous_errors": list(self.previous_errors),
+                "retries_from": self.retries_from, "meta": self.meta}
 
     def to_dict(self) -> dict[str, Any]:
         return {"task_id": self.task_id, "seed": self.seed, "key": self.key, "meta": self.meta}
@@ -103,19 +115,21 @@ class ResultsStore:
 
     def pending(self, jobs: Iterable[Job], retries: int, rerun_errors: bool = False) -> list[Job]:
         """The jobs still to run: no result yet, or an error with a retry left (or any error,
-        with `rerun_errors`), each at the attempt it has reached."""
+        with `rerun_errors`, with a fresh retry budget), each at its next attempt with the
+        errors of the earlier ones."""
         todo = []
         for job in jobs:
             result = self.read_result(job.key)
             if result is None:
                 todo.append(job)
             elif result.get("error"):
-                attempt = int(result.get("attempt") or 1)
-                previous = tuple(result.get("previous_errors") or ())
+                ended = replace(job, attempt=int(result.get("attempt") or 1),
+                                previous_errors=tuple(result.get("previous_errors") or ()),
+                                retries_from=int(result.get("retries_from") or 1))
                 if rerun_errors:
-                    todo.append(job)
-                elif attempt <= retries:
-                    todo.append(replace(job, attempt=attempt, previous_errors=previous).retry(str(result["error"])))
+                    todo.append(replace(ended.retry(str(result["error"])), retries_from=ended.attempt + 1))
+                elif ended.may_retry(retries):
+                    todo.append(ended.retry(str(result["error"])))
         return todo
 
     def results(self, jobs: Iterable[Job]) -> list[dict[str, Any]]:
@@ -132,8 +146,7 @@ class ResultsStore:
         result = {"task_id": job.task_id, "seed": job.seed, "instance_seed": None, "instruction": None,
                   "domain": job.meta.get("domain"), "score": None, "success": False, "steps": steps,
                   "terminated": False, "truncated": True, "final_answer": None, "error": error, "error_kind": kind,
-                  "timings": {"total_s": wall_s}, "key": job.key, "attempt": job.attempt,
-                  "previous_errors": list(job.previous_errors), "meta": job.meta}
+                  "timings": {"total_s": wall_s}, **job.result_fields()}
         atomic_write_json(folder / RESULT_FILE, result)
         return result
 

@@ -71,8 +71,7 @@ def _error_text(exc: BaseException) -> str:
 def run_episode(recorder: Any, agent: Any, job: Job) -> dict[str, Any]:
     """Run one episode of `job` with `agent` on a `TrajectoryRecorder`-wrapped env and return
     its result. Exceptions become error results, classified as agent, env or infra errors."""
-    recorder.result_extra = {"key": job.key, "attempt": job.attempt, "previous_errors": list(job.previous_errors),
-                             "meta": job.meta}
+    recorder.result_extra = job.result_fields()
     try:
         obs, info = recorder.reset(seed=job.seed, options={"task_id": job.task_id})
     except Exception as exc:
@@ -307,7 +306,7 @@ class Runner:
                 raise HarnessError(f"{self._startup_failures} workers in a row failed to start ({error})")
 
     def _finish(self, job: Job, result: dict[str, Any]) -> None:
-        if outcome(result) == "error" and job.attempt <= self.config.retries:
+        if outcome(result) == "error" and job.may_retry(self.config.retries):
             self.retried += 1
             self.pending.append(job.retry(str(result.get("error"))))
             return

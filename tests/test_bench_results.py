@@ -41,7 +41,25 @@ def test_pending_runs_exactly_the_unfinished_jobs_at_their_next_attempt(tmp_path
     assert [(j.task_id, j.attempt, j.previous_errors) for j in pending] == [
         ("errored", 2, ("worker died",)), ("missing", 1, ()), ("torn", 1, ())]
     assert [j.task_id for j in store.pending(jobs, retries=0)] == ["missing", "torn"]
-    assert [j.task_id for j in store.pending(jobs, retries=1, rerun_errors=True)] == ["errored", "exhausted", "missing", "torn"]
+    rerun = store.pending(jobs, retries=1, rerun_errors=True)
+    assert [(j.task_id, j.attempt, j.previous_errors) for j in rerun] == [
+        ("errored", 2, ("worker died",)), ("exhausted", 3, ("hang", "worker died")), ("missing", 1, ()), ("torn", 1, ())]
+    assert [j.may_retry(1) for j in rerun] == [True, True, True, True]  # a rerun gets a fresh retry budget
+
+
+def test_a_rerun_keeps_its_history_and_its_own_retry_budget(tmp_path):
+    job = Job("t", 0, attempt=2, previous_errors=("hang",))
+    assert not job.may_retry(1) and job.may_retry(2)
+    store = ResultsStore(tmp_path)
+    store.task_dir(job.key).mkdir(parents=True)
+    store.write_error_result(job, "worker died", "crash", 1.0)
+    (rerun,) = store.pending([Job("t", 0)], retries=1, rerun_errors=True)
+    assert (rerun.attempt, rerun.previous_errors, rerun.retries_from) == (3, ("hang", "worker died"), 3)
+    store.write_error_result(rerun, "worker died again", "crash", 1.0)
+    (retry,) = store.pending([Job("t", 0)], retries=1)  # a plain resume: the rerun's one retry is left
+    assert (retry.attempt, retry.previous_errors) == (4, ("hang", "worker died", "worker died again"))
+    store.write_error_result(retry, "and again", "crash", 1.0)
+    assert store.pending([Job("t", 0)], retries=1) == []
 
 
 def test_run_json_holds_the_job_list(tmp_path):
