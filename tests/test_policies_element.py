@@ -76,6 +76,19 @@ def test_sampled_log_probs_agree_with_recomputed_ones_and_sum_to_one():
         policy.logprobs([prompt], [[len(prompt.candidates)]])
 
 
+def test_entropies_are_those_of_the_candidate_distribution():
+    policy, uniform = ElementPolicy(), ElementPolicy(prior_scale=0.0)
+    prompt = policy.prompt(obs(), Context("Open Electronics"))
+    n = len(prompt.candidates)
+    (flat,) = uniform.entropies([prompt], [[0, 3]])  # one value per token, here two
+    assert flat.tolist() == pytest.approx([math.log(n)] * 2)
+    p = policy.logprobs([prompt], [list(range(n))])[0].exp()
+    (peaked,) = policy.entropies([prompt], [[0]])
+    assert peaked.item() == pytest.approx(-(p * p.log()).sum().item(), rel=1e-5) and peaked.item() < math.log(n)
+    peaked.sum().backward()
+    assert policy.prior.weight.grad is not None and policy.prior.weight.grad.abs().sum() > 0
+
+
 def probability(policy: ElementPolicy, context: Context, text: str, tree: str = TREE) -> float:
     prompt = policy.prompt(obs(tree), context)
     index = next(i for i, c in enumerate(prompt.candidates) if c.describe() == text)

@@ -84,6 +84,30 @@ def test_an_update_moves_positive_advantage_tokens_up_and_negative_down_with_kl_
     assert update(policy, torch.optim.Adam(policy.parameters()), [], cfg) == {}
 
 
+def test_the_entropy_bonus_flattens_a_policy_where_advantages_are_zero():
+    class Entropic(TablePolicy):
+        def entropies(self, prompts, token_ids):
+            out = []
+            for p, t in zip(prompts, token_ids):
+                logp = torch.log_softmax(self.logits[p], 0)
+                out.append(-(logp.exp() * logp).sum().expand(len(t)))
+            return out
+
+    policy = Entropic()
+    policy.logits.data.copy_(torch.tensor([[2.0, 0.0], [0.0, 0.0]]))
+    items = [TrainItem(rollout(0, 0), [0.0]), TrainItem(rollout(1, 1), [0.0])]
+    stats = update(policy, torch.optim.SGD(policy.parameters(), lr=0.0), items,
+                   GRPOConfig(minibatch_rollouts=2, entropy_coef=0.1))
+    p = torch.softmax(torch.tensor([2.0, 0.0]), 0)
+    assert stats["losses/entropy"] == pytest.approx((-(p * p.log()).sum().item() + math.log(2)) / 2, rel=1e-5)
+    update(policy, torch.optim.SGD(policy.parameters(), lr=1.0), items, GRPOConfig(minibatch_rollouts=2, entropy_coef=0.1))
+    assert 0.0 < policy.logits[0, 0] - policy.logits[0, 1] < 2.0  # flatter, zero advantages notwithstanding
+    assert torch.equal(policy.logits[1], torch.zeros(2))  # already at the most entropy
+    with pytest.raises(ValueError, match="entropy_coef needs a policy that reports its entropies; TablePolicy"):
+        with EnvPool(make_demo) as pool:
+            run(GRPOConfig(entropy_coef=0.1, tensorboard=False), TablePolicy(), pool)
+
+
 def test_config_is_checked_at_the_door():
     with pytest.raises(ValueError, match="group_size must be an integer >= 1, received 0"):
         GRPOConfig(group_size=0)
@@ -91,6 +115,8 @@ def test_config_is_checked_at_the_door():
         GRPOConfig(aggregation="mean")
     with pytest.raises(ValueError, match="expected learning_rate > 0"):
         GRPOConfig(learning_rate=0)
+    with pytest.raises(ValueError, match="entropy_coef >= 0, received .*-0.1"):
+        GRPOConfig(entropy_coef=-0.1)
     with pytest.raises(ValueError, match="instance_seeds must be None or an integer >= 1, received 0"):
         GRPOConfig(instance_seeds=0)
     rng = np.random.default_rng(0)
@@ -119,14 +145,14 @@ def make_demo():
 @pytest.mark.slow
 def test_the_loop_logs_checkpoints_and_respects_the_budget(tmp_path):
     cfg = GRPOConfig(tasks=("demo.press-button", "demo.read-code"), iterations=5, episode_budget=4, group_size=2,
-                     pool_size=2, run_dir=str(tmp_path), checkpoint_every=1, tensorboard=False)
+                     pool_size=2, run_dir=str(tmp_path), checkpoint_every=1, tensorboard=False, entropy_coef=0.01)
     policy = ElementPolicy()
     records = train(cfg, policy, make_demo)
     assert [r["charts/episodes"] for r in records] == [2, 4]
     lines = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
     assert lines == records
     assert {"charts/success_rate", "charts/score", "charts/episode_length", "charts/rollout_time_s",
-            "charts/update_time_s", "charts/no_signal_groups"} <= set(records[0])
+            "charts/update_time_s", "charts/no_signal_groups", "losses/entropy"} <= set(records[0])
     assert {r["charts/success_rate"] for r in records} <= {0.0, 1.0}  # press-button succeeds, read-code cannot
     for record in records:  # one group per iteration: its task's own success rate is the overall one
         (task_key,) = [k for k in record if k.startswith("tasks/")]

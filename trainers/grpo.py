@@ -150,6 +150,9 @@ class GRPOConfig:
     """Divide advantages by the group's std; False is Dr.GRPO [norm_adv_by_std_in_grpo]."""
     kl_coef: float = 0.0
     """Weight of the k3 KL to the frozen starting policy; 0: no reference [kl_loss_coef]."""
+    entropy_coef: float = 0.0
+    """Weight of the entropy bonus (the loss minus coef x the aggregated per-token entropy of
+    the policy's distributions); needs a policy with `entropies` [entropy_coeff]."""
     max_grad_norm: float = 1.0
     """Gradient norm clip [grad_clip]."""
     seed: int = 0
@@ -173,9 +176,10 @@ class GRPOConfig:
                 raise ValueError(f"{name} must be an integer >= 1, received {value!r}")
         if self.aggregation not in AGGREGATIONS:
             raise ValueError(f"aggregation must be one of {AGGREGATIONS}, received {self.aggregation!r}")
-        if self.learning_rate <= 0 or self.max_grad_norm <= 0 or self.kl_coef < 0:
-            raise ValueError(f"expected learning_rate > 0, max_grad_norm > 0, kl_coef >= 0, received "
-                             f"{self.learning_rate}, {self.max_grad_norm}, {self.kl_coef}")
+        if self.learning_rate <= 0 or self.max_grad_norm <= 0 or self.kl_coef < 0 or self.entropy_coef < 0:
+            raise ValueError(f"expected learning_rate > 0, max_grad_norm > 0, kl_coef >= 0, entropy_coef >= 0, "
+                             f"received {self.learning_rate}, {self.max_grad_norm}, {self.kl_coef}, "
+                             f"{self.entropy_coef}")
         if self.instance_seeds is not None and (isinstance(self.instance_seeds, bool) or
                                                 not isinstance(self.instance_seeds, int) or self.instance_seeds < 1):
             raise ValueError(f"instance_seeds must be None or an integer >= 1, received {self.instance_seeds!r}")
@@ -238,6 +242,10 @@ def update(policy: Policy, optimizer: torch.optim.Optimizer, items: Sequence[Tra
                 losses = torch.where(off, -mb_adv * luffy_weight(prob, luffy_gamma), losses)
             pg_loss = aggregate(losses, mask, cfg.aggregation)
             loss = pg_loss
+            if cfg.entropy_coef > 0:
+                entropy = aggregate(_pad(_rollout_values(policy.entropies, mb_items))[0], mask, cfg.aggregation)
+                loss = loss - cfg.entropy_coef * entropy
+                stats.setdefault("losses/entropy", []).append(float(entropy.detach()))
             if ref is not None:
                 mb_ref, _ = _pad([ref[i] for i in batch])
                 kl = aggregate(kl_k3(logp, mb_ref), mask, cfg.aggregation)
@@ -272,9 +280,16 @@ def luffy_weight(prob: Any, gamma: float = 0.1) -> Any:
 def _rollout_logprobs(policy: Policy, items: Sequence[TrainItem]) -> list[torch.Tensor]:
     """Per rollout, the log-probs of all its generated tokens (steps concatenated), in one
     call of the policy."""
+    return _rollout_values(policy.logprobs, items)
+
+
+def _rollout_values(per_token: Callable[[list[Any], list[Sequence[int]]], list[torch.Tensor]],
+                    items: Sequence[TrainItem]) -> list[torch.Tensor]:
+    """Per rollout, `per_token` (the policy's log-probs or entropies) of all its generated
+    tokens, steps concatenated, from one call over every step of `items`."""
     prompts = [s.prompt for item in items for s in item.rollout.steps]
     tokens = [s.token_ids for item in items for s in item.rollout.steps]
-    per_step = policy.logprobs(prompts, tokens)
+    per_step = per_token(prompts, tokens)
     out, at = [], 0
     for item in items:
         n = len(item.rollout)
@@ -340,6 +355,8 @@ def run(cfg: GRPOConfig, policy: Policy, pool: EnvPool, *, advantages: Advantage
     fresh instance seeds), roll out groups, turn them into advantages (`advantages`, default
     GRPO's outcome), let `mix` inject into groups (BEPA), update, log, checkpoint. `episodes`
     already spent (BEPA's LEVEL-1) count against `cfg.episode_budget`. Returns the records."""
+    if cfg.entropy_coef > 0 and not hasattr(policy, "entropies"):
+        raise ValueError(f"entropy_coef needs a policy that reports its entropies; {type(policy).__name__} does not")
     advantages = advantages or (lambda group: outcome_advantages(group, cfg.norm_std))
     own_log = log is None
     log = log or RunLog(cfg.run_dir, cfg, tensorboard=cfg.tensorboard, wandb_project=cfg.wandb_project)

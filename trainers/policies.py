@@ -61,7 +61,10 @@ class Context:
 class Policy(Protocol):
     """What rollouts and updates call. Prompts are opaque to the trainers: whatever the
     policy needs to act and to recompute log-probs. Optional: ``after_update()``, called
-    after each update (a policy generating on a server pushes its new weights there)."""
+    after each update (a policy generating on a server pushes its new weights there), and
+    ``entropies(prompts, token_ids)``, like `logprobs` but the entropy of the distribution
+    each token was drawn from (the trainers' `entropy_coef` bonus needs it; `ElementPolicy`
+    has it)."""
 
     action_format: str
     """The env action format of string actions ("json" when the policy returns `Action`s)."""

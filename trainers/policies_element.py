@@ -248,18 +248,13 @@ class ElementPolicy(nn.Module):
         return Act(chosen.to_action(), chosen.describe(), (index,), (float(logp[index]),), chosen)
 
     def logprobs(self, prompts: Sequence[ElementPrompt], token_ids: Sequence[Sequence[int]]) -> list[torch.Tensor]:
-        if len(prompts) != len(token_ids):
-            raise ValueError(f"expected one token list per prompt, received {len(token_ids)} for {len(prompts)}")
-        if not prompts:
-            return []
-        sizes = [len(p.candidates) for p in prompts]
-        scores = self._scores(_concat(prompts)) / self.temperature
-        out = []
-        for chunk, tokens in zip(torch.split(scores, sizes), token_ids):
-            if any(not 0 <= t < len(chunk) for t in tokens):
-                raise ValueError(f"token ids {list(tokens)} outside the {len(chunk)} candidates of the prompt")
-            out.append(torch.log_softmax(chunk, dim=0)[list(tokens)])
-        return out
+        return [logp[list(tokens)] for logp, tokens in zip(self._log_softmax(prompts, token_ids), token_ids)]
+
+    def entropies(self, prompts: Sequence[ElementPrompt], token_ids: Sequence[Sequence[int]]) -> list[torch.Tensor]:
+        """Per prompt, the entropy of the candidate distribution, once per token (one step is
+        one token), with gradients."""
+        return [-(logp.exp() * logp).sum().expand(len(tokens))
+                for logp, tokens in zip(self._log_softmax(prompts, token_ids), token_ids)]
 
     def reference(self) -> "ElementPolicy":
         frozen = copy.deepcopy(self)
@@ -274,6 +269,22 @@ class ElementPolicy(nn.Module):
         self.load_state_dict(torch.load(Path(folder) / "element_policy.pt", weights_only=True))
 
     # ---- internals ------------------------------------------------------------------------
+
+    def _log_softmax(self, prompts: Sequence[ElementPrompt], token_ids: Sequence[Sequence[int]]) -> list[torch.Tensor]:
+        """Per prompt, the log-softmax over its candidates (one forward pass for all), after
+        checking that `token_ids` index candidates."""
+        if len(prompts) != len(token_ids):
+            raise ValueError(f"expected one token list per prompt, received {len(token_ids)} for {len(prompts)}")
+        if not prompts:
+            return []
+        sizes = [len(p.candidates) for p in prompts]
+        scores = self._scores(_concat(prompts)) / self.temperature
+        out = []
+        for chunk, tokens in zip(torch.split(scores, sizes), token_ids):
+            if any(not 0 <= t < len(chunk) for t in tokens):
+                raise ValueError(f"token ids {list(tokens)} outside the {len(chunk)} candidates of the prompt")
+            out.append(torch.log_softmax(chunk, dim=0))
+        return out
 
     def _bucket(self, feature: str) -> int:
         return 1 + zlib.crc32(feature.encode()) % (self.buckets - 1)
