@@ -30,6 +30,24 @@ INIT_JS = r"""
   window.open = function (...args) { window.__guiGymPopup = true; return open.apply(this, args); };
   new MutationObserver(() => { window.__guiGymLastMutation = performance.now(); })
     .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  // Requests the page's scripts make, counted from the call: the browser reports a request to
+  // the backend a moment after the call, and its end a moment before the page's own code has
+  // read the response. Each ends a task after its body arrived, so that code runs first.
+  window.__guiGymPending = 0;
+  const done = () => setTimeout(() => { window.__guiGymPending -= 1; }, 0);
+  const fetch = window.fetch;
+  window.fetch = function (...args) {
+    const response = fetch.apply(this, args);
+    window.__guiGymPending += 1;
+    response.then(r => r.clone().arrayBuffer()).catch(() => null).then(done);
+    return response;
+  };
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...args) {
+    window.__guiGymPending += 1;
+    this.addEventListener('loadend', done, {once: true});
+    try { return send.apply(this, args); } catch (error) { window.__guiGymPending -= 1; throw error; }
+  };
 })();
 """
 
@@ -38,7 +56,7 @@ async () => {
   // One macrotask first: work the action queued (a form submission, a timer of 0) runs now.
   await new Promise(resolve => setTimeout(resolve, 0));
   if (window.__guiGymPopup) { window.__guiGymPopup = false; return 'popup'; }
-  if (window.__guiGymLeaving || document.readyState !== 'complete') return false;
+  if (window.__guiGymLeaving || document.readyState !== 'complete' || window.__guiGymPending > 0) return false;
   const finiteRunning = document.getAnimations().some(a => {
     if (a.playState !== 'running') return false;
     const end = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming().endTime : Infinity;
