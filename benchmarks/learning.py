@@ -30,7 +30,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from benchmarks.runner import die_with_parent
+from gui_gym.processes import die_with_parent
 
 ALGOS = ("grpo", "page", "bepa")
 DOCS = Path(__file__).resolve().parents[1] / "docs"

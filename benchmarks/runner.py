@@ -20,7 +20,6 @@ perf benchmark.
 from __future__ import annotations
 
 import collections
-import ctypes
 import multiprocessing as mp
 import os
 import signal
@@ -34,6 +33,7 @@ from typing import Any, Callable, Sequence, TextIO
 from benchmarks.mind2web_layout import write_from_episode
 from benchmarks.results import TASKS_DIR, Job, ResultsStore, format_duration, outcome, short_error
 from gui_gym.errors import HarnessError, InfraError
+from gui_gym.processes import die_with_parent, kill_tree
 
 MAX_STARTUP_FAILURES = 3
 POLL_S = 0.5
@@ -104,18 +104,6 @@ def run_episode(recorder: Any, agent: Any, job: Job) -> dict[str, Any]:
 
 # ---- worker process ---------------------------------------------------------------------
 
-def die_with_parent() -> None:
-    """Ask Linux to SIGKILL this worker process when its parent dies, even by ``kill -9``; the
-    browser's driver sees its pipe close and takes the browser down with it. Call it first
-    thing in a child (or pass it as a process pool's ``initializer``)."""
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        parent = mp.parent_process()
-        if parent is not None and os.getppid() != parent.pid:  # the run died before the call
-            os._exit(1)
-
-
 def _worker_main(conn: Connection, config: RunConfig) -> None:
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -150,38 +138,6 @@ def _worker_main(conn: Connection, config: RunConfig) -> None:
         for closer in (getattr(agent, "close", None), recorder.close):
             if callable(closer):
                 closer()
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process under `pid` (Linux /proc; elsewhere none are found)."""
-    children: dict[int, list[int]] = collections.defaultdict(list)
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return []
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        children[ppid].append(int(entry.name))
-    found, frontier = [], [pid]
-    while frontier:
-        kids = children.get(frontier.pop(), [])
-        found += kids
-        frontier += kids
-    return found
-
-
-def kill_tree(pid: int) -> None:
-    """SIGKILL `pid` and everything under it (a browser, its renderers, a driver)."""
-    for target in [pid, *descendants(pid)]:
-        try:
-            os.kill(target, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 # ---- parent -----------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import pytest
 from benchmarks.cli import (DEFAULT_ENV_ID, SUBCOMMANDS, Subcommand, _print_summary, finalize, main, parse_assignments,
                             select_tasks)
 from benchmarks.results import Job, ResultsStore
-from benchmarks.runner import descendants
+from gui_gym.processes import descendants
 from gui_gym.errors import HarnessError
 from gui_gym.waiting import wait_until
 

@@ -57,7 +57,7 @@ def test_final_success_scores_training_and_held_out_instances_per_task():
 POOL_PARENT = """
 import multiprocessing, os, sys, time
 from concurrent.futures import ProcessPoolExecutor
-from benchmarks.runner import die_with_parent
+from gui_gym.processes import die_with_parent
 
 with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), initializer=die_with_parent) as pool:
     print(pool.submit(os.getpid).result(), flush=True)

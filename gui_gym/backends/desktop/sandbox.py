@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gui_gym.errors import InfraError, MissingResourceError
+from gui_gym.processes import alive, descendants, signal_quietly
 from gui_gym.waiting import wait_until
 
 INSIDE_DIR = "/run/gui-gym"
@@ -143,16 +144,16 @@ class Sandbox:
         proc, self._proc = self._proc, None
         if proc is not None and proc.poll() is None:
             inside = descendants(proc.pid)
-            _kill_group(proc.pid, signal.SIGTERM)
+            signal_quietly(proc.pid, signal.SIGTERM, group=True)
             try:
                 proc.wait(timeout=grace_s)
             except subprocess.TimeoutExpired:
-                _kill_group(proc.pid, signal.SIGKILL)
+                signal_quietly(proc.pid, signal.SIGKILL, group=True)
                 proc.wait()
             for pid in inside:  # the namespace dies with its init, a moment later; do not wait on the kernel
-                _kill(pid, signal.SIGKILL)
-            if not wait_until(lambda: not any(_alive(pid) for pid in inside), grace_s):
-                raise InfraError(f"desktop sandbox processes {[p for p in inside if _alive(p)]} did not exit")
+                signal_quietly(pid, signal.SIGKILL)
+            if not wait_until(lambda: not any(alive(pid) for pid in inside), grace_s):
+                raise InfraError(f"desktop sandbox processes {[p for p in inside if alive(p)]} did not exit")
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None
@@ -176,44 +177,3 @@ def write_account_files(folder: Path) -> None:
         kept = [entry for entry in Path("/etc", name).read_text().splitlines()
                 if entry and entry.split(":")[0] != "user" and entry.split(":")[2:3] != [str(USER_ID)]]
         (folder / name).write_text("\n".join([*kept, line]) + "\n")
-
-
-def descendants(pid: int) -> list[int]:
-    """Host PIDs of every process below `pid` (read from /proc)."""
-    parents: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            parents.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        children = parents.get(todo.pop(), [])
-        found.extend(children)
-        todo.extend(children)
-    return found
-
-
-def _alive(pid: int) -> bool:
-    """True while `pid` exists and is not a zombie."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def _kill(pid: int, sig: int) -> None:
-    try:
-        os.kill(pid, sig)
-    except ProcessLookupError:
-        pass
-
-
-def _kill_group(pid: int, sig: int) -> None:
-    try:
-        os.killpg(pid, sig)
-    except ProcessLookupError:
-        pass
