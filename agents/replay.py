@@ -23,7 +23,7 @@ from typing import Any, Union
 from agents.base import BaseAgent
 from gui_gym.actions import Action
 from gui_gym.errors import ActionParseError, AgentError
-from gui_gym.wrappers.recorder import RESULT_FILE, TRAJECTORY_FILE, read_trajectory
+from gui_gym.records import RESULT_FILE, TRAJECTORY_FILE, read_trajectory
 
 Recorded = Union[Action, str]
 """One replayed step: an action, or text for the env to parse."""

@@ -275,7 +275,7 @@ def run_command(args: argparse.Namespace) -> int:
     from agents import load_agent
     from benchmarks.results import Job, ResultsStore
     from benchmarks.runner import Progress, RunConfig, Runner
-    from gui_gym.wrappers.recorder import json_safe
+    from gui_gym.records import json_safe
 
     if args.resume:
         out = Path(args.out) if args.out else _latest_run(args.env or DEFAULT_ENV_ID, args.agent or DEFAULT_AGENT)
@@ -393,7 +393,7 @@ def judge_command(args: argparse.Namespace) -> int:
     from gui_gym.judges.openai_judge import OpenAIJudge
     from gui_gym.judges.webjudge import WebJudge
     from gui_gym.suites.mind2web.agreement import agreement_of
-    from gui_gym.wrappers.recorder import atomic_write_json
+    from gui_gym.records import atomic_write_json
 
     labels = read_labels(args.labels) if args.labels else None
     folders = {Path(d): find_web_episodes(d, labels) for d in args.dirs}

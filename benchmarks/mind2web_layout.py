@@ -28,7 +28,7 @@ from typing import Any
 from gui_gym.errors import HarnessError, TaskConfigError
 from gui_gym.judges.webjudge import WebTrajectory
 from gui_gym.suites.mind2web.history import describe_action, factual_actions
-from gui_gym.wrappers.recorder import RESULT_FILE, TRAJECTORY_FILE, atomic_write_json, read_trajectory
+from gui_gym.records import RESULT_FILE, TRAJECTORY_FILE, atomic_write_json, read_trajectory
 
 SCHEMA_VERSION = "online-mind2web-v2"
 TRAJECTORY_DIR = "trajectory"

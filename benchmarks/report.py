@@ -21,7 +21,7 @@ from typing import Any
 
 from benchmarks.results import TASKS_DIR, ResultsStore, outcome, summarize
 from gui_gym.errors import HarnessError
-from gui_gym.wrappers.recorder import TRAJECTORY_FILE, atomic_write, json_safe, read_trajectory
+from gui_gym.records import TRAJECTORY_FILE, atomic_write, json_safe, read_trajectory
 
 TEMPLATE = Path(__file__).with_name("report_template.html")
 REPORT_FILE = "report.html"

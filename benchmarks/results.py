@@ -22,8 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from gui_gym.errors import HarnessError
-from gui_gym.wrappers.recorder import (RESULT_FILE, TRAJECTORY_FILE, atomic_write_json, episode_key,
-                                       json_safe)
+from gui_gym.records import RESULT_FILE, TRAJECTORY_FILE, atomic_write_json, episode_key, json_safe
 
 RUN_FILE = "run.json"
 SUMMARY_FILE = "summary.json"

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Sequence
 
 from gui_gym.judges.base import Judge, Message, SharedOnCopy, message_digest
-from gui_gym.wrappers.recorder import atomic_write_json
+from gui_gym.records import atomic_write_json
 
 
 class CachedJudge(SharedOnCopy):

@@ -28,7 +28,7 @@ from gui_gym.judges.base import Judge
 from gui_gym.judges.cache import CachedJudge
 from gui_gym.judges.lvlm import LVLMJudge
 from gui_gym.judges.trajectory import Trajectory, TrajectoryStep
-from gui_gym.wrappers.recorder import RESULT_FILE, TRAJECTORY_FILE, atomic_write_json
+from gui_gym.records import RESULT_FILE, TRAJECTORY_FILE, atomic_write_json
 
 SCHEMA_VERSION = 1
 

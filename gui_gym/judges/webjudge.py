@@ -34,7 +34,7 @@ import numpy as np
 from gui_gym.errors import JudgeError, JudgeFormatError
 from gui_gym.judges.base import PNG_SIGNATURE, ImageLike, Judge, Message, SharedOnCopy
 from gui_gym.judges.parsing import ask, excerpt
-from gui_gym.wrappers.recorder import atomic_write_json
+from gui_gym.records import atomic_write_json
 
 PROMPT_VERSION = "webjudge-v1"
 DEFAULT_SCORE_THRESHOLD = 3
