@@ -4,9 +4,19 @@ Callers catch by category: a bad agent output (`ActionParseError`) is the agent'
 becomes ``info["action_error"]``; an action the screen cannot carry out
 (`ActionExecutionError`) is too; an infrastructure failure (`InfraError` and subclasses) is
 never the agent's fault and ends the episode as truncated with ``info["infra_error"]``.
+`excerpt` quotes a bad answer in a message, cut to a readable length.
 """
 
 from __future__ import annotations
+
+EXCERPT_CHARS = 200
+"""How much of a model's (or a server's) answer an error message quotes."""
+
+
+def excerpt(text: str) -> str:
+    """`text` cut to a readable length for an error message."""
+    text = text.strip()
+    return repr(text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS] + "...")
 
 
 class GUIGymError(Exception):

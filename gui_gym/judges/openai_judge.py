@@ -19,9 +19,8 @@ from typing import Any, Sequence
 
 import httpx
 
-from gui_gym.errors import JudgeError, JudgeFormatError, MissingResourceError
+from gui_gym.errors import JudgeError, JudgeFormatError, MissingResourceError, excerpt
 from gui_gym.judges.base import Message, SharedOnCopy, to_png
-from gui_gym.judges.parsing import excerpt
 from gui_gym.waiting import retry
 
 BASE_URL_VARS = ("GUI_GYM_JUDGE_BASE_URL", "OPENAI_BASE_URL")

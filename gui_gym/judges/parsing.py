@@ -12,21 +12,14 @@ import json
 import re
 from typing import Any, Callable, Sequence, TypeVar
 
-from gui_gym.errors import JudgeFormatError
+from gui_gym.errors import JudgeFormatError, excerpt
 from gui_gym.judges.base import Judge, Message
 
 T = TypeVar("T")
 
-_EXCERPT_CHARS = 200
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _TRUE = frozenset({"true", "yes", "y", "met", "1", "done", "completed", "complete", "success"})
 _FALSE = frozenset({"false", "no", "n", "unmet", "not met", "0", "not done", "incomplete", "failure"})
-
-
-def excerpt(text: str) -> str:
-    """`text` cut to a readable length for an error message."""
-    text = text.strip()
-    return repr(text if len(text) <= _EXCERPT_CHARS else text[:_EXCERPT_CHARS] + "...")
 
 
 def extract_json_object(text: str) -> dict[str, Any]:
