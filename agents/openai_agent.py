@@ -32,8 +32,8 @@ from agents.prompts import PLATFORMS, get_prompt_format
 from gui_gym.action_formats.coords import MODES
 from gui_gym.actions import Action
 from gui_gym.errors import AgentError, JudgeError
-from gui_gym.judges.base import Message
-from gui_gym.judges.openai_judge import OpenAIJudge
+from gui_gym.models.chat import Message
+from gui_gym.models.openai_client import OpenAIClient
 from gui_gym.waiting import retry
 
 BASE_URL_VARS = ("GUI_GYM_AGENT_BASE_URL", "OPENAI_BASE_URL")
@@ -98,7 +98,7 @@ class OpenAIAgent(BaseAgent):
                                  "attempts": attempts, "max_image_side": FULL_RESOLUTION, "extra_body": extra_body}
         self.action_format = self.prompt.action_format
         self.format_context = {"coordinates": coordinates} if self.prompt.action_format == "uitars" else None
-        self._client: OpenAIJudge | None = None
+        self._client: OpenAIClient | None = None
         self._instruction = ""
         self._turns: list[tuple[bytes | None, str]] = []
 
@@ -143,11 +143,11 @@ class OpenAIAgent(BaseAgent):
         except JudgeError as exc:
             raise AgentError(f"model endpoint {self.base_url}: {exc}") from exc
 
-    def _chat_client(self) -> OpenAIJudge:
+    def _chat_client(self) -> OpenAIClient:
         if self._client is None:
             model = self.model or self._discover_model()
             self.model = model
-            self._client = OpenAIJudge(model=model, base_url=self.base_url, api_key=self.api_key or None,
+            self._client = OpenAIClient(model=model, base_url=self.base_url, api_key=self.api_key or None,
                                        **self._client_settings)
         return self._client
 

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from gui_gym.errors import GUIGymError, HarnessError
-from gui_gym.registration import parse_kwarg
 from gui_gym.judges.criteria import CRITERIA_ARGUMENTS, CRITERIA_HELP
 from gui_gym.judges.criteria import run_cli as run_criteria_cli
+from gui_gym.registration import parse_kwarg
 
 DEFAULT_ENV_ID = "GUI/LocalWeb-v0"
 DEFAULT_AGENT = "oracle"
@@ -390,15 +390,15 @@ def judge_command(args: argparse.Namespace) -> int:
     from benchmarks.mind2web_layout import find_web_episodes, read_labels
     from benchmarks.results import short_error
     from gui_gym.judges.cache import CachedJudge
-    from gui_gym.judges.openai_judge import OpenAIJudge
     from gui_gym.judges.webjudge import WebJudge
-    from gui_gym.suites.mind2web.agreement import agreement_of
+    from gui_gym.models.openai_client import OpenAIClient
     from gui_gym.records import atomic_write_json
+    from gui_gym.suites.mind2web.agreement import agreement_of
 
     labels = read_labels(args.labels) if args.labels else None
     folders = {Path(d): find_web_episodes(d, labels) for d in args.dirs}
     try:
-        chat = OpenAIJudge(args.model, args.base_url, args.api_key, temperature=args.temperature)
+        chat = OpenAIClient(args.model, args.base_url, args.api_key, temperature=args.temperature)
         judge = WebJudge(CachedJudge(chat, args.cache) if args.cache else chat, score_threshold=args.score_threshold,
                          max_images=args.max_images, attempts=args.attempts, workers=args.workers)
     except ValueError as exc:

@@ -13,8 +13,8 @@ import gui_gym  # noqa: F401 - registers the ids
 from gui_gym import Action
 from gui_gym.errors import TaskConfigError
 from gui_gym.judges.criteria import CriteriaStore, build_criteria, extract_criteria, load_trajectory, main
-from gui_gym.judges.openai_judge import OpenAIJudge
 from gui_gym.judges.trajectory import Trajectory, TrajectoryStep
+from gui_gym.models.openai_client import OpenAIClient
 from gui_gym.wrappers.recorder import TrajectoryRecorder
 from tests.fakes.chat_server import ChatServer
 
@@ -54,7 +54,7 @@ def test_recorded_episodes_load_as_trajectories(results):
 
 def test_three_successful_trajectories_give_stored_versioned_criteria(results, tmp_path):
     with ChatServer([PROPOSE, REFINE, STABLE, '{"criteria": ["the button is pressed"]}']) as server:
-        judge = OpenAIJudge("m", server.base_url)
+        judge = OpenAIClient("m", server.base_url)
         summary = build_criteria(results, judge, tmp_path / "store")
         judge.close()
     assert len(server.requests) == 4  # three fill-form episodes, one button press; the failure is skipped
@@ -75,7 +75,7 @@ def test_three_successful_trajectories_give_stored_versioned_criteria(results, t
 
 def test_off_format_extraction_is_recorded_and_stores_nothing(results, tmp_path):
     with ChatServer(["criteria: click things"] * 9) as server:
-        judge = OpenAIJudge("m", server.base_url)
+        judge = OpenAIClient("m", server.base_url)
         summary = build_criteria(results, judge, tmp_path / "store", task_ids=["demo.fill-form"])
         judge.close()
     entry = summary["demo.fill-form"]
@@ -87,7 +87,7 @@ def test_off_format_extraction_is_recorded_and_stores_nothing(results, tmp_path)
 def test_extraction_stops_when_stable_or_at_max_iters():
     trajectories = [Trajectory("t", "x", steps=[TrajectoryStep({"kind": "wait"})]) for _ in range(4)]
     with ChatServer([PROPOSE, PROPOSE, REFINE]) as server:
-        judge = OpenAIJudge("m", server.base_url)
+        judge = OpenAIClient("m", server.base_url)
         found = extract_criteria(judge, trajectories)
         assert found.stable and found.used == [0, 1] and found.criteria == ["the name is typed", "the form is sent"]
         found = extract_criteria(judge, trajectories, max_iters=1, previous=["old"])

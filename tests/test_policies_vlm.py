@@ -12,13 +12,13 @@ import torch
 
 import gui_gym  # noqa: F401 - registers the ids
 from gui_gym.errors import AgentError
-from gui_gym.judges.base import PNG_SIGNATURE
+from gui_gym.models.chat import PNG_SIGNATURE
+from tests.fakes.chat_server import ChatServer, Reply
 from trainers.grpo import GRPOConfig, TrainItem, update
 from trainers.policies import Act, Context
 from trainers.policies_vlm import VLMPolicy
 from trainers.rollout import EnvPool, rollout_group
 from trainers.tiny_vlm import build_tiny_qwen25_vl
-from tests.fakes.chat_server import ChatServer, Reply
 
 SCREEN = {"screenshot": np.full((90, 120, 3), 128, np.uint8)}
 

@@ -120,8 +120,8 @@ def parse_plan(text: str) -> list[str]:
 def plan_from_trajectory(judge: Any, trajectory: Any, *, seed: int | None = None, attempts: int = 3) -> list[str]:
     """LEVEL-1's abstraction: one judge call turns an expert `Trajectory` (its instruction,
     every action, the final screen) into a plan."""
-    from gui_gym.judges.base import Message
     from gui_gym.judges.parsing import ask
+    from gui_gym.models.chat import Message
 
     actions = "\n".join(f"{i}. {json.dumps(step.action, sort_keys=True)}" for i, step in enumerate(trajectory.steps))
     parts: list[Any] = [f"Task: {trajectory.instruction}\n\nThe expert's actions, in order:\n{actions}\n"]
@@ -244,13 +244,13 @@ def level2(cache: TaskCache[Rollout], inject_index: int = 0) -> MixFn:
 
 def train(cfg: BEPAConfig, policy: Policy, make_env: Callable[[], gym.Env], judge: Any = None) -> list[dict[str, Any]]:
     """BEPA = LEVEL-1 (plan-conditioned self-rolls seed the cache) + the GRPO loop with
-    LEVEL-2 injection. `judge` (a chat `Judge`) overrides the plan judge `cfg` names."""
+    LEVEL-2 injection. `judge` (a `ChatModel`) overrides the plan judge `cfg` names."""
     seed_everything(cfg.seed)
     plans: Callable[[gym.Env, str, int], list[str]] = task_plan
     if cfg.plan_source == "judge":
-        from gui_gym.judges import OpenAIJudge
+        from gui_gym.models.openai_client import OpenAIClient
 
-        plans = partial(judged_plan, judge if judge is not None else OpenAIJudge(cfg.judge_model, cfg.judge_base_url))
+        plans = partial(judged_plan, judge if judge is not None else OpenAIClient(cfg.judge_model, cfg.judge_base_url))
     cache: TaskCache[Rollout] = TaskCache(cfg.cache_capacity)
     log = RunLog(cfg.run_dir, cfg, tensorboard=cfg.tensorboard, wandb_project=cfg.wandb_project)
     try:

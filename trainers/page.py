@@ -139,15 +139,17 @@ def _spans(rollout: Rollout) -> tuple[list[dict[str, Any]], list[int]]:
 
 def make_judge(cfg: PAGEConfig) -> Any:
     """The judge `cfg` names."""
-    from gui_gym.judges import OpenAIJudge, OracleJudge, TransformersJudge
+    from gui_gym.judges import OracleJudge
+    from gui_gym.models.openai_client import OpenAIClient
+    from gui_gym.models.transformers_model import TransformersModel
 
     if cfg.judge == "oracle":
         return OracleJudge()
     if cfg.judge == "openai":
-        return OpenAIJudge(cfg.judge_model, cfg.judge_base_url)
+        return OpenAIClient(cfg.judge_model, cfg.judge_base_url)
     if not cfg.judge_model:
         raise ValueError("judge='transformers' needs judge_model: the checkpoint folder")
-    return TransformersJudge(cfg.judge_model)
+    return TransformersModel(cfg.judge_model)
 
 
 def wrap_env(env: gym.Env, judge: Any, cfg: PAGEConfig) -> gym.Env:

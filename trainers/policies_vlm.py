@@ -29,8 +29,8 @@ import torch
 from agents.prompts import get_prompt_format
 from gui_gym.action_formats.coords import MODES
 from gui_gym.errors import AgentError, MissingResourceError
-from gui_gym.judges.base import Message, to_png
-from gui_gym.judges.transformers_judge import QwenVL
+from gui_gym.models.chat import Message, to_png
+from gui_gym.models.transformers_model import QwenVL
 from trainers.policies import Act, Context
 
 LORA_DEFAULTS = {"r": 16, "lora_alpha": 32, "lora_dropout": 0.0,
@@ -100,9 +100,9 @@ class VLMPolicy:
         self._inputs: OrderedDict[VLMPrompt, dict[str, Any]] = OrderedDict()
         self._server = None
         if server_url is not None:
-            from gui_gym.judges.openai_judge import OpenAIJudge
+            from gui_gym.models.openai_client import OpenAIClient
 
-            self._server = OpenAIJudge(server_model, server_url, temperature=self.temperature,
+            self._server = OpenAIClient(server_model, server_url, temperature=self.temperature,
                                        max_tokens=self.max_new_tokens, max_image_side=self.max_image_side)
         self.server_sync_dir = server_sync_dir
         if server_sync_dir is not None:

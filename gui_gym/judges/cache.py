@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Sequence
 
-from gui_gym.judges.base import Judge, Message, SharedOnCopy, message_digest
+from gui_gym.models.chat import ChatModel, Message, SharedOnCopy, message_digest
 from gui_gym.records import atomic_write_json
 
 
@@ -33,9 +33,9 @@ class CachedJudge(SharedOnCopy):
     (1, 1)
     """
 
-    def __init__(self, judge: Judge, directory: str | os.PathLike[str]):
-        if not isinstance(judge, Judge):
-            raise TypeError(f"expected a Judge (identity and complete(messages, seed=...)), received {type(judge).__name__}")
+    def __init__(self, judge: ChatModel, directory: str | os.PathLike[str]):
+        if not isinstance(judge, ChatModel):
+            raise TypeError(f"expected a ChatModel (identity and complete(messages, seed=...)), received {type(judge).__name__}")
         self.judge = judge
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)

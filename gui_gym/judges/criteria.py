@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from gui_gym.errors import JudgeError, MissingResourceError, TaskConfigError
-from gui_gym.judges.base import Judge
 from gui_gym.judges.cache import CachedJudge
 from gui_gym.judges.lvlm import LVLMJudge
 from gui_gym.judges.trajectory import Trajectory, TrajectoryStep
+from gui_gym.models.chat import ChatModel
 from gui_gym.records import RESULT_FILE, TRAJECTORY_FILE, atomic_write_json
 
 SCHEMA_VERSION = 1
@@ -114,7 +114,7 @@ class Extraction:
     errors: list[str] = field(default_factory=list)
 
 
-def extract_criteria(judge: Judge | LVLMJudge, trajectories: Iterable[Trajectory], *,
+def extract_criteria(judge: ChatModel | LVLMJudge, trajectories: Iterable[Trajectory], *,
                      previous: Sequence[str] | None = None, max_iters: int | None = None,
                      seed: int = 0) -> Extraction:
     """Iterative extraction over successful `trajectories` (read lazily, so at most
@@ -183,7 +183,7 @@ def _read_png(folder: Path, name: Any) -> bytes | None:
         raise TaskConfigError(f"screenshot {path} named in {folder / TRAJECTORY_FILE} cannot be read: {exc}") from exc
 
 
-def build_criteria(results_dir: str | os.PathLike[str], judge: Judge, store_path: str | os.PathLike[str], *,
+def build_criteria(results_dir: str | os.PathLike[str], judge: ChatModel, store_path: str | os.PathLike[str], *,
                    max_iters: int | None = None, task_ids: Sequence[str] | None = None,
                    seed: int = 0) -> dict[str, dict[str, Any]]:
     """Criteria for every task with successful episodes under `results_dir`, stored in
@@ -221,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run_cli(args: argparse.Namespace) -> int:
-    from gui_gym.judges.openai_judge import OpenAIJudge
+    from gui_gym.models.openai_client import OpenAIClient
 
     results = Path(args.results_dir)
     if not results.is_dir():
@@ -229,7 +229,7 @@ def run_cli(args: argparse.Namespace) -> int:
         return 2
     store = Path(args.store or results / "criteria")
     try:
-        judge: Judge = OpenAIJudge(args.judge_model, args.judge_base_url, args.judge_api_key,
+        judge: ChatModel = OpenAIClient(args.judge_model, args.judge_base_url, args.judge_api_key,
                                    temperature=args.temperature, timeout_s=args.timeout)
     except (MissingResourceError, ValueError) as exc:
         print(f"gui-bench criteria: {exc}", file=sys.stderr)

@@ -3,7 +3,7 @@ that the wrappers use to record one episode in memory.
 
 Two kinds of judge answer PAGE's questions (which criteria are met, how the trajectory splits
 into subtasks): an LVLM that reads screenshots and actions (`LVLMJudge`, over any chat
-`Judge`) and the oracle that reads a task's milestones. The oracle must look at the live env
+`ChatModel`) and the oracle that reads a task's milestones. The oracle must look at the live env
 after every step, since the state at step t is gone at the episode's end; `probe` is that
 look, and its result rides along in the trajectory. Screenshots are kept by reference (the
 env hands out a fresh array per observation), so recording costs no copies.
@@ -17,7 +17,7 @@ from typing import Any, Protocol, Sequence, runtime_checkable
 import gymnasium as gym
 import numpy as np
 
-from gui_gym.judges.base import ImageLike, Judge
+from gui_gym.models.chat import ChatModel, ImageLike
 
 
 @dataclass
@@ -96,16 +96,16 @@ class TrajectoryJudge(Protocol):
         ...
 
 
-def as_trajectory_judge(judge: Judge | TrajectoryJudge) -> TrajectoryJudge:
+def as_trajectory_judge(judge: ChatModel | TrajectoryJudge) -> TrajectoryJudge:
     """`judge` itself if it answers trajectory questions, else an `LVLMJudge` over the chat
     `judge`."""
     if isinstance(judge, TrajectoryJudge):
         return judge
-    if isinstance(judge, Judge):
+    if isinstance(judge, ChatModel):
         from gui_gym.judges.lvlm import LVLMJudge
 
         return LVLMJudge(judge)
-    raise TypeError(f"expected a Judge (complete(messages)) or a TrajectoryJudge (mark, segment), "
+    raise TypeError(f"expected a ChatModel (complete(messages)) or a TrajectoryJudge (mark, segment), "
                     f"received {type(judge).__name__}")
 
 

@@ -32,8 +32,8 @@ from typing import Any, Sequence, Union
 import numpy as np
 
 from gui_gym.errors import JudgeError, JudgeFormatError
-from gui_gym.judges.base import PNG_SIGNATURE, ImageLike, Judge, Message, SharedOnCopy
 from gui_gym.judges.parsing import ask, excerpt
+from gui_gym.models.chat import PNG_SIGNATURE, ChatModel, ImageLike, Message, SharedOnCopy
 from gui_gym.records import atomic_write_json
 
 PROMPT_VERSION = "webjudge-v1"
@@ -239,7 +239,7 @@ class _CallLog:
 class _LoggedJudge:
     """A chat judge whose every call, answered or failed, goes to the call log."""
 
-    def __init__(self, judge: Judge, log: _CallLog, stage: str, images: Sequence[str]):
+    def __init__(self, judge: ChatModel, log: _CallLog, stage: str, images: Sequence[str]):
         self.judge, self.log, self.stage, self.images = judge, log, stage, list(images)
         self.identity = judge.identity
         self.attempt = 0
@@ -270,7 +270,7 @@ def load_image(source: ImageSource) -> ImageLike:
 
 
 class WebJudge(SharedOnCopy):
-    """Judges web trajectories with a chat `Judge` (any OpenAI-compatible LVLM, a cache, ...).
+    """Judges web trajectories with a `ChatModel` (any OpenAI-compatible LVLM, a cache, ...).
 
     Args:
         judge: the chat model.
@@ -280,10 +280,10 @@ class WebJudge(SharedOnCopy):
         workers: screenshots scored concurrently.
     """
 
-    def __init__(self, judge: Judge, *, score_threshold: int = DEFAULT_SCORE_THRESHOLD,
+    def __init__(self, judge: ChatModel, *, score_threshold: int = DEFAULT_SCORE_THRESHOLD,
                  max_images: int = DEFAULT_MAX_IMAGES, attempts: int = 3, workers: int = 4):
-        if not isinstance(judge, Judge):
-            raise TypeError(f"expected a Judge (identity and complete(messages, seed=...)), received {type(judge).__name__}")
+        if not isinstance(judge, ChatModel):
+            raise TypeError(f"expected a ChatModel (identity and complete(messages, seed=...)), received {type(judge).__name__}")
         if isinstance(score_threshold, bool) or score_threshold not in range(1, 6):
             raise ValueError(f"score_threshold must be an integer from 1 to 5, received {score_threshold!r}")
         for name, value in (("max_images", max_images), ("attempts", attempts), ("workers", workers)):

@@ -1,4 +1,5 @@
-"""A judge behind any OpenAI-compatible chat-completions endpoint (vLLM, SGLang, hosted APIs).
+"""A client of any OpenAI-compatible chat-completions endpoint (vLLM, SGLang, hosted APIs):
+the chat model of the OpenAI agent, the LVLM judges, and the VLM policy's generation server.
 
 Images travel as base64 PNG data URLs, downscaled to `max_image_side` first: a 1920x1080
 screenshot per step would otherwise blow the context and the request size. Every request has
@@ -6,7 +7,8 @@ a timeout; connection failures, timeouts, 408/409/429 and 5xx answers are retrie
 exponential backoff through the project's one retry helper; any other HTTP error is a
 `JudgeError` at once, since asking again would get the same answer.
 
-Settings come from the arguments, else from the environment:
+Settings come from the arguments, else from the environment (the judges' variables: the
+agent passes its own settings):
 ``GUI_GYM_JUDGE_BASE_URL`` (then ``OPENAI_BASE_URL``), ``GUI_GYM_JUDGE_MODEL``,
 ``GUI_GYM_JUDGE_API_KEY`` (then ``OPENAI_API_KEY``; a local server may need none).
 """
@@ -20,7 +22,7 @@ from typing import Any, Sequence
 import httpx
 
 from gui_gym.errors import JudgeError, JudgeFormatError, MissingResourceError, excerpt
-from gui_gym.judges.base import Message, SharedOnCopy, to_png
+from gui_gym.models.chat import Message, SharedOnCopy, to_png
 from gui_gym.waiting import retry
 
 BASE_URL_VARS = ("GUI_GYM_JUDGE_BASE_URL", "OPENAI_BASE_URL")
@@ -39,8 +41,8 @@ def _from_env(value: str | None, names: Sequence[str]) -> str | None:
     return next((os.environ[name] for name in names if os.environ.get(name)), None)
 
 
-class OpenAIJudge(SharedOnCopy):
-    """Chat completions with images, for judging trajectories.
+class OpenAIClient(SharedOnCopy):
+    """Chat completions with images.
 
     Args:
         model: the served model's name.
@@ -54,7 +56,7 @@ class OpenAIJudge(SharedOnCopy):
         backoff_s: the first retry's delay; it doubles per retry (with jitter).
         extra_body: further request fields (e.g. ``{"top_p": 0.9}``).
 
-    >>> judge = OpenAIJudge(model="qwen2.5-vl-7b", base_url="http://127.0.0.1:8000/v1")
+    >>> judge = OpenAIClient(model="qwen2.5-vl-7b", base_url="http://127.0.0.1:8000/v1")
     >>> judge.identity
     'openai:http://127.0.0.1:8000/v1:qwen2.5-vl-7b:t=0.7:max_tokens=1024:side=1280'
     """
@@ -116,7 +118,7 @@ class OpenAIJudge(SharedOnCopy):
     def close(self) -> None:
         self._client.close()
 
-    def __enter__(self) -> "OpenAIJudge":
+    def __enter__(self) -> "OpenAIClient":
         return self
 
     def __exit__(self, *exc_info: object) -> None:

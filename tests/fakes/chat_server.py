@@ -7,7 +7,7 @@ are scripted the same way: an HTTP status, a malformed body, or an answer held b
 test releases it (a client timeout, without sleeping).
 
     with ChatServer(["Action: click(start_box='(10,20)')"]) as server:
-        client = OpenAIJudge(model="fake-model", base_url=server.base_url)
+        client = OpenAIClient(model="fake-model", base_url=server.base_url)
         ...
         server.requests[0].body["messages"]
 

@@ -16,26 +16,27 @@ from typing import Any
 
 import gymnasium as gym
 
-from gui_gym.judges.base import Judge
 from gui_gym.judges.webjudge import WebJudge, WebTrajectory
+from gui_gym.models.chat import ChatModel
 from gui_gym.suites.mind2web.history import describe_action, factual_actions
 
+
 def as_web_judge(judge: Any) -> WebJudge:
-    """A `WebJudge` from a `WebJudge`, a chat `Judge`, or `OpenAIJudge` arguments as a dict
+    """A `WebJudge` from a `WebJudge`, a `ChatModel`, or `OpenAIClient` arguments as a dict
     (temperature 0 unless given)."""
     if isinstance(judge, WebJudge):
         return judge
-    if isinstance(judge, Judge):
+    if isinstance(judge, ChatModel):
         return WebJudge(judge)
     if isinstance(judge, dict):
-        from gui_gym.judges.openai_judge import OpenAIJudge
+        from gui_gym.models.openai_client import OpenAIClient
 
         try:
-            return WebJudge(OpenAIJudge(**{"temperature": 0.0, **judge}))
+            return WebJudge(OpenAIClient(**{"temperature": 0.0, **judge}))
         except TypeError as exc:
-            raise ValueError(f"judge: expected OpenAIJudge arguments (model, base_url, api_key, ...), "
+            raise ValueError(f"judge: expected OpenAIClient arguments (model, base_url, api_key, ...), "
                              f"received {sorted(judge)}: {exc}") from exc
-    raise TypeError(f"judge: expected a WebJudge, a Judge, or a dict of OpenAIJudge arguments, "
+    raise TypeError(f"judge: expected a WebJudge, a ChatModel, or a dict of OpenAIClient arguments, "
                     f"received {type(judge).__name__}")
 
 
@@ -43,7 +44,7 @@ class WebJudgeReward(gym.Wrapper):
     """Score each episode of `env` with `judge` (see the module docstring).
 
     >>> env = WebJudgeReward(gym.make("GUI/OnlineMind2Web-v0", mode="live", tasks="tasks.json"),
-    ...                      WebJudge(OpenAIJudge(model="o4-mini")))  # doctest: +SKIP
+    ...                      WebJudge(OpenAIClient(model="o4-mini")))  # doctest: +SKIP
     """
 
     def __init__(self, env: gym.Env, judge: WebJudge):
