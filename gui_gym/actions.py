@@ -1,9 +1,10 @@
-"""The canonical action, and the one entry point from every text format into it and back.
+"""The canonical action every text format is read into and written out of.
 
 Benchmarks disagree on what an action looks like (UI-TARS text, pyautogui code, OSWorld's
 computer_13 dicts, AndroidWorld's JSONAction). Everything inside gui-gym speaks `Action`, a
 frozen dataclass with a `kind` and typed fields; the per-format parsers and formatters live in
-`gui_gym.action_formats` and are reached through `parse_action` / `format_action`.
+`gui_gym.action_formats`, one floor up, and are reached through its `parse_action` /
+`format_action` (also exported by ``gui_gym``).
 
 Coordinates are absolute pixels of the screen the agent saw, as floats: a model that answers
 in a resized or 0-1000 space is mapped back exactly, and rounding happens only where a pixel is
@@ -330,24 +331,3 @@ _REQUIREMENTS = {
     "navigate_back": _no_fields(),
     "navigate_home": _no_fields(),
 }
-
-
-def parse_action(value: "Action | str | Mapping[str, Any]", fmt: str = "json", **context: Any) -> Action:
-    """Turn an agent's output into an `Action`, or raise `ActionParseError`.
-
-    `fmt` names the format (see `gui_gym.action_formats.FORMATS`); `context` carries what a
-    format needs to map coordinates, e.g. ``screen_size=(w, h)`` and ``coordinates=...``
-    for UI-TARS. An `Action` passes through unchanged.
-    """
-    if isinstance(value, Action):
-        return value
-    from gui_gym.action_formats import get_format
-
-    return get_format(fmt).parse(value, **context)
-
-
-def format_action(action: Action, fmt: str = "json", **context: Any) -> Any:
-    """Write an `Action` in a format: the inverse of `parse_action` for that format."""
-    from gui_gym.action_formats import get_format
-
-    return get_format(fmt).format(action, **context)

@@ -21,8 +21,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from gui_gym.actions import Action, parse_action
 from gui_gym.action_formats import get_format
+from gui_gym.actions import Action
 from gui_gym.backends.base import Backend, Observation
 from gui_gym.errors import ActionExecutionError, ActionParseError, InfraError, TaskConfigError
 from gui_gym.spaces import ActionSpace, FreeText
@@ -256,10 +256,7 @@ class GUIEnv(gym.Env):
                 return [], str(exc)
             return [action], None
         try:
-            if hasattr(fmt, "parse_many"):
-                actions = fmt.parse_many(action, **self.format_context)
-            else:
-                actions = [parse_action(action, self.action_format, **self.format_context)]
+            actions = fmt.parse_many(action, **self.format_context)  # every format has it (gui_gym.action_formats)
         except ActionParseError as exc:
             return [], str(exc)
         except Exception as exc:  # a parser bug must not take the episode down

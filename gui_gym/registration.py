@@ -8,6 +8,8 @@ from typing import Any
 
 import gymnasium as gym
 
+from gui_gym.action_formats import register_format
+
 ENV_IDS: dict[str, str] = {
     "GUI/Demo-v0": "gui_gym.suites.demo:make_env",
     "GUI/LocalWeb-v0": "gui_gym.suites.localweb:make_env",
@@ -20,9 +22,19 @@ ENV_IDS: dict[str, str] = {
 }
 """id -> entry point."""
 
+SUITE_ACTION_FORMATS: dict[str, str] = {
+    "choice": "gui_gym.suites.mmbench.choice_format",
+    "point": "gui_gym.suites.mmbench.point_format",
+}
+"""Answer formats of a suite's own (MMBench-GUI L1's options, L2's points), registered with
+the ids so `gui_gym.action_formats` needs to name no suite."""
+
 
 def register_all() -> None:
-    """Register every id once (idempotent: a second import does not warn)."""
+    """Register every id and suite action format once (idempotent: a second import does not
+    warn)."""
+    for name, module in SUITE_ACTION_FORMATS.items():
+        register_format(name, module)
     for env_id, entry_point in ENV_IDS.items():
         if env_id not in gym.registry:
             gym.register(id=env_id, entry_point=entry_point, nondeterministic=True)

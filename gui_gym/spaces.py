@@ -14,7 +14,8 @@ from typing import Any, Sequence
 import numpy as np
 from gymnasium import spaces
 
-from gui_gym.actions import DIRECTIONS, Action, parse_action
+from gui_gym.action_formats import parse_action
+from gui_gym.actions import DIRECTIONS, Action
 from gui_gym.errors import ActionParseError
 
 _SAMPLE_KEYS = ("enter", "tab", "esc", "backspace", "up", "down", "left", "right", "pagedown", "pageup")

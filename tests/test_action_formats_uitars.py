@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from gui_gym.action_formats import coords, uitars
+from gui_gym.action_formats import coords, format_action, parse_action, uitars
 from gui_gym.action_formats.coords import CoordinateMapping, smart_resize
-from gui_gym.actions import DEFAULT_SCROLL_AMOUNT, Action, format_action, parse_action
+from gui_gym.actions import DEFAULT_SCROLL_AMOUNT, Action
 from gui_gym.errors import ActionParseError
 
 SCREEN = (1920, 1080)
