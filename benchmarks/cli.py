@@ -28,7 +28,8 @@ from typing import Any, Callable
 from gui_gym.errors import GUIGymError, HarnessError
 from gui_gym.judges.criteria import CRITERIA_ARGUMENTS, CRITERIA_HELP
 from gui_gym.judges.criteria import run_cli as run_criteria_cli
-from gui_gym.registration import parse_kwarg
+from gui_gym.registration import make as make_env
+from gui_gym.registration import parse_kwargs as parse_assignments
 
 DEFAULT_ENV_ID = "GUI/LocalWeb-v0"
 DEFAULT_AGENT = "oracle"
@@ -65,36 +66,6 @@ SUBCOMMANDS: dict[str, str] = {
     "criteria": "benchmarks.cli:criteria_command",
 }
 """Subcommand name -> ``module:attribute`` of its `Subcommand`, imported when the CLI starts."""
-
-
-def parse_assignments(pairs: list[str] | None, what: str) -> dict[str, Any]:
-    """``["k=v", ...]`` as a dict (`gui_gym.registration.parse_kwarg` reads each pair)."""
-    values: dict[str, Any] = {}
-    for pair in pairs or []:
-        try:
-            key, value = parse_kwarg(pair)
-        except ValueError:
-            raise HarnessError(f"{what} expects key=value, received {pair!r}") from None
-        values[key] = value
-    return values
-
-
-def make_env(env_id: str, env_kwargs: dict[str, Any]):
-    """The env, made in this process to read its task list (no browser starts before reset)."""
-    import gymnasium as gym
-
-    import gui_gym  # noqa: F401 - registers the GUI/* ids
-
-    try:
-        return gym.make(env_id, **env_kwargs)
-    except gym.error.Error as exc:
-        ids = [i for i in gym.registry if i.startswith("GUI/")]
-        close = difflib.get_close_matches(env_id, ids, n=2)
-        raise HarnessError(f"cannot make {env_id!r}: {exc}" + (f"; did you mean {close}?" if close else "")) from exc
-    except GUIGymError:
-        raise
-    except Exception as exc:
-        raise HarnessError(f"cannot make {env_id!r}: {type(exc).__name__}: {exc}") from exc
 
 
 def select_tasks(task_ids: list[str], describe: Callable[[str], dict[str, Any]], specs: list[str] | None,

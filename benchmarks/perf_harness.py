@@ -25,10 +25,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli import DEFAULT_ENV_ID, arg, make_env, subcommand
+from benchmarks.cli import DEFAULT_ENV_ID, arg, subcommand
 from benchmarks.results import Job
 from benchmarks.runner import RunConfig, Runner, run_episode
 from gui_gym.errors import HarnessError
+from gui_gym.registration import make as make_env
 
 
 def episode_jobs(task_ids: list[str], count: int) -> list[Job]:

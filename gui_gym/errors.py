@@ -73,6 +73,12 @@ class AgentError(GUIGymError):
     recorded as an error, not as a task failure."""
 
 
-class HarnessError(GUIGymError):
+class UsageError(GUIGymError, ValueError):
+    """gui-gym was asked for something that cannot be: an env id that is not registered (the
+    nearest ids are named), env arguments it refuses, a ``KEY=VALUE`` argument without its
+    ``=``."""
+
+
+class HarnessError(UsageError):
     """`gui-bench` cannot run as asked: a task filter that selects nothing, a results folder
     that belongs to another run, workers that cannot start."""

@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cli import (DEFAULT_ENV_ID, SUBCOMMANDS, Subcommand, _print_summary, finalize, main, parse_assignments,
-                            select_tasks)
+from benchmarks.cli import DEFAULT_ENV_ID, SUBCOMMANDS, Subcommand, _print_summary, finalize, main, select_tasks
 from benchmarks.results import Job, ResultsStore
-from gui_gym.processes import descendants
 from gui_gym.errors import HarnessError
+from gui_gym.processes import descendants
 from gui_gym.waiting import wait_until
 
 IDS = ["shop.search", "shop.checkout", "mail.reply", "mail.archive"]
@@ -36,13 +35,6 @@ def test_the_default_env_is_the_embedded_suite_and_every_subcommand_resolves():
 def test_no_subcommand_prints_help(capsys):
     assert main([]) == 2
     assert "run" in capsys.readouterr().out
-
-
-def test_assignments_parse_json_values_and_keep_text():
-    assert parse_assignments(["n=3", "flag=true", "size=[1280, 720]", "mode=local", "url=http://x/v1?a=b"], "--env-arg") == {
-        "n": 3, "flag": True, "size": [1280, 720], "mode": "local", "url": "http://x/v1?a=b"}
-    with pytest.raises(HarnessError, match="--agent-arg expects key=value, received 'model'"):
-        parse_assignments(["model"], "--agent-arg")
 
 
 def test_tasks_are_chosen_by_id_file_and_filter(tmp_path):

@@ -19,8 +19,8 @@ import json
 import sys
 from typing import Any, Callable
 
-from benchmarks.cli import make_env, parse_assignments
 from gui_gym.errors import GUIGymError
+from gui_gym.registration import make, parse_kwargs
 from trainers.config import CONFIGS, DEFAULT_ENV, RunSpec, build_spec, read_config_file
 from trainers.policies import POLICIES, make_policy
 from trainers.runs import to_plain
@@ -42,12 +42,12 @@ def parser() -> argparse.ArgumentParser:
 
 def resolve(args: argparse.Namespace) -> RunSpec:
     values = read_config_file(args.config) if args.config else {}
-    trainer = parse_assignments(args.set, "--set")
+    trainer = parse_kwargs(args.set, "--set")
     if args.run_dir:
         trainer["run_dir"] = args.run_dir
     spec = build_spec(values, algo=args.algo, env=args.env, policy=args.policy,
-                      env_args=parse_assignments(args.env_arg, "--env-arg"),
-                      policy_args=parse_assignments(args.policy_arg, "--policy-arg"), trainer=trainer)
+                      env_args=parse_kwargs(args.env_arg, "--env-arg"),
+                      policy_args=parse_kwargs(args.policy_arg, "--policy-arg"), trainer=trainer)
     if spec.policy == "element":
         spec.env_args.setdefault("observe_a11y", True)
     return spec
@@ -60,7 +60,7 @@ def env_factory(spec: RunSpec, policy: Any) -> Callable[[], Any]:
         env_args.setdefault("action_format", policy.action_format)
         if getattr(policy, "format_context", None):
             env_args.setdefault("format_context", policy.format_context)
-    return lambda: make_env(spec.env, env_args)
+    return lambda: make(spec.env, env_args)
 
 
 def method(algo: str) -> Callable[..., list[dict[str, Any]]]:

@@ -1,4 +1,4 @@
-"""`GUI/LocalWeb-v0`: the embedded offline web suite (see `suite.py` and `apps/`)."""
+"""`GUI/LocalWeb-v0`: the embedded offline web suite (`gui_gym.suites.localweb`) in a browser."""
 
 from __future__ import annotations
 
