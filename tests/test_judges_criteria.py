@@ -12,9 +12,9 @@ import pytest
 import gui_gym  # noqa: F401 - registers the ids
 from gui_gym import Action
 from gui_gym.errors import TaskConfigError
-from gui_gym.judges.criteria import CriteriaStore, build_criteria, extract_criteria, load_trajectory, main
-from gui_gym.judges.trajectory import Trajectory, TrajectoryStep
+from gui_gym.judges.criteria import CriteriaStore, build_criteria, extract_criteria, main
 from gui_gym.models.openai_client import OpenAIClient
+from gui_gym.records import Trajectory, TrajectoryStep, load_episode
 from gui_gym.wrappers.recorder import TrajectoryRecorder
 from tests.fakes.chat_server import ChatServer
 
@@ -43,13 +43,13 @@ def results(tmp_path_factory):
 
 
 def test_recorded_episodes_load_as_trajectories(results):
-    trajectory = load_trajectory(results / "demo.fill-form__seed1")
+    trajectory = load_episode(results / "demo.fill-form__seed1")
     assert trajectory.success and trajectory.task_id == "demo.fill-form" and trajectory.instruction.startswith("Type the name")
     lines = (results / "demo.fill-form__seed1" / "traj.jsonl").read_text().splitlines()
-    assert len(trajectory) == len(lines) - 1 and trajectory.steps[1].action["kind"] == "type"
-    assert trajectory.steps[-1].action == {"kind": "done"}
+    assert len(trajectory) == len(lines) - 1 and trajectory.steps[1].parsed_action["kind"] == "type"
+    assert trajectory.steps[-1].parsed_action == {"kind": "done"} and trajectory.seed == 1
     assert trajectory.start_screenshot[:8] == b"\x89PNG\r\n\x1a\n" and trajectory.steps[-1].screenshot is not None
-    assert load_trajectory(results / "demo.fill-form__seed4").success is False
+    assert load_episode(results / "demo.fill-form__seed4").success is False
 
 
 def test_three_successful_trajectories_give_stored_versioned_criteria(results, tmp_path):

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from gui_gym.errors import JudgeFormatError
-from gui_gym.judges.lvlm import LVLMJudge, parse_criteria, parse_spans
-from gui_gym.judges.trajectory import Trajectory, TrajectoryStep, as_trajectory_judge
+from gui_gym.judges.lvlm import LVLMJudge, as_trajectory_judge, parse_criteria, parse_spans
 from gui_gym.models.openai_client import OpenAIClient
+from gui_gym.records import Trajectory, TrajectoryStep
 from tests.fakes.chat_server import ChatServer
 
 
@@ -18,7 +18,7 @@ def screenshot(value: int) -> np.ndarray:
 
 
 def trajectory(length: int) -> Trajectory:
-    steps = [TrajectoryStep(action={"kind": "click", "x": i, "y": 5}, screenshot=screenshot(i + 1)) for i in range(length)]
+    steps = [TrajectoryStep(parsed_action={"kind": "click", "x": i, "y": 5}, screenshot=screenshot(i + 1)) for i in range(length)]
     steps[-1].action_error = "nothing there"
     return Trajectory("demo.fill-form", "Type Ada and press Send.", start_screenshot=screenshot(0), steps=steps)
 

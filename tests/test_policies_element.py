@@ -10,7 +10,7 @@ import torch
 
 from gui_gym.actions import Action
 from trainers.policies import Act, Context, make_policy
-from trainers.policies_element import (Candidate, ElementPolicy, _advance, _action_words, _overlap, candidates_of,
+from trainers.policies_element import (Candidate, ElementPolicy, _action_words, _advance, _overlap, candidates_of,
                                        content_words, instruction_strings, parse_tree)
 
 TREE = "\n".join([
@@ -139,7 +139,8 @@ def test_one_positive_advantage_step_raises_the_chosen_candidate():
     policy = ElementPolicy()
     prompt = policy.prompt(obs(), Context("Find a cheap book"))
     good, bad = 9, 0  # Books up, LocalShop down
-    rollouts = [Rollout("t", 0, "i", [Step(prompt, "", (token,), (0.0,), 0.0, {})]) for token in (good, bad)]
+    rollouts = [Rollout(task_id="t", seed=0, instruction="i", steps=[Step(prompt=prompt, token_ids=(token,), logprobs=(0.0,))])
+                for token in (good, bad)]
     before = [policy.logprobs([prompt], [[t]])[0].item() for t in (good, bad)]
     optimizer = torch.optim.Adam(policy.parameters(), lr=0.1)
     stats = update(policy, optimizer, [TrainItem(rollouts[0], [1.0]), TrainItem(rollouts[1], [-1.0])],

@@ -11,8 +11,8 @@ import pytest
 
 import gui_gym  # noqa: F401 - registers the ids
 from gui_gym.errors import InfraError, JudgeFormatError, MissingResourceError
-from gui_gym.judges.trajectory import Trajectory, TrajectoryStep
 from gui_gym.models.openai_client import OpenAIClient
+from gui_gym.records import Trajectory, TrajectoryStep
 from tests.fakes.chat_server import ChatServer
 from trainers import grpo
 from trainers.bepa import BEPAConfig, TaskCache, level1, level2, parse_plan, plan_from_trajectory, task_plan, train
@@ -21,7 +21,8 @@ from trainers.rollout import Rollout, Step
 
 
 def rollout(name: str, score: float, task: str = "t") -> Rollout:
-    return Rollout(task, 0, name, [Step(None, name, (0,), (0.0,), 0.0, {"score": score, "success": score >= 1.0})])
+    return Rollout(task_id=task, seed=0, instruction=name,
+                   steps=[Step(text=name, token_ids=(0,), logprobs=(0.0,), info={"score": score, "success": score >= 1.0})])
 
 
 def test_level2_injects_into_all_fail_groups_and_refreshes_on_success():

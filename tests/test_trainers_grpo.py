@@ -39,7 +39,8 @@ class TablePolicy(torch.nn.Module):
 
 def rollout(prompt: int, token: int, steps: int = 1, score: float = 0.0) -> Rollout:
     info = {"success": score >= 1.0, "score": score}
-    return Rollout("t", 0, "i", [Step(prompt, "", (token,), (math.log(0.5),), 0.0, info) for _ in range(steps)])
+    return Rollout(task_id="t", seed=0, instruction="i",
+                   steps=[Step(prompt=prompt, token_ids=(token,), logprobs=(math.log(0.5),), info=info) for _ in range(steps)])
 
 
 def test_outcome_advantages_spread_over_steps_by_hand():

@@ -107,8 +107,8 @@ PLAN_QUESTION = ("Abstract the expert's actions into a short plan in natural lan
 
 def parse_plan(text: str) -> list[str]:
     """The steps of ``{"plan": [...]}``: a non-empty list of non-empty strings."""
-    from gui_gym.errors import JudgeFormatError
-    from gui_gym.judges.parsing import excerpt, extract_json_object
+    from gui_gym.errors import JudgeFormatError, excerpt
+    from gui_gym.judges.parsing import extract_json_object
 
     steps = extract_json_object(text).get("plan")
     if not isinstance(steps, list) or not steps or not all(isinstance(s, str) and s.strip() for s in steps):
@@ -123,7 +123,7 @@ def plan_from_trajectory(judge: Any, trajectory: Any, *, seed: int | None = None
     from gui_gym.judges.parsing import ask
     from gui_gym.models.chat import Message
 
-    actions = "\n".join(f"{i}. {json.dumps(step.action, sort_keys=True)}" for i, step in enumerate(trajectory.steps))
+    actions = "\n".join(f"{i}. {json.dumps(step.parsed_action, sort_keys=True)}" for i, step in enumerate(trajectory.steps))
     parts: list[Any] = [f"Task: {trajectory.instruction}\n\nThe expert's actions, in order:\n{actions}\n"]
     last = trajectory.steps[-1].screenshot if trajectory.steps else trajectory.start_screenshot
     if last is not None:
@@ -135,16 +135,16 @@ def plan_from_trajectory(judge: Any, trajectory: Any, *, seed: int | None = None
 def expert_trajectory(env: gym.Env, task_id: str, seed: int) -> Any:
     """The task's own solution (``env.unwrapped.oracle_action``) played on `env` and recorded
     as a judge `Trajectory`: the expert trace of LocalWeb-like suites."""
-    from gui_gym.judges.trajectory import Trajectory, TrajectoryStep
+    from gui_gym.records import Trajectory, TrajectoryStep
 
     obs, info = env.reset(seed=seed, options={"task_id": task_id, "instance_seed": seed})
     trajectory = Trajectory(task_id, str(info.get("instruction", "")), start_screenshot=obs.get("screenshot"))
     done = False
     while not done:
         obs, _, terminated, truncated, info = env.step(env.unwrapped.oracle_action())
-        trajectory.steps.append(TrajectoryStep(info.get("parsed_action"), obs.get("screenshot"), info.get("action_error")))
+        trajectory.steps.append(TrajectoryStep(info.get("parsed_action"), obs.get("screenshot"), info.get("action_error"),
+                                               info=info))
         done = terminated or truncated
-    trajectory.success = bool(info.get("success"))
     return trajectory
 
 

@@ -26,9 +26,8 @@ from typing import Any, Iterable, Sequence
 from gui_gym.errors import JudgeError, MissingResourceError, TaskConfigError
 from gui_gym.judges.cache import CachedJudge
 from gui_gym.judges.lvlm import LVLMJudge
-from gui_gym.judges.trajectory import Trajectory, TrajectoryStep
 from gui_gym.models.chat import ChatModel
-from gui_gym.records import RESULT_FILE, TRAJECTORY_FILE, atomic_write_json
+from gui_gym.records import RESULT_FILE, Trajectory, atomic_write_json, load_episode, read_result
 
 SCHEMA_VERSION = 1
 
@@ -137,52 +136,6 @@ def extract_criteria(judge: ChatModel | LVLMJudge, trajectories: Iterable[Trajec
     return result
 
 
-def _read_result(folder: Path) -> dict[str, Any]:
-    result_path = folder / RESULT_FILE
-    try:
-        result = json.loads(result_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise TaskConfigError(f"cannot read {result_path}: {exc}") from exc
-    if not isinstance(result, dict) or "task_id" not in result:
-        raise TaskConfigError(f"{result_path}: expected a JSON object with 'task_id', received {str(result)[:200]}")
-    return result
-
-
-def load_trajectory(folder: Path) -> Trajectory:
-    """One recorded episode (`TrajectoryRecorder`'s layout: ``result.json``, ``traj.jsonl``
-    whose reset line carries the first screenshot, ``step_NNNN.png``) as a trajectory."""
-    result = _read_result(folder)
-    trajectory = Trajectory(task_id=str(result["task_id"]), instruction=str(result.get("instruction") or ""),
-                            success=bool(result.get("success")))
-    traj_path = folder / TRAJECTORY_FILE
-    lines = traj_path.read_text(encoding="utf-8").splitlines() if traj_path.exists() else []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            raise TaskConfigError(f"{traj_path} line {number} is not JSON: {exc}") from exc
-        screenshot = _read_png(folder, record.get("screenshot_file"))
-        if record.get("event") == "reset":
-            trajectory.start_screenshot = screenshot
-            trajectory.instruction = trajectory.instruction or str(record.get("instruction") or "")
-        else:
-            trajectory.steps.append(TrajectoryStep(action=record.get("parsed_action"), screenshot=screenshot,
-                                                   action_error=record.get("action_error")))
-    return trajectory
-
-
-def _read_png(folder: Path, name: Any) -> bytes | None:
-    if not name:
-        return None
-    path = folder / str(name)
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise TaskConfigError(f"screenshot {path} named in {folder / TRAJECTORY_FILE} cannot be read: {exc}") from exc
-
-
 def build_criteria(results_dir: str | os.PathLike[str], judge: ChatModel, store_path: str | os.PathLike[str], *,
                    max_iters: int | None = None, task_ids: Sequence[str] | None = None,
                    seed: int = 0) -> dict[str, dict[str, Any]]:
@@ -193,13 +146,13 @@ def build_criteria(results_dir: str | os.PathLike[str], judge: ChatModel, store_
         raise TaskConfigError(f"results folder {root} does not exist")
     successes: dict[str, list[Path]] = {}
     for result_path in sorted(root.rglob(RESULT_FILE)):
-        result = _read_result(result_path.parent)
-        if result.get("success") and (task_ids is None or result["task_id"] in task_ids):
-            successes.setdefault(str(result["task_id"]), []).append(result_path.parent)
+        result = read_result(result_path.parent)
+        if result.success and (task_ids is None or result.task_id in task_ids):
+            successes.setdefault(result.task_id, []).append(result_path.parent)
     store = CriteriaStore(store_path)
     summary: dict[str, dict[str, Any]] = {}
     for task_id, folders in sorted(successes.items()):
-        found = extract_criteria(judge, (load_trajectory(folder) for folder in folders), previous=store.get(task_id),
+        found = extract_criteria(judge, (load_episode(folder) for folder in folders), previous=store.get(task_id),
                                  max_iters=max_iters, seed=seed)
         sources = [str(folders[i].relative_to(root)) for i in found.used]
         entry: dict[str, Any] = {"criteria": found.criteria, "version": None, "trajectories": sources,

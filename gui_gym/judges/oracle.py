@@ -20,8 +20,9 @@ import gymnasium as gym
 import numpy as np
 
 from gui_gym.errors import JudgeError
-from gui_gym.judges.trajectory import Subtask, Trajectory
+from gui_gym.judges.trajectory import Subtask
 from gui_gym.models.chat import SharedOnCopy
+from gui_gym.records import Trajectory
 from gui_gym.suites.base import Milestone
 
 

@@ -31,8 +31,8 @@ from typing import Any, Sequence, Union
 
 import numpy as np
 
-from gui_gym.errors import JudgeError, JudgeFormatError
-from gui_gym.judges.parsing import ask, excerpt
+from gui_gym.errors import JudgeError, JudgeFormatError, excerpt
+from gui_gym.judges.parsing import ask
 from gui_gym.models.chat import PNG_SIGNATURE, ChatModel, ImageLike, Message, SharedOnCopy
 from gui_gym.records import atomic_write_json
 

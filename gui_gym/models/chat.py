@@ -18,8 +18,7 @@ from typing import Protocol, Sequence, Union, runtime_checkable
 
 import numpy as np
 
-ImageLike = Union[np.ndarray, bytes]
-"""A screenshot: a uint8 array (HxW, HxWx3 or HxWx4) or PNG-encoded bytes."""
+from gui_gym.records import ImageLike
 
 Part = Union[str, np.ndarray, bytes]
 """One piece of a message's content: text, or an image."""

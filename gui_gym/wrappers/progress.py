@@ -27,8 +27,10 @@ import gymnasium as gym
 from gui_gym.errors import MissingResourceError
 from gui_gym.judges.aggregation import AGGREGATES, judge_progress
 from gui_gym.judges.criteria import CriteriaStore
-from gui_gym.judges.trajectory import Trajectory, TrajectoryJudge, TrajectoryKeeper, as_trajectory_judge
+from gui_gym.judges.lvlm import as_trajectory_judge
+from gui_gym.judges.trajectory import TrajectoryJudge, TrajectoryKeeper
 from gui_gym.models.chat import ChatModel
+from gui_gym.records import Trajectory
 
 MODES = ("final", "delta")
 

@@ -20,10 +20,11 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 
 from gui_gym.errors import JudgeError
+from gui_gym.judges.lvlm import as_trajectory_judge
 from gui_gym.judges.oracle import OracleJudge
-from gui_gym.judges.trajectory import (Trajectory, TrajectoryJudge, TrajectoryKeeper, as_trajectory_judge,
-                                       step_to_subtask)
+from gui_gym.judges.trajectory import TrajectoryJudge, TrajectoryKeeper, step_to_subtask
 from gui_gym.models.chat import ChatModel
+from gui_gym.records import Trajectory
 
 
 class SubtaskAnnotation(gym.Wrapper, gym.utils.RecordConstructorArgs):

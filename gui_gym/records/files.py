@@ -1,6 +1,4 @@
-"""The episode record format, shared by everything that writes or reads recorded episodes:
-the recorder wrapper, the harness's results store and report, the replay agent, the criteria
-builder, the Online-Mind2Web layout, the judges' answer cache.
+"""The episode folder's files, and writing them safely.
 
 One episode is one folder, ``<task_id>__seed<seed>/`` (`episode_key`): ``traj.jsonl`` (line 0
 the reset, line n step n), ``step_NNNN.png`` screenshots and ``result.json``, written last.
