@@ -46,7 +46,7 @@ def throughput(env_id: str, jobs: list[Job], workers: int, env_kwargs: dict[str,
         started = time.perf_counter()
         results = Runner(config, list(jobs)).run()
         wall_s = time.perf_counter() - started
-    successes = sum(bool(r.get("success")) for r in results)
+    successes = sum(r.success for r in results)
     return {"workers": workers, "episodes": len(results), "successes": successes, "wall_s": wall_s,
             "episodes_per_min": 60 * len(results) / wall_s}
 
@@ -75,9 +75,9 @@ def overhead(env_id: str, jobs: list[Job], env_kwargs: dict[str, Any] | None = N
                 result = run_episode(recorder, agent, job)
                 times["harness"].append(time.perf_counter() - started)
                 cpu["harness"] += time.process_time() - cpu_started
-                if result.get("error"):
-                    raise HarnessError(f"perf: the harness episode {job.key} failed: {result['error']}")
-                steps["harness"] += result["steps"]
+                if result.error:
+                    raise HarnessError(f"perf: the harness episode {job.key} failed: {result.error}")
+                steps["harness"] += result.steps
         finally:
             recorder.close()
     per_step = {k: sum(times[k]) / max(1, steps[k]) for k in times}

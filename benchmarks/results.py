@@ -16,13 +16,17 @@ episodes to run again. An episode that ended in an error with a retry left is ru
 from __future__ import annotations
 
 import json
+import logging
 import statistics
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
-from gui_gym.errors import HarnessError
-from gui_gym.records import RESULT_FILE, TRAJECTORY_FILE, atomic_write_json, episode_key, json_safe
+from gui_gym.errors import HarnessError, TaskConfigError
+from gui_gym.records import (RESULT_FILE, TRAJECTORY_FILE, EpisodeResult, atomic_write_json, episode_key, json_safe,
+                             read_result)
+
+logger = logging.getLogger(__name__)
 
 RUN_FILE = "run.json"
 SUMMARY_FILE = "summary.json"
@@ -70,13 +74,6 @@ def short_error(text: Any, limit: int = 160) -> str:
     return line if len(line) <= limit else line[:limit - 3] + "..."
 
 
-def outcome(result: dict[str, Any]) -> str:
-    """"success", "failure" or "error": an error is never counted as a failure."""
-    if result.get("error"):
-        return "error"
-    return "success" if result.get("success") else "failure"
-
-
 class ResultsStore:
     """Reads and writes one results folder."""
 
@@ -103,14 +100,12 @@ class ResultsStore:
             raise HarnessError(f"{self.root} holds no {RUN_FILE}: it is not a gui-bench results folder")
         return [Job(j["task_id"], int(j["seed"]), dict(j.get("meta") or {})) for j in run["jobs"]]
 
-    def read_result(self, key: str) -> dict[str, Any] | None:
-        path = self.task_dir(key) / RESULT_FILE
-        if not path.is_file():
-            return None
+    def read_result(self, key: str) -> EpisodeResult | None:
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            return None  # unreadable counts as not done: the episode runs again
+            return read_result(self.task_dir(key))
+        except TaskConfigError as exc:  # unreadable counts as not done: the episode runs again
+            logger.warning("%s; the episode counts as not done and runs again", exc)
+            return None
 
     def pending(self, jobs: Iterable[Job], retries: int, rerun_errors: bool = False) -> list[Job]:
         """The jobs still to run: no result yet, or an error with a retry left (or any error,
@@ -121,32 +116,31 @@ class ResultsStore:
             result = self.read_result(job.key)
             if result is None:
                 todo.append(job)
-            elif result.get("error"):
-                ended = replace(job, attempt=int(result.get("attempt") or 1),
-                                previous_errors=tuple(result.get("previous_errors") or ()),
-                                retries_from=int(result.get("retries_from") or 1))
+            elif result.error:
+                ended = replace(job, attempt=result.attempt, previous_errors=tuple(result.previous_errors),
+                                retries_from=result.retries_from)
                 if rerun_errors:
-                    todo.append(replace(ended.retry(str(result["error"])), retries_from=ended.attempt + 1))
+                    todo.append(replace(ended.retry(result.error), retries_from=ended.attempt + 1))
                 elif ended.may_retry(retries):
-                    todo.append(ended.retry(str(result["error"])))
+                    todo.append(ended.retry(result.error))
         return todo
 
-    def results(self, jobs: Iterable[Job]) -> list[dict[str, Any]]:
+    def results(self, jobs: Iterable[Job]) -> list[EpisodeResult]:
         """The recorded results of `jobs`, in job order (missing ones left out)."""
         return [r for r in (self.read_result(job.key) for job in jobs) if r is not None]
 
-    def write_error_result(self, job: Job, error: str, kind: str, wall_s: float) -> dict[str, Any]:
+    def write_error_result(self, job: Job, error: str, kind: str, wall_s: float) -> EpisodeResult:
         """The result of an episode whose worker crashed or hung (nothing else could write it)."""
         folder = self.task_dir(job.key)
         steps = 0
         traj = folder / TRAJECTORY_FILE
         if traj.is_file():
             steps = max(0, sum(1 for line in traj.read_text(encoding="utf-8").splitlines() if line.strip()) - 1)
-        result = {"task_id": job.task_id, "seed": job.seed, "instance_seed": None, "instruction": None,
-                  "domain": job.meta.get("domain"), "score": None, "success": False, "steps": steps,
-                  "terminated": False, "truncated": True, "final_answer": None, "error": error, "error_kind": kind,
-                  "timings": {"total_s": wall_s}, **job.result_fields()}
-        atomic_write_json(folder / RESULT_FILE, result)
+        result = EpisodeResult.from_dict(json_safe({
+            "task_id": job.task_id, "seed": job.seed, "domain": job.meta.get("domain"), "success": False,
+            "steps": steps, "truncated": True, "error": error, "error_kind": kind, "timings": {"total_s": wall_s},
+            **job.result_fields()}), f"the error result of {job.key}")
+        atomic_write_json(folder / RESULT_FILE, result.to_dict())
         return result
 
     def write_summary(self, summary: dict[str, Any]) -> None:
@@ -157,28 +151,28 @@ class ResultsStore:
         return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
-def _group(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    scored = [r for r in rows if outcome(r) != "error"]
-    successes = sum(outcome(r) == "success" for r in rows)
-    scores = [float(r["score"]) for r in scored if r.get("score") is not None]
+def _group(rows: list[EpisodeResult]) -> dict[str, Any]:
+    scored = [r for r in rows if r.outcome != "error"]
+    successes = sum(r.outcome == "success" for r in rows)
+    scores = [r.score for r in scored if r.score is not None]
     return {
         "tasks": len(rows), "successes": successes, "failures": len(scored) - successes,
         "errors": len(rows) - len(scored),
         "success_rate": successes / len(scored) if scored else None,
         "success_rate_with_errors": successes / len(rows) if rows else None,
         "mean_score": statistics.fmean(scores) if scores else None,
-        "mean_steps": statistics.fmean(r.get("steps") or 0 for r in scored) if scored else None,
-        "episode_s": sum(float((r.get("timings") or {}).get("total_s") or 0.0) for r in rows),
+        "mean_steps": statistics.fmean(r.steps for r in scored) if scored else None,
+        "episode_s": sum(float(r.timings.get("total_s") or 0.0) for r in rows),
     }
 
 
-def task_facts(result: dict[str, Any]) -> dict[str, Any]:
+def task_facts(result: EpisodeResult) -> dict[str, Any]:
     """The suite's facts about a result's task (``describe``) with the result over them,
     flat: what `TaskSuite.report` receives."""
-    return {**(result.get("meta") or {}), **{k: v for k, v in result.items() if k != "meta"}}
+    return {**result.meta, **{k: v for k, v in result.to_dict().items() if k != "meta"}}
 
 
-def summarize(results: list[dict[str, Any]], *, wall_s: float | None = None,
+def summarize(results: list[EpisodeResult], *, wall_s: float | None = None,
               run: dict[str, Any] | None = None) -> dict[str, Any]:
     """Totals overall and per domain and difficulty; errors listed apart from failures. The
     success rate is over scored episodes; ``success_rate_with_errors`` counts errors as misses."""
@@ -193,8 +187,8 @@ def summarize(results: list[dict[str, Any]], *, wall_s: float | None = None,
         "overall": _group(results),
         "by_domain": {k: _group(v) for k, v in sorted(by["domain"].items())},
         "by_difficulty": {k: _group(v) for k, v in sorted(by["difficulty"].items())},
-        "errors": [{"key": r.get("key"), "kind": r.get("error_kind"), "error": short_error(r.get("error"), 300)}
-                   for r in results if outcome(r) == "error"],
+        "errors": [{"key": r.key, "kind": r.error_kind, "error": short_error(r.error, 300)}
+                   for r in results if r.outcome == "error"],
         "wall_s": wall_s,
     })
 

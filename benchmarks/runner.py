@@ -31,9 +31,10 @@ from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
 from benchmarks.mind2web_layout import write_from_episode
-from benchmarks.results import TASKS_DIR, Job, ResultsStore, format_duration, outcome, short_error
+from benchmarks.results import TASKS_DIR, Job, ResultsStore, format_duration, short_error
 from gui_gym.errors import HarnessError, InfraError
 from gui_gym.processes import die_with_parent, kill_tree
+from gui_gym.records import EpisodeResult
 
 MAX_STARTUP_FAILURES = 3
 POLL_S = 0.5
@@ -68,7 +69,7 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def run_episode(recorder: Any, agent: Any, job: Job) -> dict[str, Any]:
+def run_episode(recorder: Any, agent: Any, job: Job) -> EpisodeResult:
     """Run one episode of `job` with `agent` on a `TrajectoryRecorder`-wrapped env and return
     its result. Exceptions become error results, classified as agent, env or infra errors."""
     recorder.result_extra = job.result_fields()
@@ -157,12 +158,12 @@ class Runner:
     called for every final result (after retries), `on_tick(running)` on every turn of the
     loop (at least twice a second): a progress bar hooks in there."""
 
-    def __init__(self, config: RunConfig, jobs: list[Job], *, on_result: Callable[[dict[str, Any]], None] | None = None,
+    def __init__(self, config: RunConfig, jobs: list[Job], *, on_result: Callable[[EpisodeResult], None] | None = None,
                  on_tick: Callable[[int], None] | None = None):
         self.config = config
         self.store = ResultsStore(config.out_dir)
         self.pending: collections.deque[Job] = collections.deque(jobs)
-        self.results: list[dict[str, Any]] = []
+        self.results: list[EpisodeResult] = []
         self.retried = 0
         self._on_result = on_result or (lambda result: None)
         self._on_tick = on_tick or (lambda running: None)
@@ -170,7 +171,7 @@ class Runner:
         self._workers: list[_Worker] = []
         self._startup_failures = 0
 
-    def run(self) -> list[dict[str, Any]]:
+    def run(self) -> list[EpisodeResult]:
         try:
             while self.pending or any(w.job for w in self._workers):
                 self._spawn_needed()
@@ -261,10 +262,10 @@ class Runner:
             if self._startup_failures >= MAX_STARTUP_FAILURES:
                 raise HarnessError(f"{self._startup_failures} workers in a row failed to start ({error})")
 
-    def _finish(self, job: Job, result: dict[str, Any]) -> None:
-        if outcome(result) == "error" and job.may_retry(self.config.retries):
+    def _finish(self, job: Job, result: EpisodeResult) -> None:
+        if result.outcome == "error" and job.may_retry(self.config.retries):
             self.retried += 1
-            self.pending.append(job.retry(str(result.get("error"))))
+            self.pending.append(job.retry(str(result.error)))
             return
         self.results.append(result)
         self._on_result(result)
@@ -292,12 +293,12 @@ class Progress:
     """A one-line live progress bar on a terminal (episodes done, success so far, errors,
     throughput, ETA); one line per finished episode when the stream is not a terminal."""
 
-    def __init__(self, total: int, *, previous: Sequence[dict[str, Any]] = (), stream: TextIO | None = None,
+    def __init__(self, total: int, *, previous: Sequence[EpisodeResult] = (), stream: TextIO | None = None,
                  width: int = 24, interval_s: float = 0.25):
         self.total, self.width, self.interval_s = total, width, interval_s
         self.stream = stream if stream is not None else sys.stderr
         self.live = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.counts = collections.Counter(outcome(r) for r in previous)
+        self.counts = collections.Counter(r.outcome for r in previous)
         self.previous = len(previous)
         self.running = 0
         self._started = time.monotonic()
@@ -307,14 +308,14 @@ class Progress:
     def done(self) -> int:
         return sum(self.counts.values())
 
-    def record(self, result: dict[str, Any]) -> None:
-        self.counts[outcome(result)] += 1
+    def record(self, result: EpisodeResult) -> None:
+        self.counts[result.outcome] += 1
         if self.live:
             self._draw(force=True)
         else:
-            mark = {"success": "ok", "failure": "FAIL", "error": "ERROR"}[outcome(result)]
-            print(f"[{self.done}/{self.total}] {mark} {result.get('key') or result.get('task_id')}"
-                  f"{' (' + short_error(result['error']) + ')' if result.get('error') else ''}  {self.line()}",
+            mark = {"success": "ok", "failure": "FAIL", "error": "ERROR"}[result.outcome]
+            print(f"[{self.done}/{self.total}] {mark} {result.key or result.task_id}"
+                  f"{' (' + short_error(result.error) + ')' if result.error else ''}  {self.line()}",
                   file=self.stream, flush=True)
 
     def tick(self, running: int) -> None:

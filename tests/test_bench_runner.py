@@ -9,9 +9,10 @@ import textwrap
 
 import pytest
 
-from benchmarks.results import Job, ResultsStore, outcome
+from benchmarks.results import Job, ResultsStore
 from benchmarks.runner import Progress, RunConfig, Runner
 from gui_gym.errors import HarnessError
+from gui_gym.records import EpisodeResult
 
 FLAKY = textwrap.dedent('''
     import os
@@ -64,7 +65,7 @@ def _run(tmp_path, mode, tasks, always=False, **settings):
     finished = []
     results = Runner(config, [Job(t, 0) for t in tasks], on_result=finished.append).run()
     assert finished == results
-    return {r["task_id"]: r for r in results}
+    return {r.task_id: r for r in results}
 
 
 @pytest.mark.slow
@@ -72,8 +73,8 @@ def test_oracle_episodes_run_on_a_pool_and_are_all_recorded(tmp_path):
     tasks = ["demo.press-button", "demo.fill-form", "demo.read-code"]
     config = RunConfig("GUI/Demo-v0", tmp_path, agent="oracle", workers=2)
     results = Runner(config, [Job(t, 0, {"domain": "demo"}) for t in tasks]).run()
-    assert sorted(r["task_id"] for r in results) == sorted(tasks)
-    assert all(r["success"] and r["attempt"] == 1 and r["meta"] == {"domain": "demo"} for r in results)
+    assert sorted(r.task_id for r in results) == sorted(tasks)
+    assert all(r.success and r.attempt == 1 and r.meta == {"domain": "demo"} for r in results)
     store = ResultsStore(tmp_path)
     assert store.pending([Job(t, 0) for t in tasks], retries=1) == []
     assert all((tmp_path / "mind2web" / f"{t}__seed0" / "result.json").is_file() for t in tasks)
@@ -83,31 +84,31 @@ def test_oracle_episodes_run_on_a_pool_and_are_all_recorded(tmp_path):
 def test_a_worker_that_exits_mid_episode_is_replaced_and_its_episode_retried(tmp_path):
     results = _run(tmp_path, "exit", ["demo.press-button", "demo.read-code"], workers=2)
     for result in results.values():
-        assert result["success"] and result["attempt"] == 2
-        assert result["previous_errors"] == ["worker process died (exit code 7)"]
+        assert result.success and result.attempt == 2
+        assert result.previous_errors == ["worker process died (exit code 7)"]
 
 
 @pytest.mark.slow
 def test_an_episode_that_errors_twice_is_an_error_not_a_failure(tmp_path):
     results = _run(tmp_path, "raise", ["demo.read-code"], always=True, retries=1)
     result = results["demo.read-code"]
-    assert outcome(result) == "error" and result["error_kind"] == "agent" and result["attempt"] == 2
-    assert result["error"] == "RuntimeError: agent bug" and result["previous_errors"] == ["RuntimeError: agent bug"]
+    assert result.outcome == "error" and result.error_kind == "agent" and result.attempt == 2
+    assert result.error == "RuntimeError: agent bug" and result.previous_errors == ["RuntimeError: agent bug"]
 
 
 @pytest.mark.slow
 def test_a_hung_episode_is_killed_at_its_limit_and_retried(tmp_path):
     result = _run(tmp_path, "hang", ["demo.read-code"], episode_timeout_s=20)["demo.read-code"]
-    assert result["success"] and result["attempt"] == 2
-    assert result["previous_errors"] == ["episode exceeded its 20 s wall-clock limit; the worker was killed"]
+    assert result.success and result.attempt == 2
+    assert result.previous_errors == ["episode exceeded its 20 s wall-clock limit; the worker was killed"]
 
 
 @pytest.mark.slow
 def test_a_dead_browser_is_an_infra_error_and_the_env_recovers_for_the_retry(tmp_path):
     results = _run(tmp_path / "once", "kill-browser", ["demo.press-button", "demo.read-code"], retries=1)
-    assert all(r["success"] and r["attempt"] == 2 for r in results.values())
+    assert all(r.success and r.attempt == 2 for r in results.values())
     result = _run(tmp_path / "final", "kill-browser", ["demo.press-button"], retries=0)["demo.press-button"]
-    assert outcome(result) == "error" and result["error_kind"] == "infra" and result["truncated"]
+    assert result.outcome == "error" and result.error_kind == "infra" and result.truncated
 
 
 def test_an_env_that_cannot_be_built_stops_the_run_with_its_reason(tmp_path):
@@ -130,17 +131,17 @@ class _Terminal(io.StringIO):
 
 def test_the_progress_bar_shows_success_so_far_errors_and_eta():
     stream = _Terminal()
-    progress = Progress(4, previous=[{"success": True}], stream=stream)
-    progress.record({"key": "b", "success": False})
+    progress = Progress(4, previous=[EpisodeResult("a", success=True)], stream=stream)
+    progress.record(EpisodeResult("b", key="b"))
     progress.tick(2)
-    progress.record({"key": "c", "error": "worker process died"})
+    progress.record(EpisodeResult("c", key="c", error="worker process died"))
     progress.close()
     last = stream.getvalue().split("\r")[-1]
     assert last.startswith("\x1b[2K[##################......] 3/4  success 1/2 (50%)  errors 1  running 2")
     assert "ep/min  ETA " in last and "ETA --" not in last
     log = io.StringIO()
     quiet = Progress(2, stream=log)
-    quiet.record({"key": "a__seed0", "success": True})
-    quiet.record({"key": "b__seed0", "error": "boom"})
+    quiet.record(EpisodeResult("a", key="a__seed0", success=True))
+    quiet.record(EpisodeResult("b", key="b__seed0", error="boom"))
     assert log.getvalue().splitlines()[0].startswith("[1/2] ok a__seed0  success 1/1 (100%)")
     assert log.getvalue().splitlines()[1].startswith("[2/2] ERROR b__seed0 (boom)")

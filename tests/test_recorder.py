@@ -16,6 +16,7 @@ from PIL import Image
 import gui_gym  # noqa: F401 - registers the ids
 from gui_gym import Action
 from gui_gym.errors import TaskConfigError
+from gui_gym.records import read_result
 from gui_gym.wrappers import TrajectoryRecorder
 
 
@@ -45,11 +46,11 @@ def test_an_episode_is_recorded_step_by_step_and_completed_by_result_json(demo, 
         steps += 1
         if terminated or truncated:
             break
-    result = json.loads((folder / "result.json").read_text())
-    assert result["success"] is True and result["score"] == 1.0 and result["steps"] == steps
-    assert result["error"] is None and result["task_id"] == "demo.fill-form" and result["seed"] == 0
-    assert result["timings"]["total_s"] >= result["timings"]["env_s"] > 0
-    assert result["timings"]["agent_s"] == pytest.approx(0.01 * steps)
+    result = read_result(folder)
+    assert result.success is True and result.score == 1.0 and result.steps == steps
+    assert result.error is None and result.task_id == "demo.fill-form" and result.seed == 0
+    assert result.timings["total_s"] >= result.timings["env_s"] > 0
+    assert result.timings["agent_s"] == pytest.approx(0.01 * steps)
     lines = _lines(folder)
     assert [line["step"] for line in lines] == list(range(steps + 1))
     assert lines[0]["event"] == "reset" and lines[0]["instruction"].startswith("Type the name")
@@ -58,7 +59,7 @@ def test_an_episode_is_recorded_step_by_step_and_completed_by_result_json(demo, 
     assert all(line["url"].startswith("http://127.0.0.1:") for line in lines)
     for line, screen in zip(lines, seen):
         assert np.array_equal(np.asarray(Image.open(folder / line["screenshot_file"]).convert("RGB")), screen)
-    assert env.last_result["success"] is True
+    assert env.last_result.success is True
 
 
 class _Dimmed(gym.ObservationWrapper):
@@ -86,8 +87,8 @@ def test_info_gains_two_keys_and_keeps_every_base_key(demo, tmp_path):
     code = plain_obs["instruction"] and demo.unwrapped.task.code
     _, _, terminated, _, info = env.step(Action.answer(code))
     assert terminated and info["success"] and info["screenshot_file"] == "step_0001.png"
-    result = json.loads((tmp_path / "demo.read-code__seed1" / "result.json").read_text())
-    assert result["final_answer"] == code
+    result = read_result(tmp_path / "demo.read-code__seed1")
+    assert result.final_answer == code
 
 
 def test_a_new_attempt_clears_what_the_last_one_left_but_not_foreign_files(demo, tmp_path):
@@ -110,10 +111,10 @@ def test_an_exception_is_recorded_as_an_error_result(demo, tmp_path):
         env.record_error("boom")
     result = env.record_error("TaskConfigError: unknown task", "env", task_id="demo.nope", seed=0)
     stored = json.loads((tmp_path / "demo.nope__seed0" / "result.json").read_text())
-    assert stored == result and result["error_kind"] == "env" and result["success"] is False
+    assert stored == result.to_dict() and result.error_kind == "env" and result.success is False
     env.reset(seed=0, options={"task_id": "demo.press-button"})
     result = env.record_error("AgentError: the model endpoint is down", "agent")
-    assert result["task_id"] == "demo.press-button" and result["steps"] == 0
+    assert result.task_id == "demo.press-button" and result.steps == 0
     with pytest.raises(gym.error.ResetNeeded):
         env.step(Action.wait(0))
 

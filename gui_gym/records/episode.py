@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,8 @@ import numpy as np
 
 from gui_gym.errors import TaskConfigError
 from gui_gym.records.files import RESULT_FILE, TRAJECTORY_FILE, final_answer
+
+logger = logging.getLogger(__name__)
 
 ImageLike = Union[np.ndarray, bytes]
 """A screenshot: a uint8 array (HxW, HxWx3 or HxWx4) or PNG-encoded bytes."""
@@ -197,17 +200,19 @@ def load_episode(folder: str | os.PathLike, *, screenshots: bool = True) -> Traj
     reset line carries the first screenshot, ``step_NNNN.png``, ``result.json``), with the
     screenshots as PNG bytes (or only their file names, without `screenshots`). Each line's
     ``info`` is the env's, so success and score read as they did live. A folder with a result
-    and no ``traj.jsonl`` (a worker that died before the reset) is an episode without steps.
-    Raises `TaskConfigError` naming the file and line of anything malformed."""
+    and no ``traj.jsonl`` (a worker that died before the reset) is an episode without steps; a
+    last line cut short (a writer killed mid-line) ends the steps. Raises `TaskConfigError`
+    naming the file and line of anything else malformed."""
     folder = Path(folder)
     traj_path = folder / TRAJECTORY_FILE
     result = read_result(folder)
     if not traj_path.exists() and result is None:
         raise TaskConfigError(f"{folder} holds no recorded episode: expected {TRAJECTORY_FILE} or {RESULT_FILE}")
     try:
-        lines = traj_path.read_text(encoding="utf-8").splitlines() if traj_path.exists() else []
+        text = traj_path.read_text(encoding="utf-8") if traj_path.exists() else ""
     except OSError as exc:
         raise TaskConfigError(f"cannot read {traj_path}: {exc}") from exc
+    lines = text.splitlines()
     trajectory = Trajectory(task_id="", instruction="")
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -215,6 +220,10 @@ def load_episode(folder: str | os.PathLike, *, screenshots: bool = True) -> Traj
         try:
             record = json.loads(line)
         except ValueError as exc:
+            if number == len(lines) and not text.endswith("\n"):  # a writer killed mid-line: the steps before stand
+                logger.info("%s: line %d was cut short; reading the %d step(s) before it", traj_path, number,
+                            len(trajectory.steps))
+                break
             raise TaskConfigError(f"{traj_path} line {number} is not JSON: {exc}") from exc
         if not isinstance(record, dict):
             raise TaskConfigError(f"{traj_path} line {number}: expected a JSON object, received {line[:80]!r}")

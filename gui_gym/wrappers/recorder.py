@@ -36,8 +36,8 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
-from gui_gym.records import (RESULT_FILE, TRAJECTORY_FILE, action_text, atomic_write, atomic_write_json, episode_key,
-                             final_answer, json_safe)
+from gui_gym.records import (RESULT_FILE, TRAJECTORY_FILE, EpisodeResult, action_text, atomic_write, atomic_write_json,
+                             episode_key, final_answer, json_safe)
 
 _OWN_FILES = re.compile(r"^(traj\.jsonl|result\.json|step_\d+\.png|\..+\.tmp)$")
 """The files a recorded episode folder holds (cleared when an attempt starts again)."""
@@ -131,7 +131,7 @@ class TrajectoryRecorder(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.screenshots = screenshots
         self.result_extra: dict[str, Any] = {}
         self.episode_dir: Path | None = None
-        self.last_result: dict[str, Any] | None = None
+        self.last_result: EpisodeResult | None = None
         self._writer = _PngWriter(png_compress_level)
         self._traj = None
         self._annotations: dict[str, Any] = {}
@@ -186,7 +186,7 @@ class TrajectoryRecorder(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return obs, reward, terminated, truncated, self._with_paths(info, shot)
 
     def record_error(self, message: str, kind: str = "error", *, task_id: str | None = None,
-                     seed: int | None = None) -> dict[str, Any]:
+                     seed: int | None = None) -> EpisodeResult:
         """End the current episode as an error (an exception in the agent or the env) and
         write its ``result.json``. When no episode is open (the reset itself failed), name the
         episode with `task_id` and `seed`. Returns the result."""
@@ -238,14 +238,14 @@ class TrajectoryRecorder(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._traj.flush()
 
     def _finish(self, *, score: SupportsFloat | None, success: bool, terminated: bool, truncated: bool,
-                answer: str | None, error: str | None, error_kind: str | None) -> dict[str, Any]:
+                answer: str | None, error: str | None, error_kind: str | None) -> EpisodeResult:
         assert self.episode_dir is not None
         self._writer.flush()  # every screenshot is on disk before the completion marker
         self._close_traj()
         episode = self._episode
         steps = episode["steps"]
         total_s = time.perf_counter() - episode["started"]
-        result = {
+        data = {
             "task_id": episode["task_id"], "seed": episode["seed"], "instance_seed": episode["instance_seed"],
             "instruction": episode["instruction"], "domain": episode["domain"],
             "score": None if score is None else float(score), "success": success, "steps": steps,
@@ -256,9 +256,10 @@ class TrajectoryRecorder(gym.Wrapper, gym.utils.RecordConstructorArgs):
             "started_at": episode["started_at"], "finished_at": _now(),
             **self.result_extra,
         }
-        atomic_write_json(self.episode_dir / RESULT_FILE, result)
-        self.last_result = json_safe(result)
-        return self.last_result
+        result = EpisodeResult.from_dict(json_safe(data), f"the result of {self.episode_dir}")
+        atomic_write_json(self.episode_dir / RESULT_FILE, result.to_dict())
+        self.last_result = result
+        return result
 
     def _close_traj(self) -> None:
         if self._traj is not None:
