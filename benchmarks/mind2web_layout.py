@@ -28,7 +28,7 @@ from typing import Any
 from gui_gym.errors import HarnessError, TaskConfigError
 from gui_gym.judges.webjudge import WebTrajectory
 from gui_gym.records import RESULT_FILE, TRAJECTORY_FILE, atomic_write_json, load_episode, read_result
-from gui_gym.suites.mind2web.history import describe_action, factual_actions
+from gui_gym.suites.mind2web.history import factual_history
 
 SCHEMA_VERSION = "online-mind2web-v2"
 TRAJECTORY_DIR = "trajectory"
@@ -72,15 +72,11 @@ def write_from_episode(episode_dir: str | Path, dest: str | Path, *,
         return f"{TRAJECTORY_DIR}/{name}"
 
     last_factual = None
-    for step in trajectory.steps:
-        factual = factual_actions(step.parsed_action)
-        last_url = step.url or last_url
-        if not factual:
-            continue
-        steps.append({"screenshot": copy_shot(step.screenshot_file), "url": step.url,
-                      "action": "; ".join(describe_action(a) for a in factual),
+    for step, line in factual_history(trajectory.steps):
+        steps.append({"screenshot": copy_shot(step.screenshot_file), "url": step.url, "action": line,
                       "action_status": "FAILED" if step.action_error else "SUCCESS", "thought": step.thought})
         last_factual = step
+    last_url = next((s.url for s in reversed(trajectory.steps) if s.url), last_url)
     last_shot = trajectory.steps[-1].screenshot_file if trajectory.steps else trajectory.start_screenshot_file
     final_screen = steps[-1]["screenshot"] if trajectory.steps and last_factual is trajectory.steps[-1] \
         else copy_shot(last_shot)
