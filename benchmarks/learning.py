@@ -67,7 +67,7 @@ FULL = Setting(tasks=("shop.cheapest-in-category", "admin.invite-user"), episode
 
 def make_env(tasks: tuple[str, ...], max_steps: int) -> Any:
     """The env every method trains on: LocalWeb with only the tasks' apps, the a11y tree on."""
-    from benchmarks.cli import make_env as make_named_env
+    from gui_gym.registration import make as make_named_env
 
     apps = sorted({task.split(".")[0] for task in tasks})
     return make_named_env("GUI/LocalWeb-v0", {"apps": apps, "observe_a11y": True, "max_steps": max_steps})

@@ -25,10 +25,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli import DEFAULT_ENV_ID, arg, subcommand
 from benchmarks.results import Job
 from benchmarks.runner import RunConfig, Runner, run_episode
 from gui_gym.errors import HarnessError
+from gui_gym.registration import DEFAULT_ENV_ID
 from gui_gym.registration import make as make_env
 
 
@@ -98,12 +98,18 @@ def _bare_episode(env: Any, job: Job) -> int:
     raise AssertionError("unreachable")
 
 
-@subcommand("measure the harness: oracle episodes per minute on 1/2/4 workers, and per-step overhead vs a bare loop",
-            arg("--env", default=DEFAULT_ENV_ID, help=f"env id (default {DEFAULT_ENV_ID})"),
-            arg("--workers", default="1,2,4", help="worker counts to compare (default 1,2,4)"),
-            arg("--episodes", type=int, default=24, help="episodes per throughput measurement (default 24)"),
-            arg("--overhead-episodes", type=int, default=30, help="episodes of each loop for the overhead (default 30)"))
-def perf_command(args: argparse.Namespace) -> int:
+HELP = "measure the harness: oracle episodes per minute on 1/2/4 workers, and per-step overhead vs a bare loop"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--env", default=DEFAULT_ENV_ID, help=f"env id (default {DEFAULT_ENV_ID})")
+    parser.add_argument("--workers", default="1,2,4", help="worker counts to compare (default 1,2,4)")
+    parser.add_argument("--episodes", type=int, default=24, help="episodes per throughput measurement (default 24)")
+    parser.add_argument("--overhead-episodes", type=int, default=30,
+                        help="episodes of each loop for the overhead (default 30)")
+
+
+def run(args: argparse.Namespace) -> int:
     try:
         counts = [int(w) for w in args.workers.split(",")]
     except ValueError as exc:

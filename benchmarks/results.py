@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import statistics
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,6 +29,8 @@ from gui_gym.records import (RESULT_FILE, TRAJECTORY_FILE, EpisodeResult, atomic
 
 logger = logging.getLogger(__name__)
 
+RESULTS_ROOT = Path("results")
+"""Where runs go by default: ``results/<env>/<agent>/<time>/``."""
 RUN_FILE = "run.json"
 SUMMARY_FILE = "summary.json"
 TASKS_DIR = "tasks"
@@ -234,3 +237,20 @@ def format_table(summary: dict[str, Any]) -> str:
         lines.append(f"wall time {format_duration(summary['wall_s'])}; rate = successes / scored episodes "
                      "(errors are counted apart)")
     return "\n".join(lines)
+
+
+def slug(spec: str) -> str:
+    """A folder name for an env id or agent spec: ``GUI/LocalWeb-v0`` -> ``LocalWeb-v0``,
+    ``path/to/my_agent.py:Agent`` -> ``my_agent``."""
+    path = spec.split(".py:")[0] + ".py" if ".py:" in spec else spec
+    name = Path(path).stem if path.endswith(".py") else path.split("/")[-1]
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "run"
+
+
+def latest_run(env_id: str, agent: str) -> Path:
+    """The newest run of `env_id` with `agent` under `RESULTS_ROOT` (``--resume`` without ``--out``)."""
+    parent = RESULTS_ROOT / slug(env_id) / slug(agent)
+    runs = sorted(p for p in parent.glob("*") if (p / "run.json").is_file()) if parent.is_dir() else []
+    if not runs:
+        raise HarnessError(f"--resume found no run under {parent}; pass --out with the results folder to resume")
+    return runs[-1]

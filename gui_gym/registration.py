@@ -26,6 +26,9 @@ ENV_IDS: dict[str, str] = {
 }
 """id -> entry point."""
 
+DEFAULT_ENV_ID = "GUI/LocalWeb-v0"
+"""The embedded suite: what ``gui-bench`` and ``gui-train`` run when no env is named."""
+
 SUITE_ACTION_FORMATS: dict[str, str] = {
     "choice": "gui_gym.suites.mmbench.choice_format",
     "point": "gui_gym.suites.mmbench.point_format",

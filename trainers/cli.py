@@ -20,8 +20,8 @@ import sys
 from typing import Any, Callable
 
 from gui_gym.errors import GUIGymError
-from gui_gym.registration import make, parse_kwargs
-from trainers.config import CONFIGS, DEFAULT_ENV, RunSpec, build_spec, read_config_file
+from gui_gym.registration import DEFAULT_ENV_ID, make, parse_kwargs
+from trainers.config import CONFIGS, RunSpec, build_spec, read_config_file
 from trainers.policies import POLICIES, make_policy
 from trainers.runs import to_plain
 
@@ -29,7 +29,7 @@ from trainers.runs import to_plain
 def parser() -> argparse.ArgumentParser:
     out = argparse.ArgumentParser(prog="gui-train", description="Train a GUI policy with GRPO, PAGE or BEPA.")
     out.add_argument("--algo", choices=sorted(CONFIGS), help="the method (or 'algo' in the config file)")
-    out.add_argument("--env", help=f"env id (default {DEFAULT_ENV})")
+    out.add_argument("--env", help=f"env id (default {DEFAULT_ENV_ID})")
     out.add_argument("--policy", choices=POLICIES, help="element (a11y-tree scorer) or vlm (Qwen2.5-VL family)")
     out.add_argument("--config", help="a .json or .toml file (see trainers/config.py)")
     out.add_argument("--set", action="append", metavar="K=V", help="trainer setting, repeatable")

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from gui_gym.registration import DEFAULT_ENV_ID
 from trainers.bepa import BEPAConfig
 from trainers.grpo import GRPOConfig
 from trainers.page import PAGEConfig
@@ -35,7 +36,6 @@ from trainers.policies import POLICIES
 
 CONFIGS: dict[str, type[GRPOConfig]] = {"grpo": GRPOConfig, "page": PAGEConfig, "bepa": BEPAConfig}
 KEYS = ("algo", "env", "policy", "env_args", "policy_args", "trainer")
-DEFAULT_ENV = "GUI/LocalWeb-v0"
 
 
 @dataclass
@@ -81,7 +81,7 @@ def build_spec(values: Mapping[str, Any], *, algo: str | None = None, env: str |
         if not isinstance(values.get(name, {}), Mapping):
             raise ValueError(f"expected '{name}' to be a table of settings, received {values[name]!r}")
     settings = {**values.get("trainer", {}), **(trainer or {})}
-    return RunSpec(algo, env or values.get("env", DEFAULT_ENV), policy,
+    return RunSpec(algo, env or values.get("env", DEFAULT_ENV_ID), policy,
                    {**values.get("env_args", {}), **(env_args or {})},
                    {**values.get("policy_args", {}), **(policy_args or {})}, trainer_config(algo, settings))
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 from gui_gym.errors import JudgeError, JudgeFormatError
 from gui_gym.judges.aggregation import ProgressEstimate, aggregate_rounds, judge_progress
 from gui_gym.judges.cache import CachedJudge
-from gui_gym.judges.criteria import CriteriaStore, build_criteria, extract_criteria
+from gui_gym.judges.criteria import build_criteria, extract_criteria
+from gui_gym.judges.criteria_store import CriteriaStore
 from gui_gym.judges.lvlm import LVLMJudge, as_trajectory_judge
 from gui_gym.judges.oracle import NoisyOracleJudge, OracleJudge
 from gui_gym.judges.parsing import ask

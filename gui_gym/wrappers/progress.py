@@ -26,7 +26,7 @@ import gymnasium as gym
 
 from gui_gym.errors import MissingResourceError
 from gui_gym.judges.aggregation import AGGREGATES, judge_progress
-from gui_gym.judges.criteria import CriteriaStore
+from gui_gym.judges.criteria_store import CriteriaStore
 from gui_gym.judges.lvlm import as_trajectory_judge
 from gui_gym.judges.trajectory import TrajectoryJudge, TrajectoryKeeper
 from gui_gym.models.chat import ChatModel
