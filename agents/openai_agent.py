@@ -7,8 +7,9 @@ full resolution on purpose: the model answers in the pixels of the image its ser
 with `smart_resize`, and the env maps those back to the screen exactly only if the image was
 not resized on the way (see `gui_gym.action_formats.coords`).
 
-The HTTP side is the judges' OpenAI-compatible client: every request has a timeout, and
-transport failures, 429 and 5xx are retried with backoff (`gui_gym.waiting.retry`). An
+The prompt is its format's conversation (`agents.prompts`), as the VLM policy's is; the HTTP
+side is the shared OpenAI-compatible client (`gui_gym.models.openai_client`): every request
+has a timeout, and transport failures, 429 and 5xx are retried with backoff. An
 endpoint that stays down is an `AgentError`, which the harness records as an error, not as a
 failed task.
 
@@ -24,7 +25,6 @@ import io
 import os
 from typing import Any
 
-import httpx
 import numpy as np
 
 from agents.base import BaseAgent
@@ -33,8 +33,7 @@ from gui_gym.action_formats.coords import MODES
 from gui_gym.actions import Action
 from gui_gym.errors import AgentError, JudgeError
 from gui_gym.models.chat import Message
-from gui_gym.models.openai_client import OpenAIClient
-from gui_gym.waiting import retry
+from gui_gym.models.openai_client import OpenAIClient, discover_model
 
 BASE_URL_VARS = ("GUI_GYM_AGENT_BASE_URL", "OPENAI_BASE_URL")
 API_KEY_VARS = ("GUI_GYM_AGENT_API_KEY", "OPENAI_API_KEY")
@@ -127,15 +126,8 @@ class OpenAIAgent(BaseAgent):
     # ---- internals ----------------------------------------------------------------------
 
     def _messages(self, current_png: bytes) -> list[Message]:
-        system = self.prompt.system(self._instruction, self.platform, self.language)
-        messages = [Message.system(system)] if system else []
-        messages.append(Message.user(self.prompt.first_user(self._instruction, self.platform, self.language)))
-        for png, text in self._turns:
-            if png is not None:
-                messages.append(Message.user(png))
-            messages.append(Message.assistant(text))
-        messages.append(Message.user(current_png))
-        return messages
+        return self.prompt.conversation(self._instruction, self._turns, current_png, platform=self.platform,
+                                        language=self.language)
 
     def _complete(self, messages: list[Message]) -> str:
         try:
@@ -152,19 +144,11 @@ class OpenAIAgent(BaseAgent):
         return self._client
 
     def _discover_model(self) -> str:
-        url = f"{self.base_url.rstrip('/')}/models"
-        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-
-        def get() -> dict[str, Any]:
-            response = httpx.get(url, headers=headers, timeout=self.timeout_s)
-            response.raise_for_status()
-            return response.json()
         try:
-            listing = retry(get, attempts=self.attempts, retry_on=(httpx.TransportError,), base_delay_s=0.5)
-            return str(listing["data"][0]["id"])
-        except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as exc:
-            raise AgentError(f"openai agent: no model given and {url} did not list one ({type(exc).__name__}: {exc}); "
-                             f"pass --agent-arg model=NAME or set {MODEL_VARS[0]}") from exc
+            return discover_model(self.base_url, self.api_key, timeout_s=self.timeout_s, attempts=self.attempts)
+        except JudgeError as exc:
+            raise AgentError(f"openai agent: no model given and {exc}; pass --agent-arg model=NAME or set "
+                             f"{MODEL_VARS[0]}") from exc
 
 
 def _png(image: np.ndarray) -> bytes:

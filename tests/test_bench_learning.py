@@ -42,8 +42,8 @@ def test_final_success_scores_training_and_held_out_instances_per_task():
     import gymnasium as gym
 
     import gui_gym  # noqa: F401 - registers the ids
+    from agents.policies.element import ElementPolicy
     from benchmarks.learning import Setting, final_success
-    from trainers.policies_element import ElementPolicy
     from trainers.rollout import EnvPool
 
     setting = Setting(tasks=("demo.press-button", "demo.read-code"), episodes=8, instances=1, eval_instances=2)

@@ -1,5 +1,5 @@
 """The local transformers chat model on a tiny randomly initialised Qwen2.5-VL model, built from a
-config with a character-level tokenizer (`trainers.tiny_vlm`) and saved to a folder: nothing
+config with a character-level tokenizer (`gui_gym.models.tiny_qwen`) and saved to a folder: nothing
 is downloaded."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 
 from gui_gym.errors import MissingResourceError
 from gui_gym.models.chat import Message
+from gui_gym.models.tiny_qwen import build_tiny_qwen25_vl
 from gui_gym.models.transformers_model import TransformersModel
-from trainers.tiny_vlm import build_tiny_qwen25_vl
 
 
 @pytest.fixture(scope="module")

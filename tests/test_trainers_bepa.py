@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 import gui_gym  # noqa: F401 - registers the ids
+from agents.policies.element import ElementPolicy
 from gui_gym.errors import InfraError, JudgeFormatError, MissingResourceError
 from gui_gym.models.openai_client import OpenAIClient
 from gui_gym.records import Trajectory, TrajectoryStep
 from tests.fakes.chat_server import ChatServer
 from trainers import grpo
 from trainers.bepa import BEPAConfig, TaskCache, level1, level2, parse_plan, plan_from_trajectory, task_plan, train
-from trainers.policies_element import ElementPolicy
 from trainers.rollout import Rollout, Step
 
 

@@ -13,10 +13,10 @@ import pytest
 import torch
 
 import gui_gym  # noqa: F401 - registers the ids
+from agents.base import Context
+from agents.policies.element import ElementPolicy
 from gui_gym.errors import InfraError
 from trainers.grpo import GRPOConfig, TrainItem, outcome_advantages, run, seed_everything, train, update
-from trainers.policies import Context
-from trainers.policies_element import ElementPolicy
 from trainers.rollout import EnvPool, Rollout, Step
 from trainers.runs import load_checkpoint
 
@@ -135,7 +135,7 @@ def test_seeded_sampling_repeats():
     draws = []
     for _ in range(2):
         seed_everything(3)
-        draws.append([policy.act(prompt).token_ids for _ in range(5)])
+        draws.append([policy.generate(prompt).token_ids for _ in range(5)])
     assert draws[0] == draws[1]
 
 

@@ -10,10 +10,10 @@ import gymnasium as gym
 import pytest
 
 import gui_gym  # noqa: F401 - registers the ids
+from agents.policies.element import ElementPolicy
 from gui_gym.judges import CriteriaStore
 from tests.fakes.chat_server import ChatServer
 from trainers.page import PAGEConfig, page_advantages, train
-from trainers.policies_element import ElementPolicy
 from trainers.rollout import Rollout, Step
 
 R2 = 0.5**0.5

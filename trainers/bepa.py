@@ -21,9 +21,9 @@ from typing import Any, Callable, Generic, Hashable, Sequence, TypeVar
 import gymnasium as gym
 import numpy as np
 
+from agents.base import TrainableAgent
 from gui_gym.errors import MissingResourceError
 from trainers.grpo import CrashedGroups, GRPOConfig, MixFn, run, seed_everything
-from trainers.policies import Policy
 from trainers.rollout import EnvPool, Rollout
 from trainers.runs import RunLog
 
@@ -198,7 +198,7 @@ class BEPAConfig(GRPOConfig):
                              f"{self.luffy_gamma}")
 
 
-def level1(cfg: BEPAConfig, policy: Policy, pool: EnvPool, cache: TaskCache[Rollout], tasks: Sequence[str],
+def level1(cfg: BEPAConfig, policy: TrainableAgent, pool: EnvPool, cache: TaskCache[Rollout], tasks: Sequence[str],
            plans: Callable[[gym.Env, str, int], list[str]]) -> tuple[int, dict[str, float]]:
     """LEVEL-1: for each task, `level1_groups` groups acted on the instance's plan; the
     successes (stored without the plan) seed the cache. Stops where the next group would
@@ -242,7 +242,7 @@ def level2(cache: TaskCache[Rollout], inject_index: int = 0) -> MixFn:
     return mix
 
 
-def train(cfg: BEPAConfig, policy: Policy, make_env: Callable[[], gym.Env], judge: Any = None) -> list[dict[str, Any]]:
+def train(cfg: BEPAConfig, policy: TrainableAgent, make_env: Callable[[], gym.Env], judge: Any = None) -> list[dict[str, Any]]:
     """BEPA = LEVEL-1 (plan-conditioned self-rolls seed the cache) + the GRPO loop with
     LEVEL-2 injection. `judge` (a `ChatModel`) overrides the plan judge `cfg` names."""
     seed_everything(cfg.seed)

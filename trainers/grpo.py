@@ -31,7 +31,7 @@ from trainers.rollout import EnvPool, Rollout, rollout_group
 from trainers.runs import RunLog, save_checkpoint
 
 if TYPE_CHECKING:
-    from trainers.policies import Policy
+    from agents.base import TrainableAgent
 
 EPS = 1e-6
 
@@ -123,7 +123,7 @@ class GRPOConfig:
     tasks: tuple[str, ...] = ()
     """Task ids trained on; empty: every task of the env."""
     iterations: int = 20
-    """Policy updates; the run stops earlier when `episode_budget` is spent."""
+    """TrainableAgent updates; the run stops earlier when `episode_budget` is spent."""
     episode_budget: int | None = None
     """Env episodes the run may use in all (BEPA's LEVEL-1 episodes count too)."""
     groups_per_iteration: int = 1
@@ -212,8 +212,8 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def update(policy: Policy, optimizer: torch.optim.Optimizer, items: Sequence[TrainItem], cfg: GRPOConfig,
-           reference: Policy | None = None, luffy_gamma: float | None = None) -> dict[str, float]:
+def update(policy: TrainableAgent, optimizer: torch.optim.Optimizer, items: Sequence[TrainItem], cfg: GRPOConfig,
+           reference: TrainableAgent | None = None, luffy_gamma: float | None = None) -> dict[str, float]:
     """One GRPO update on `items`: old log-probs recomputed under the current weights (verl's
     recompute; for an injected trajectory this is BEPA's plain-prompt log-prob, ratio 1 on the
     first epoch), then `update_epochs` passes of shuffled minibatches of rollouts, each a
@@ -277,7 +277,7 @@ def luffy_weight(prob: Any, gamma: float = 0.1) -> Any:
     return prob / (prob + gamma)
 
 
-def _rollout_logprobs(policy: Policy, items: Sequence[TrainItem]) -> list[torch.Tensor]:
+def _rollout_logprobs(policy: TrainableAgent, items: Sequence[TrainItem]) -> list[torch.Tensor]:
     """Per rollout, the log-probs of all its generated tokens (steps concatenated), in one
     call of the policy."""
     return _rollout_values(policy.logprobs, items)
@@ -330,7 +330,7 @@ class CrashedGroups:
     def __init__(self) -> None:
         self.in_a_row = 0
 
-    def rollout(self, pool: EnvPool, policy: Policy, task_id: str, seed: int, group_size: int, *,
+    def rollout(self, pool: EnvPool, policy: TrainableAgent, task_id: str, seed: int, group_size: int, *,
                 plan: Sequence[str] | None = None) -> list[Rollout] | None:
         try:
             group = rollout_group(pool, policy, task_id, seed, group_size, plan=plan)
@@ -348,7 +348,7 @@ MixFn = Callable[[list[Rollout]], tuple[list[Rollout], list[bool], dict[str, flo
 """BEPA's LEVEL-2: a group in, the mixed group, which rollouts were injected, and counters."""
 
 
-def run(cfg: GRPOConfig, policy: Policy, pool: EnvPool, *, advantages: AdvantageFn | None = None,
+def run(cfg: GRPOConfig, policy: TrainableAgent, pool: EnvPool, *, advantages: AdvantageFn | None = None,
         mix: MixFn | None = None, luffy_gamma: float | None = None, episodes: int = 0,
         log: RunLog | None = None) -> list[dict[str, Any]]:
     """The training loop every method shares: draw task instances (tasks in shuffled rounds,
@@ -428,7 +428,7 @@ def run(cfg: GRPOConfig, policy: Policy, pool: EnvPool, *, advantages: Advantage
     return log.records
 
 
-def train(cfg: GRPOConfig, policy: Policy, make_env: Callable[[], Any]) -> list[dict[str, Any]]:
+def train(cfg: GRPOConfig, policy: TrainableAgent, make_env: Callable[[], Any]) -> list[dict[str, Any]]:
     """GRPO: `run` with the outcome advantage on a pool of `make_env` envs."""
     seed_everything(cfg.seed)
     with EnvPool(make_env, cfg.pool_size) as pool:

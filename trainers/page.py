@@ -19,8 +19,8 @@ from typing import Any, Callable, Sequence
 
 import gymnasium as gym
 
+from agents.base import TrainableAgent
 from trainers.grpo import EPS, GRPOConfig, group_advantages, run, seed_everything
-from trainers.policies import Policy
 from trainers.rollout import EnvPool, Rollout
 
 
@@ -162,7 +162,7 @@ def wrap_env(env: gym.Env, judge: Any, cfg: PAGEConfig) -> gym.Env:
                           rounds=cfg.rounds, aggregate=cfg.aggregate)
 
 
-def train(cfg: PAGEConfig, policy: Policy, make_env: Callable[[], gym.Env], judge: Any = None) -> list[dict[str, Any]]:
+def train(cfg: PAGEConfig, policy: TrainableAgent, make_env: Callable[[], gym.Env], judge: Any = None) -> list[dict[str, Any]]:
     """PAGE = the GRPO loop + `ProgressReward` + `SubtaskAnnotation`, with the hierarchical
     advantage. `judge` overrides the one `cfg` names."""
     seed_everything(cfg.seed)

@@ -23,9 +23,9 @@ from typing import Any, Callable, Sequence
 import gymnasium as gym
 import numpy as np
 
+from agents.base import Act, Context, TrainableAgent
 from gui_gym.errors import InfraError
 from gui_gym.records import Trajectory, TrajectoryStep
-from trainers.policies import Act, Context, Policy
 
 
 @dataclass
@@ -105,7 +105,7 @@ class EnvPool:
         self.close()
 
 
-def rollout_group(pool: EnvPool, policy: Policy, task_id: str, seed: int, group_size: int, *,
+def rollout_group(pool: EnvPool, policy: TrainableAgent, task_id: str, seed: int, group_size: int, *,
                   plan: Sequence[str] | None = None, greedy: bool = False) -> list[Rollout]:
     """`group_size` episodes of task `task_id` with instance seed `seed` (also the reset
     seed), acted by `policy` (conditioned on `plan` when given)."""
@@ -118,7 +118,7 @@ def rollout_group(pool: EnvPool, policy: Policy, task_id: str, seed: int, group_
     return rollouts
 
 
-def rollout_episodes(pool: EnvPool, policy: Policy, episodes: Sequence[tuple[str, int]], *,
+def rollout_episodes(pool: EnvPool, policy: TrainableAgent, episodes: Sequence[tuple[str, int]], *,
                      plan: Sequence[str] | None = None, greedy: bool = False) -> list[Rollout]:
     """One episode per (task id, instance seed), in waves of the pool's size."""
     plan = tuple(plan) if plan is not None else None
@@ -140,7 +140,7 @@ def rollout_episodes(pool: EnvPool, policy: Policy, episodes: Sequence[tuple[str
             for slot in live:
                 context = Context(wave[slot].instruction, plan, tuple(histories[slot]))
                 prompt = policy.prompt(observations[slot], context)
-                acts[slot] = (policy.act(prompt, greedy=greedy),
+                acts[slot] = (policy.generate(prompt, greedy=greedy),
                               prompt if plan is None else policy.prompt(observations[slot], context.without_plan()))
             results = pool.run([(slot, _guarded(_step(acts[slot][0].action))) for slot in live])
             still = []
@@ -162,7 +162,7 @@ def rollout_episodes(pool: EnvPool, policy: Policy, episodes: Sequence[tuple[str
     return rollouts
 
 
-def evaluate(pool: EnvPool, policy: Policy, tasks: Sequence[str], seeds: Sequence[int],
+def evaluate(pool: EnvPool, policy: TrainableAgent, tasks: Sequence[str], seeds: Sequence[int],
              greedy: bool = True) -> dict[str, float]:
     """Success rate per task over the instances `seeds` (greedy by default: the policy's
     most likely actions); crashed episodes are left out."""

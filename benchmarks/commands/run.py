@@ -26,7 +26,7 @@ HELP = "run an agent on an env, recording every episode; resumable after any int
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--env", help=f"env id (default {DEFAULT_ENV_ID})")
     parser.add_argument("--env-arg", action="append", metavar="K=V", help="env keyword argument, repeatable (values parse as JSON when they can)")
-    parser.add_argument("--agent", help=f"the agent: a name (random, oracle, replay, openai), 'module:Class' or 'file.py[:Class]' (default {DEFAULT_AGENT})")
+    parser.add_argument("--agent", help=f"the agent: a name (random, oracle, replay, openai, element, vlm), 'module:Class' or 'file.py[:Class]' (default {DEFAULT_AGENT})")
     parser.add_argument("--agent-arg", action="append", metavar="K=V", help="agent constructor argument, repeatable")
     parser.add_argument("--tasks", action="append", metavar="SPEC", help="task ids, a file of ids, or field:value filters such as domain:shop; comma-separated or repeated")
     parser.add_argument("--limit", type=int, help="run at most this many tasks")
@@ -56,7 +56,7 @@ def _check_resume(args: argparse.Namespace, run: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agents import load_agent
+    from agents import env_kwargs_for, load_agent
     from benchmarks.results import Job, ResultsStore
     from benchmarks.runner import Progress, RunConfig, Runner
     from gui_gym.records import json_safe
@@ -75,9 +75,8 @@ def run(args: argparse.Namespace) -> int:
         agent_kwargs = parse_assignments(args.agent_arg, "--agent-arg")
         env_kwargs = parse_assignments(args.env_arg, "--env-arg")
         agent = load_agent(agent_spec, **agent_kwargs)  # fails here, not in every worker
-        for name in ("action_format", "format_context"):
-            if getattr(agent, name, None) is not None:
-                env_kwargs.setdefault(name, getattr(agent, name))
+        for name, value in env_kwargs_for(agent).items():
+            env_kwargs.setdefault(name, value)
         if callable(getattr(agent, "close", None)):
             agent.close()
         if args.max_steps is not None:

@@ -28,10 +28,10 @@ from urllib.parse import urlsplit
 import numpy as np
 from PIL import Image
 
+from gui_gym.a11y_text import format_elements
 from gui_gym.actions import Action
 from gui_gym.backends.base import Backend, Observation
-from gui_gym.backends.page_scripts import (AWAIT_SCROLL_JS, ELEMENTS_JS, INIT_JS, READY_JS, SCROLL_STATE_JS,
-                                           element_tree_text)
+from gui_gym.backends.page_scripts import AWAIT_SCROLL_JS, ELEMENTS_JS, INIT_JS, READY_JS, SCROLL_STATE_JS
 from gui_gym.errors import ActionExecutionError, InfraError, MissingResourceError
 
 CHROMIUM_ENV_VAR = "GUI_GYM_CHROMIUM"
@@ -448,7 +448,7 @@ class BrowserBackend(Backend):
             extra = {}
         tree = None
         if a11y:
-            tree = element_tree_text(self._refresh_elements())
+            tree = format_elements(self._refresh_elements())
         else:
             self._elements = None
         return Observation(screenshot=screenshot, a11y_tree=tree, url=self._page.url, extra=extra)

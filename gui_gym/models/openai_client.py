@@ -159,3 +159,26 @@ class OpenAIClient(SharedOnCopy):
         if not isinstance(content, str) or not content.strip():
             raise JudgeFormatError(f"expected a non-empty text answer, received {content!r}", str(content))
         return content
+
+    def post(self, path: str, body: dict[str, Any], *, timeout_s: float = 60.0) -> httpx.Response:
+        """POST `body` to `path` under the API root with this client's headers (a vLLM
+        server's adapter endpoints, ``/load_lora_adapter``); the response as it came."""
+        return self._client.post(f"{self.base_url}/{path.lstrip('/')}", json=body, timeout=timeout_s)
+
+
+def discover_model(base_url: str, api_key: str | None = None, *, timeout_s: float = 60.0,
+                   attempts: int = 4) -> str:
+    """The first model ``{base_url}/models`` lists (a vLLM or SGLang server serves one), with
+    the retries every request gets; `JudgeError` when none is listed."""
+    url = f"{base_url.rstrip('/')}/models"
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+    def get() -> dict[str, Any]:
+        response = httpx.get(url, headers=headers, timeout=timeout_s)
+        response.raise_for_status()
+        return response.json()
+    try:
+        listing = retry(get, attempts=attempts, retry_on=(httpx.TransportError,), base_delay_s=0.5)
+        return str(listing["data"][0]["id"])
+    except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as exc:
+        raise JudgeError(f"{url} did not list a model ({type(exc).__name__}: {exc})") from exc
