@@ -7,7 +7,9 @@ the group fails**, and refreshed with the policy's own successes.
 
 The cache rules sit at the top as small pure pieces, checked in tests/test_bepa.py; then plans
 (a task's own, or a judge's abstraction of the expert's trajectory) and the trainer: LEVEL-1
-seeding, then the shared GRPO loop (`trainers.grpo.run`) with LEVEL-2 as its group mixer.
+seeding, then the shared GRPO loop (`trainers.grpo.run`) with LEVEL-2 as its group mixer,
+LUFFY's shaping as its off-policy loss and the cache's log-prob diagnostic as its update
+stats.
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ from typing import Any, Callable, Generic, Hashable, Sequence, TypeVar
 
 import gymnasium as gym
 import numpy as np
+import torch
 
 from agents.base import TrainableAgent
 from gui_gym.errors import MissingResourceError
-from trainers.grpo import CrashedGroups, GRPOConfig, MixFn, run, seed_everything
+from trainers.grpo import CrashedGroups, GRPOConfig, MixFn, OffPolicyLoss, TrainItem, run, seed_everything
 from trainers.rollout import EnvPool, Rollout
 from trainers.runs import RunLog
 
@@ -242,6 +245,29 @@ def level2(cache: TaskCache[Rollout], inject_index: int = 0) -> MixFn:
     return mix
 
 
+def luffy_weight(prob: Any, gamma: float = 0.1) -> Any:
+    """BEPA's option `luffy` (LUFFY's policy shaping): off-policy tokens are reweighted by
+    p / (p + gamma), on a float or a tensor of probabilities (the gradient flows through p,
+    which is the point: low-probability expert tokens do not dominate the gradient)."""
+    return prob / (prob + gamma)
+
+
+def luffy_loss(gamma: float) -> OffPolicyLoss:
+    """LUFFY's shaped objective for the injected tokens, -A p/(p + gamma), in place of the clip."""
+    return lambda logp, advantages: -advantages * luffy_weight(logp.exp(), gamma)
+
+
+def cache_stats(items: Sequence[TrainItem], old_logprobs: list[torch.Tensor]) -> dict[str, float]:
+    """The paper's diagnostic of an update: the mean log-prob of the injected (cached) tokens
+    against the policy's own, under the weights before the update."""
+    out = {}
+    for name, flag in (("bepa/cached_logp", True), ("bepa/on_policy_logp", False)):
+        chosen = [old for old, item in zip(old_logprobs, items) if item.off_policy == flag]
+        if chosen:
+            out[name] = float(torch.cat(chosen).mean())
+    return out
+
+
 def train(cfg: BEPAConfig, policy: TrainableAgent, make_env: Callable[[], gym.Env], judge: Any = None) -> list[dict[str, Any]]:
     """BEPA = LEVEL-1 (plan-conditioned self-rolls seed the cache) + the GRPO loop with
     LEVEL-2 injection. `judge` (a `ChatModel`) overrides the plan judge `cfg` names."""
@@ -259,6 +285,7 @@ def train(cfg: BEPAConfig, policy: TrainableAgent, make_env: Callable[[], gym.En
             episodes, stats = level1(cfg, policy, pool, cache, tasks, plans)
             log.log(0, {"charts/episodes": episodes, **stats})
             return run(cfg, policy, pool, mix=level2(cache, cfg.inject_index),
-                       luffy_gamma=cfg.luffy_gamma if cfg.luffy else None, episodes=episodes, log=log)
+                       off_policy_loss=luffy_loss(cfg.luffy_gamma) if cfg.luffy else None, update_stats=cache_stats,
+                       episodes=episodes, log=log)
     finally:
         log.close()
