@@ -19,6 +19,7 @@ perf benchmark.
 
 from __future__ import annotations
 
+import logging
 import collections
 import multiprocessing as mp
 import os
@@ -35,6 +36,8 @@ from benchmarks.results import TASKS_DIR, Job, ResultsStore, format_duration, sh
 from gui_gym.errors import HarnessError, InfraError
 from gui_gym.processes import die_with_parent, kill_tree
 from gui_gym.records import EpisodeResult
+
+logger = logging.getLogger(__name__)
 
 MAX_STARTUP_FAILURES = 3
 POLL_S = 0.5
@@ -133,8 +136,8 @@ def _worker_main(conn: Connection, config: RunConfig) -> None:
             write_from_episode(store.task_dir(job.key), store.mind2web_dir(job.key),
                                reference_length=job.meta.get("reference_length"))
             conn.send(("result", result))
-    except (EOFError, BrokenPipeError):
-        pass  # the parent is gone
+    except (EOFError, BrokenPipeError):  # the parent is gone
+        logger.info("worker %d: the run is gone; closing the env", os.getpid())
     finally:
         for closer in (getattr(agent, "close", None), recorder.close):
             if callable(closer):
@@ -204,7 +207,8 @@ class Runner:
                 job = self.pending.popleft()
                 try:
                     worker.conn.send(job)
-                except (BrokenPipeError, OSError):
+                except (BrokenPipeError, OSError) as exc:
+                    logger.info("a worker could not take %s (%s); the job waits for another", job.key, exc)
                     self.pending.appendleft(job)  # never started: no attempt used
                     continue
                 worker.job, worker.job_started = job, time.monotonic()
@@ -229,8 +233,8 @@ class Runner:
         try:
             while worker.conn.poll():
                 self._handle(worker, worker.conn.recv())
-        except (EOFError, OSError):
-            pass  # the pipe closed: the process is dead or dying; its sentinel tells
+        except (EOFError, OSError) as exc:  # the pipe closed: the process is dead or dying; its sentinel tells
+            logger.debug("a worker's pipe closed: %s", exc)
         if worker.process.exitcode is not None or worker.conn.closed:
             self._lost(worker, f"worker process died (exit code {worker.process.exitcode})", "crash")
         elif time.monotonic() >= self._deadline(worker):
@@ -253,6 +257,8 @@ class Runner:
 
     def _lost(self, worker: _Worker, error: str, kind: str) -> None:
         """A worker died or overran: kill what is left of it, record its episode."""
+        logger.warning("%s%s; a fresh worker takes its place", error,
+                       f" during {worker.job.key}" if worker.job is not None else "")
         self._discard(worker)
         if worker.job is not None:
             wall_s = time.monotonic() - worker.job_started
@@ -282,8 +288,8 @@ class Runner:
         for worker in self._workers:
             try:
                 worker.conn.send(None)
-            except (BrokenPipeError, OSError):
-                pass
+            except (BrokenPipeError, OSError) as exc:  # already gone: _discard below makes sure
+                logger.debug("a worker could not be told to stop: %s", exc)
         for worker in list(self._workers):
             worker.process.join(timeout=30)  # env.close() in the worker stops its browser
             self._discard(worker)

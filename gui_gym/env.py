@@ -14,6 +14,7 @@ tests check seeded determinism of observations, rewards and the non-timing info 
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any, Iterator
 
@@ -27,6 +28,8 @@ from gui_gym.backends.base import Backend, Observation
 from gui_gym.errors import ActionExecutionError, ActionParseError, InfraError, TaskConfigError
 from gui_gym.spaces import ActionSpace, FreeText
 from gui_gym.suites.base import Episode, Task, TaskSuite
+
+logger = logging.getLogger(__name__)
 
 TIMING_KEYS = frozenset({"step_time_s", "settle_time_s", "reset_time_s", "evaluate_time_s"})
 """Info keys holding wall-clock timings: the only info that differs between two identical runs."""
@@ -239,8 +242,10 @@ class GUIEnv(gym.Env):
         try:
             self.backend.new_episode()
             self.task.setup(self.backend)
-        except InfraError:
+        except InfraError as exc:
             self.infra_errors += 1
+            logger.warning("infrastructure failure at the reset of %s (%s); relaunching the backend and trying once more",
+                           self.task.task_id, exc)
             self.backend.restart()
             self.backend.new_episode()
             self.task.setup(self.backend)
@@ -260,6 +265,7 @@ class GUIEnv(gym.Env):
         except ActionParseError as exc:
             return [], str(exc)
         except Exception as exc:  # a parser bug must not take the episode down
+            logger.exception("the %s parser failed on an action; it is the step's action_error", self.action_format)
             return [], f"{type(exc).__name__} while parsing the action: {exc}"
         if not actions:
             return [], "the output holds no action"
@@ -295,5 +301,7 @@ class GUIEnv(gym.Env):
         assert self.task is not None
         try:
             self.task.teardown(self.backend)
-        except InfraError:
+        except InfraError as exc:
+            logger.warning("the teardown of %s failed (%s); the backend is relaunched at the next reset",
+                           self.task.task_id, exc)
             self.backend.healthy = False

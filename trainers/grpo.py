@@ -16,6 +16,7 @@ no method: PAGE and BEPA call `run` with their ingredients (`AdvantageFn`, `MixF
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 import time
@@ -29,6 +30,8 @@ import torch
 from gui_gym.errors import InfraError
 from trainers.rollout import EnvPool, Rollout, rollout_group
 from trainers.runs import RunLog, save_checkpoint
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from agents.base import TrainableAgent
@@ -333,10 +336,11 @@ class CrashedGroups:
                 plan: Sequence[str] | None = None) -> list[Rollout] | None:
         try:
             group = rollout_group(pool, policy, task_id, seed, group_size, plan=plan)
-        except InfraError:
+        except InfraError as exc:
             self.in_a_row += 1
             if self.in_a_row >= MAX_CRASHED_GROUPS:
                 raise
+            logger.warning("every episode of a group crashed (%s); skipping it (%d in a row)", exc, self.in_a_row)
             return None
         self.in_a_row = 0
         return group

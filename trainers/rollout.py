@@ -16,6 +16,7 @@ wrappers land there). Screenshots are not kept: a step's prompt holds what the p
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -26,6 +27,8 @@ import numpy as np
 from agents.base import Act, Context, TrainableAgent
 from gui_gym.errors import InfraError
 from gui_gym.records import Trajectory, TrajectoryStep
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -191,6 +194,7 @@ def _guarded(fn: Callable[[gym.Env], Any]) -> Callable[[gym.Env], Any]:
         try:
             return fn(env)
         except Exception as exc:  # the env broke its contract; the episode is void, the run goes on
+            logger.warning("an env raised instead of answering (%s: %s); its episode is void", type(exc).__name__, exc)
             return _Crash(f"{type(exc).__name__}: {exc}")
     return call
 

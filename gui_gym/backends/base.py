@@ -8,6 +8,7 @@ when the backend is no longer usable, `ActionExecutionError` when only that acti
 
 from __future__ import annotations
 
+import logging
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -17,6 +18,8 @@ import numpy as np
 
 from gui_gym.actions import Action
 from gui_gym.errors import ActionExecutionError, GUIGymError, InfraError
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -106,6 +109,8 @@ class Backend(ABC):
         except Exception as exc:
             if not self._alive():
                 self.healthy = False
+                logger.warning("%s crashed (%s: %s); it is relaunched at the next reset", type(self).__name__,
+                               type(exc).__name__, exc)
                 raise InfraError(f"{type(self).__name__} crashed: {type(exc).__name__}: {exc}") from exc
             raise ActionExecutionError(f"{type(exc).__name__}: {exc}") from exc
 

@@ -13,6 +13,7 @@ screenshots do, so identical states give identical pixels.
 
 from __future__ import annotations
 
+import logging
 import base64
 import dataclasses
 import io
@@ -33,6 +34,8 @@ from gui_gym.actions import Action
 from gui_gym.backends.base import Backend, Observation
 from gui_gym.backends.page_scripts import AWAIT_SCROLL_JS, ELEMENTS_JS, INIT_JS, READY_JS, SCROLL_STATE_JS
 from gui_gym.errors import ActionExecutionError, InfraError, MissingResourceError
+
+logger = logging.getLogger(__name__)
 
 CHROMIUM_ENV_VAR = "GUI_GYM_CHROMIUM"
 QUIET_FLAGS = (
@@ -408,19 +411,20 @@ class BrowserBackend(Backend):
                 if self._crashed or self._disconnected:
                     raise InfraError("the browser page crashed") from exc
                 # A navigation destroyed the context mid-check: wait for the new document.
+                logger.debug("settle check interrupted (%s); waiting for the new document", exc)
                 remaining_ms = max(1.0, (deadline - time.monotonic()) * 1000)
                 try:
                     self._page.wait_for_load_state("load", timeout=remaining_ms)
-                except Exception:
-                    pass
+                except Exception as load_exc:
+                    logger.debug("no load event before the settle deadline: %s", load_exc)
                 continue
             if ready == "popup":
                 if self._page is page_before:  # not adopted yet: the "page" event adopts it
                     remaining_ms = max(1.0, (deadline - time.monotonic()) * 1000)
                     try:
                         self._context.wait_for_event("page", timeout=remaining_ms)
-                    except Exception:
-                        pass  # the popup was blocked or never came; keep the current page
+                    except Exception as exc:  # the popup was blocked or never came; keep the current page
+                        logger.debug("an announced popup did not open: %s", exc)
                 continue
             if ready and not self._inflight:
                 return
@@ -433,9 +437,10 @@ class BrowserBackend(Backend):
             self._adopt_page(self._context.new_page())
         try:
             shot = self._cdp.send("Page.captureScreenshot", SCREENSHOT_PARAMS)
-        except Exception:
+        except Exception as exc:
             # The DevTools session can detach from a page that swapped its renderer (a
             # cross-process navigation); a new session on the same page sees it again.
+            logger.info("screenshot session lost (%s); attaching a new one", exc)
             self._cdp = self._context.new_cdp_session(self._page)
             shot = self._cdp.send("Page.captureScreenshot", SCREENSHOT_PARAMS)
         png = base64.b64decode(shot["data"])
@@ -475,8 +480,8 @@ class BrowserBackend(Backend):
             self._close_context()
             if self._browser is not None:
                 self._browser.close()
-        except Exception:
-            pass  # closing what is already dead; nothing left to release
+        except Exception as exc:  # closing what is already dead; nothing left to release
+            logger.info("the browser was already gone when closed: %s", exc)
         if self._playwright is not None:
             DRIVERS.release()
         self._context = self._browser = self._playwright = self._page = self._cdp = None

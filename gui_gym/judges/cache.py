@@ -9,6 +9,7 @@ that cannot be read is treated as a miss and rewritten. Errors are never cached.
 
 from __future__ import annotations
 
+import logging
 import json
 import os
 from pathlib import Path
@@ -16,6 +17,8 @@ from typing import Sequence
 
 from gui_gym.models.chat import ChatModel, Message, SharedOnCopy, message_digest
 from gui_gym.records import atomic_write_json
+
+logger = logging.getLogger(__name__)
 
 
 class CachedJudge(SharedOnCopy):
@@ -64,7 +67,8 @@ class CachedJudge(SharedOnCopy):
     def _read(path: Path) -> str | None:
         try:
             answer = json.loads(path.read_text(encoding="utf-8"))["answer"]
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            logger.warning("cached answer %s cannot be read (%s); asking the model again", path, exc)
             return None
         return answer if isinstance(answer, str) else None
 

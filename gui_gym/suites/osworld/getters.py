@@ -8,6 +8,7 @@ which the evaluator scores 0. ``cloud_file`` goes through the file cache (OSWorl
 
 from __future__ import annotations
 
+import logging
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +16,8 @@ from typing import Any
 
 from gui_gym.backends.desktop.client import ServerError
 from gui_gym.suites.osworld.context import EpisodeContext
+
+logger = logging.getLogger(__name__)
 
 
 def _files(config: dict[str, Any]) -> tuple[list[str], list[str], set[int]]:
@@ -95,14 +98,16 @@ def get_vm_command_error(ctx: EpisodeContext, config: dict[str, Any]) -> str | N
 def get_vm_terminal_output(ctx: EpisodeContext, config: dict[str, Any]) -> str | None:
     try:
         return ctx.client.terminal_output()
-    except ServerError:
+    except ServerError as exc:  # OSWorld's getter gives None too
+        logger.info("no terminal output from the VM: %s", exc)
         return None
 
 
 def get_accessibility_tree(ctx: EpisodeContext, config: dict[str, Any]) -> str | None:
     try:
         return ctx.client.accessibility_tree()
-    except ServerError:
+    except ServerError as exc:  # OSWorld's getter gives None too
+        logger.info("no accessibility tree from the VM: %s", exc)
         return None
 
 
