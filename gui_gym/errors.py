@@ -39,10 +39,6 @@ class InfraError(GUIGymError):
     """The machinery under the env failed: a crashed browser, a dead server, a lost device."""
 
 
-class BackendCrashed(InfraError):
-    """The backend's process died; it is relaunched at the next reset."""
-
-
 class TaskConfigError(GUIGymError, ValueError):
     """A task file or task definition is malformed. The message names the file and the field."""
 

@@ -52,7 +52,6 @@ SCREENSHOT_PARAMS = {"format": "png", "optimizeForSpeed": True}
 SCROLL_WAIT_FRAMES = 4
 """Frames to wait for a wheel scroll to land; one suffices in practice, the rest are for a
 page at the end of its scroll range, which never moves."""
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 
 _KEY_NAMES = {
     "ctrl": "Control", "shift": "Shift", "alt": "Alt", "meta": "Meta", "enter": "Enter",
