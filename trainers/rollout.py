@@ -65,7 +65,10 @@ class Rollout(Trajectory):
 class EnvPool:
     """`size` envs made by `make_env`, each on its own thread.
 
-    >>> pool = EnvPool(lambda: gym.make("GUI/Demo-v0"), size=2)  # doctest: +SKIP
+    >>> import gui_gym
+    >>> with EnvPool(lambda: gym.make("GUI/Demo-v0"), size=2) as pool:  # no browser before a reset
+    ...     pool.run([(0, lambda env: env.unwrapped.task_ids[0]), (1, lambda env: len(env.unwrapped.task_ids))])
+    ['demo.press-button', 3]
     """
 
     def __init__(self, make_env: Callable[[], gym.Env], size: int = 1):

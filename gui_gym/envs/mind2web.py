@@ -2,7 +2,10 @@
 the real web or offline on LocalWeb, scored by a WebJudge-style judge (see docs/mind2web.md).
 
     >>> import gymnasium as gym, gui_gym
-    >>> env = gym.make("GUI/OnlineMind2Web-v0", mode="local", levels="easy")  # doctest: +SKIP
+    >>> env = gym.make("GUI/OnlineMind2Web-v0", mode="local", levels="easy")
+    >>> env.unwrapped.task_ids[:1]
+    ['shop.add-to-cart.s1']
+    >>> env.close()
     >>> live = gym.make("GUI/OnlineMind2Web-v0", mode="live", tasks="Online_Mind2Web.json",
     ...                 judge={"model": "o4-mini"})  # doctest: +SKIP
 

@@ -52,8 +52,12 @@ class ProgressReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     >>> import gymnasium as gym, gui_gym
     >>> from gui_gym.judges import OracleJudge
-    >>> env = ProgressReward(gym.make("GUI/Demo-v0"), OracleJudge())  # doctest: +SKIP
-    >>> obs, info = env.reset(seed=0, options={"task_id": "demo.fill-form"})  # doctest: +SKIP
+    >>> env = ProgressReward(gym.make("GUI/Demo-v0"), OracleJudge())
+    >>> obs, info = env.reset(seed=0, options={"task_id": "demo.press-button"})
+    >>> obs, reward, terminated, truncated, info = env.step(gui_gym.Action.done())  # gave up at once
+    >>> terminated, reward, info["progress"]
+    (True, 0.0, 0.0)
+    >>> env.close()
     """
 
     def __init__(self, env: gym.Env, judge: ChatModel | TrajectoryJudge,

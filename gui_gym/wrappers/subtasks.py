@@ -36,7 +36,14 @@ class SubtaskAnnotation(gym.Wrapper, gym.utils.RecordConstructorArgs):
             milestones) or a `ChatModel` (asked via `LVLMJudge`).
 
     >>> import gymnasium as gym, gui_gym
-    >>> env = SubtaskAnnotation(gym.make("GUI/Demo-v0"))  # doctest: +SKIP
+    >>> env = SubtaskAnnotation(gym.make("GUI/Demo-v0"))
+    >>> obs, info = env.reset(seed=0, options={"task_id": "demo.press-button"})
+    >>> terminated = truncated = False
+    >>> while not (terminated or truncated):
+    ...     obs, reward, terminated, truncated, info = env.step(env.unwrapped.oracle_action())
+    >>> [(s["description"], s["completed"]) for s in info["subtasks"]]
+    [('the button was pressed', True)]
+    >>> env.close()
     """
 
     def __init__(self, env: gym.Env, annotator: ChatModel | TrajectoryJudge | None = None):

@@ -45,8 +45,16 @@ def as_web_judge(judge: Any) -> WebJudge:
 class WebJudgeReward(gym.Wrapper):
     """Score each episode of `env` with `judge` (see the module docstring).
 
-    >>> env = WebJudgeReward(gym.make("GUI/OnlineMind2Web-v0", mode="live", tasks="tasks.json"),
-    ...                      WebJudge(OpenAIClient(model="o4-mini")))  # doctest: +SKIP
+    Live Online-Mind2Web is what it is for (``gym.make("GUI/OnlineMind2Web-v0", mode="live",
+    judge=...)`` wraps it so); any env takes it:
+
+    >>> import gui_gym
+    >>> from gui_gym.models.openai_client import OpenAIClient
+    >>> env = WebJudgeReward(gym.make("GUI/Demo-v0"),
+    ...                      WebJudge(OpenAIClient("o4-mini", "http://127.0.0.1:8000/v1", temperature=0)))
+    >>> env.judge.judge.identity  # nothing is asked before an episode ends
+    'openai:http://127.0.0.1:8000/v1:o4-mini:t=0:max_tokens=1024:side=1280'
+    >>> env.close()
     """
 
     def __init__(self, env: gym.Env, judge: WebJudge):
