@@ -22,7 +22,6 @@ SGLang server serves one).
 from __future__ import annotations
 
 import io
-import os
 from typing import Any
 
 import numpy as np
@@ -33,19 +32,13 @@ from gui_gym.action_formats.coords import MODES
 from gui_gym.actions import Action
 from gui_gym.errors import AgentError, JudgeError
 from gui_gym.models.chat import Message
-from gui_gym.models.openai_client import OpenAIClient, discover_model
+from gui_gym.models.openai_client import OpenAIClient, discover_model, from_env
 
 BASE_URL_VARS = ("GUI_GYM_AGENT_BASE_URL", "OPENAI_BASE_URL")
 API_KEY_VARS = ("GUI_GYM_AGENT_API_KEY", "OPENAI_API_KEY")
 MODEL_VARS = ("GUI_GYM_AGENT_MODEL",)
 FULL_RESOLUTION = 1 << 16
 """Image side cap given to the client: larger than any screen, so nothing is downscaled."""
-
-
-def _setting(value: str | None, names: tuple[str, ...]) -> str | None:
-    if value:
-        return value
-    return next((os.environ[n] for n in names if os.environ.get(n)), None)
 
 
 class OpenAIAgent(BaseAgent):
@@ -84,12 +77,12 @@ class OpenAIAgent(BaseAgent):
                                  ("timeout_s", timeout_s, 1e-9), ("attempts", attempts, 1)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < low:
                 raise AgentError(f"openai agent: {name} must be a number >= {low:g}, received {value!r}")
-        self.base_url = _setting(base_url, BASE_URL_VARS)
+        self.base_url = from_env(base_url, BASE_URL_VARS)
         if not self.base_url:
             raise AgentError("openai agent: no endpoint; pass --agent-arg base_url=http://HOST:PORT/v1 "
                              f"or set {BASE_URL_VARS[0]} (or {BASE_URL_VARS[1]})")
-        self.model = _setting(model, MODEL_VARS)
-        self.api_key = _setting(api_key, API_KEY_VARS)
+        self.model = from_env(model, MODEL_VARS)
+        self.api_key = from_env(api_key, API_KEY_VARS)
         self.coordinates, self.history_images = coordinates, history_images
         self.platform, self.language = platform, language
         self.timeout_s, self.attempts = float(timeout_s), int(attempts)

@@ -35,7 +35,8 @@ class _Retryable(Exception):
     """An answer worth asking again for (rate limit, server error)."""
 
 
-def _from_env(value: str | None, names: Sequence[str]) -> str | None:
+def from_env(value: str | None, names: Sequence[str]) -> str | None:
+    """`value` when given, else the first of the environment variables `names` that is set."""
     if value:
         return value
     return next((os.environ[name] for name in names if os.environ.get(name)), None)
@@ -64,8 +65,8 @@ class OpenAIClient(SharedOnCopy):
     def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
                  temperature: float = 0.7, max_tokens: int = 1024, timeout_s: float = 60.0, attempts: int = 4,
                  max_image_side: int = 1280, backoff_s: float = 0.5, extra_body: dict[str, Any] | None = None):
-        self.base_url = _from_env(base_url, BASE_URL_VARS)
-        self.model = _from_env(model, MODEL_VARS)
+        self.base_url = from_env(base_url, BASE_URL_VARS)
+        self.model = from_env(model, MODEL_VARS)
         if not self.base_url:
             raise MissingResourceError("no judge endpoint: pass base_url=... or set GUI_GYM_JUDGE_BASE_URL "
                                        "(e.g. http://127.0.0.1:8000/v1 for a local vLLM server)")
@@ -88,7 +89,7 @@ class OpenAIClient(SharedOnCopy):
         self.backoff_s = float(backoff_s)
         self.extra_body = dict(extra_body or {})
         headers = {"Content-Type": "application/json"}
-        key = _from_env(api_key, API_KEY_VARS)
+        key = from_env(api_key, API_KEY_VARS)
         if key:
             headers["Authorization"] = f"Bearer {key}"
         self._client = httpx.Client(timeout=httpx.Timeout(timeout_s), headers=headers)

@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 
 SHARED_STATIC = Path(__file__).parent / "static"
 
@@ -58,6 +58,12 @@ def html_response(body: str, status: int = 200) -> Response:
 
 def json_response(data: Any, status: int = 200) -> Response:
     return Response(status, json.dumps(data).encode(), "application/json")
+
+
+def app_url(prefix: str, path: str, **query: Any) -> str:
+    """An absolute URL under an app's `prefix`; empty query values are left out."""
+    params = {k: v for k, v in query.items() if v not in ("", None)}
+    return f"{prefix}{path}" + (f"?{urlencode(params)}" if params else "")
 
 
 def redirect(location: str) -> Response:
