@@ -6,6 +6,12 @@ with pyautogui on the PATH, LibreOffice without first-start dialogs or the "keep
 format" question), starts Xvfb with `-displayfd` (ready when it says so), a session D-Bus (for
 the accessibility bus) and openbox (ready when it claims the EWMH check window), and keeps
 every process it starts so `stop` can end them all.
+
+In the sandbox the server runs as the namespace's root and everything else as someone else
+(`accounts.py`): Xvfb as the display's uid, and the desktop itself (window manager, session
+bus, apps, OSWorld's commands, the files it reads and writes for the evaluator) as ``user``,
+exactly what the agent can touch. Run outside a sandbox as a plain user, all of it runs as that
+user.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from gui_gym.backends.desktop.accounts import DISPLAY_ID, USER_ID
 from gui_gym.waiting import wait_until
 
 LIBREOFFICE_PREFS = """<?xml version="1.0" encoding="UTF-8"?>
@@ -47,6 +54,16 @@ SHIMS = {"python": sys.executable, "python3": sys.executable,
 with pyautogui (the VM's setup commands import it), Debian's terminal for GNOME's."""
 
 
+DISPLAY_DIR = Path("/run/gui-gym-display")
+"""The display's private folder (its Xauthority); the server reads it too."""
+READ_SCRIPT = '[ -f "$1" ] && exec head -c "$2" -- "$1"'
+"""Print regular file $1 (at most $2 bytes), as the user: a link the agent points at a pipe or
+``/dev/zero`` cannot hang or flood the server."""
+MAX_FILE_BYTES = 1 << 30
+WRITE_SCRIPT = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1" && touch -d "@$2" -- "$1"'
+"""Write stdin to $1 (its folders made) and set its modification time to $2, as the user."""
+
+
 class Session:
     """The display and the processes of one sandboxed desktop."""
 
@@ -57,18 +74,29 @@ class Session:
         self.window_manager = window_manager
         self.accessibility = accessibility
         self.env = dict(os.environ)
+        privileged = os.getuid() == 0
+        self.user = USER_ID if privileged else None
+        """Who the desktop's processes run as (None: as this process)."""
+        self.display_user = DISPLAY_ID if privileged else None
         self._core: list[subprocess.Popen] = []
         self._launched: list[subprocess.Popen] = []
+
+    def as_user(self, uid: int | None = None) -> dict:
+        """`subprocess` arguments that run a process as `uid` (default: the desktop's user),
+        with that id's group only."""
+        uid = self.user if uid is None else uid
+        return {} if uid is None else {"user": uid, "group": uid, "extra_groups": []}
 
     # ---- start and stop ------------------------------------------------------------------
 
     def start(self, timeout_s: float = 20.0) -> None:
         self._prepare_home()
+        os.environ["XAUTHORITY"] = str(self._display_cookie)  # the server's own X connections
         self._start_display(timeout_s)
         if self.accessibility:
             self._start_session_bus()
         self._start_window_manager(timeout_s)
-        os.environ.update(self.env)
+        os.environ.update({k: v for k, v in self.env.items() if k != "XAUTHORITY"})
 
     def stop(self) -> None:
         """Terminate everything started here, launched apps first, then the display."""
@@ -92,7 +120,7 @@ class Session:
         self.reap()
         proc = subprocess.Popen(normalize_command(command, shell), shell=shell, env=self.env,
                                 cwd=self.home, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
+                                stderr=subprocess.DEVNULL, start_new_session=True, **self.as_user())
         self._launched.append(proc)
         return proc
 
@@ -102,13 +130,28 @@ class Session:
         try:
             done = subprocess.run(normalize_command(command, shell), shell=shell, env=self.env, cwd=self.home,
                                   stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                  errors="replace", timeout=timeout_s)
+                                  errors="replace", timeout=timeout_s, **self.as_user())
         except subprocess.TimeoutExpired as exc:
             return {"status": "error", "output": _text(exc.stdout), "error": f"timed out after {timeout_s} s",
                     "returncode": -1}
         except OSError as exc:
             return {"status": "error", "output": "", "error": str(exc), "returncode": -1}
         return {"status": "success", "output": done.stdout, "error": done.stderr, "returncode": done.returncode}
+
+    def read_file(self, path: Path) -> bytes | None:
+        """The file's bytes as the user reads them (a link the agent made leads where it leads
+        for the user, never into the server's folders); None when it is not a regular file the
+        user can read."""
+        done = subprocess.run(["sh", "-c", READ_SCRIPT, "sh", str(path), str(MAX_FILE_BYTES)],
+                              stdin=subprocess.DEVNULL, capture_output=True, timeout=120, **self.as_user())
+        return done.stdout if done.returncode == 0 else None
+
+    def write_file(self, path: Path, data: bytes, mtime_s: int) -> None:
+        """Write `data` to `path` as the user (its folders made), modified at `mtime_s`."""
+        done = subprocess.run(["sh", "-c", WRITE_SCRIPT, "sh", str(path), str(mtime_s)], input=data,
+                              capture_output=True, timeout=120, **self.as_user())
+        if done.returncode != 0:
+            raise OSError(f"cannot write {path}: {done.stderr.decode(errors='replace').strip()}")
 
     def reap(self) -> None:
         """Collect launched programs that have exited."""
@@ -121,8 +164,15 @@ class Session:
         home.mkdir(parents=True, exist_ok=True)
         for sub in ("Desktop", "Documents", "Downloads", "Pictures", "Music", "Videos"):
             (home / sub).mkdir(exist_ok=True)
+        cookie = xauthority_entry(socket.gethostname(), "0", secrets.token_bytes(16))
         self._cookie_file = home / ".Xauthority"
-        self._cookie_file.write_bytes(xauthority_entry(socket.gethostname(), "0", secrets.token_bytes(16)))
+        self._cookie_file.write_bytes(cookie)
+        self._cookie_file.chmod(0o600)
+        DISPLAY_DIR.mkdir(mode=0o700, exist_ok=True)
+        self._display_cookie = DISPLAY_DIR / "Xauthority"
+        self._display_cookie.write_bytes(cookie)
+        self._display_cookie.chmod(0o600)
+        self._give(DISPLAY_DIR, uid=self.display_user)
         profile = home / ".config" / "libreoffice" / "4" / "user"
         profile.mkdir(parents=True, exist_ok=True)
         (profile / "registrymodifications.xcu").write_text(LIBREOFFICE_PREFS)
@@ -131,7 +181,10 @@ class Session:
         (gtk / "settings.ini").write_text(GTK_SETTINGS)
         runtime = Path("/tmp/runtime-user")
         runtime.mkdir(mode=0o700, exist_ok=True)
-        shims = Path("/tmp/.gui-gym-bin")
+        self._give(home, runtime)
+        Path("/tmp/.X11-unix").mkdir(mode=0o1777, exist_ok=True)
+        os.chmod("/tmp/.X11-unix", 0o1777)  # the display's socket; sticky, so only the display may replace it
+        shims = Path("/tmp/.gui-gym-bin")  # the server's: the user cannot change what `python` means
         shims.mkdir(exist_ok=True)
         for name, target in SHIMS.items():
             shim = shims / name
@@ -139,7 +192,7 @@ class Session:
                 shim.write_text(f'#!/bin/sh\nexec {shlex.quote(target)} "$@"\n')  # keeps venv detection
                 shim.chmod(0o755)
         self.env.update({
-            "HOME": str(home), "USER": "user", "LOGNAME": "user", "DISPLAY": ":0",
+            "HOME": str(home), "USER": "user", "LOGNAME": "user", "DISPLAY": ":0", "XAUTHORITY": str(self._cookie_file),
             "XDG_RUNTIME_DIR": str(runtime), "XDG_SESSION_TYPE": "x11",
             "PATH": f"{shims}:{self.env.get('PATH', '/usr/local/bin:/usr/bin:/bin')}",
             "SAL_USE_VCLPLUGIN": "gtk3", "NO_AT_BRIDGE": "0" if self.accessibility else "1",
@@ -147,13 +200,25 @@ class Session:
         })
         self.env.pop("VIRTUAL_ENV", None)
 
+    def _give(self, *paths: Path, uid: int | None = None) -> None:
+        """Hand `paths` and everything below them to `uid` (default: the user), before any of
+        the user's processes exists."""
+        uid = self.user if uid is None else uid
+        if uid is None:
+            return
+        for top in paths:
+            os.chown(top, uid, uid)
+            for folder, dirs, files in os.walk(top):
+                for name in dirs + files:
+                    os.lchown(os.path.join(folder, name), uid, uid)
+
     def _start_display(self, timeout_s: float) -> None:
         read_fd, write_fd = os.pipe()
         xvfb = subprocess.Popen(
             ["Xvfb", ":0", "-screen", "0", f"{self.width}x{self.height}x24", "-nolisten", "tcp",
-             "-nolisten", "local", "-noreset", "-auth", str(self._cookie_file), "-displayfd", str(write_fd)],
+             "-nolisten", "local", "-noreset", "-auth", str(self._display_cookie), "-displayfd", str(write_fd)],
             pass_fds=(write_fd,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, start_new_session=True)
+            stderr=subprocess.DEVNULL, start_new_session=True, **self.as_user(self.display_user))
         os.close(write_fd)
         self._core.append(xvfb)
         with os.fdopen(read_fd) as pipe:
@@ -164,7 +229,7 @@ class Session:
     def _start_session_bus(self) -> None:
         bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1"],
                                env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+                               stderr=subprocess.DEVNULL, text=True, start_new_session=True, **self.as_user())
         self._core.append(bus)
         address = bus.stdout.readline().strip()  # printed once the bus accepts connections
         if not address:
@@ -176,7 +241,7 @@ class Session:
 
         self._core.append(subprocess.Popen([self.window_manager], env=self.env, stdin=subprocess.DEVNULL,
                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                           start_new_session=True))
+                                           start_new_session=True, **self.as_user()))
         conn = xdisplay.Display(":0")
         try:
             check = conn.intern_atom("_NET_SUPPORTING_WM_CHECK")
