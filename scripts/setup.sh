@@ -7,7 +7,7 @@ cd "$ROOT"
 
 DEBIAN_PACKAGES=(chromium fonts-dejavu-core
                  xvfb openbox wmctrl xterm lxterminal mousepad x11-utils dbus-x11 bubblewrap
-                 libreoffice-calc libreoffice-writer libreoffice-gtk3 python3-pyatspi at-spi2-core)
+                 libreoffice-calc libreoffice-writer libreoffice-gtk3 python3-pyatspi at-spi2-core slirp4netns)
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

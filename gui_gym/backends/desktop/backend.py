@@ -17,7 +17,7 @@ import dataclasses
 import io
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,7 @@ from gui_gym.actions import Action
 from gui_gym.backends.base import Backend, Observation
 from gui_gym.backends.desktop.a11y import linearize
 from gui_gym.backends.desktop.client import ServerClient, ServerError
+from gui_gym.backends.desktop.limits import SandboxLimits
 from gui_gym.backends.desktop.providers import (
     PROVIDERS,
     Provider,
@@ -61,6 +62,8 @@ class DesktopConfig:
     vm_path: str | None = None
     snapshot: str = "init_state"
     boot_timeout_s: float = 300.0
+    sandbox_limits: SandboxLimits = field(default_factory=SandboxLimits)
+    """Processes, memory and tmpfs sizes of each local sandbox."""
 
     def __post_init__(self) -> None:
         if self.provider not in PROVIDERS:
@@ -78,7 +81,7 @@ class DesktopConfig:
     def provider_config(self) -> ProviderConfig:
         return ProviderConfig(screen_size=self.screen_size, accessibility=self.accessibility, network=self.network,
                               host=self.host, port=self.port, vm_path=self.vm_path, snapshot=self.snapshot,
-                              boot_timeout_s=self.boot_timeout_s)
+                              boot_timeout_s=self.boot_timeout_s, sandbox_limits=self.sandbox_limits)
 
 
 class DesktopBackend(Backend):

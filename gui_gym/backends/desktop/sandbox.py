@@ -57,6 +57,8 @@ STICKY = 0o1777
 """Mode of the tmpfs anyone inside may write to (/tmp, /var/tmp, /dev/shm)."""
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 LAUNCHER = Path(__file__).with_name("launcher.py")
+PACKAGE_ROOT = str(Path(__file__).resolve().parents[3])
+"""The folder holding the ``gui_gym`` package: the server runs from it."""
 REQUIRED_PROGRAMS = {
     "bwrap": "bubblewrap", "Xvfb": "xvfb", "openbox": "openbox", "wmctrl": "wmctrl",
     "dbus-daemon": "dbus-daemon",
@@ -131,7 +133,6 @@ class Sandbox:
     def command(self, fds: dict[str, int]) -> list[str]:
         """The bubblewrap command line; `fds` names the descriptors it reads from (``passwd``,
         ``group``, ``resolv`` with the network, ``token``) and the server's ``ready`` pipe."""
-        package_root = str(Path(__file__).resolve().parents[3])
         args = ["bwrap", "--clearenv", "--cap-drop", "ALL"]
         for capability in SERVER_CAPABILITIES:
             args += ["--cap-add", capability]
@@ -149,11 +150,11 @@ class Sandbox:
             mode = 0o755 if folder in ("/home", "/run") else STICKY
             args += ["--perms", f"{mode:o}", "--size", str(mib << 20), "--tmpfs", folder]
         args += ["--perms", "0755", "--dir", HOME]
-        for path in runtime_paths(package_root):
+        for path in runtime_paths():
             args += _shown(path, "--ro-bind")
         args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup", "--unshare-net",
                  "--hostname", "osworld", "--die-with-parent", "--new-session",
-                 "--setenv", "HOME", HOME, "--setenv", "PATH", SANDBOX_PATH, "--setenv", "PYTHONPATH", package_root,
+                 "--setenv", "HOME", HOME, "--setenv", "PATH", SANDBOX_PATH, "--setenv", "PYTHONPATH", PACKAGE_ROOT,
                  "--setenv", "LANG", os.environ.get("LANG", "C.UTF-8"), "--chdir", HOME]
         server = [sys.executable, "-m", "gui_gym.backends.desktop.server", "--socket", f"{INSIDE_DIR}/server.sock",
                   "--token-fd", str(fds["token"]), "--ready-fd", str(fds["ready"]),
@@ -164,7 +165,7 @@ class Sandbox:
 
     def start(self) -> None:
         check_programs(self.spec.network)
-        paths = runtime_paths(str(Path(__file__).resolve().parents[3]))
+        paths = runtime_paths()
         _check_readable(paths)
         fds = _Descriptors()
         try:
@@ -334,12 +335,12 @@ class _Descriptors:
         self.close(*list(self.open))
 
 
-def runtime_paths(package_root: str) -> list[str]:
+def runtime_paths() -> list[str]:
     """Host folders the server runs from (the interpreter's prefixes, the package) that the
     system folders do not already show, outermost only."""
     shown = SYSTEM_FOLDERS + MERGED_FOLDERS
     candidates = {str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
-                                                    sys.base_exec_prefix, package_root)}
+                                                    sys.base_exec_prefix, PACKAGE_ROOT)}
     candidates |= {str(Path(sys.executable).resolve().parent)}
     outside = [p for p in candidates if not any(p == s or p.startswith(s + "/") for s in shown)]
     return sorted(p for p in outside if not any(p != q and p.startswith(q + "/") for q in outside))

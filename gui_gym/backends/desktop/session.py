@@ -10,8 +10,7 @@ every process it starts so `stop` can end them all.
 In the sandbox the server runs as the namespace's root and everything else as someone else
 (`accounts.py`): Xvfb as the display's uid, and the desktop itself (window manager, session
 bus, apps, OSWorld's commands, the files it reads and writes for the evaluator) as ``user``,
-exactly what the agent can touch. Run outside a sandbox as a plain user, all of it runs as that
-user.
+exactly what the agent can touch.
 """
 
 from __future__ import annotations
