@@ -167,8 +167,11 @@ REACH = """
 
 
 def test_host_sockets_are_out_of_reach(client, host_listeners):
-    probe = ServerClient(Endpoint(socket_path=host_listeners["path"]))  # the listeners answer on the host
-    assert socket.create_connection(("127.0.0.1", host_listeners["port"])).recv(4) == b"HOST" and probe
+    for family, address in ((socket.AF_UNIX, host_listeners["path"]), (socket.AF_UNIX, "\0" + host_listeners["abstract"]),
+                            (socket.AF_INET, ("127.0.0.1", host_listeners["port"]))):
+        with socket.socket(family) as probe:  # on the host, each answers
+            probe.connect(address)
+            assert probe.recv(4) == b"HOST"
     seen = as_agent(client, REACH, host_listeners["path"], host_listeners["abstract"], str(host_listeners["port"]))
     assert "HOST" not in seen.values(), seen
     assert seen["path"] == "FileNotFoundError"  # the host's /var/tmp is not there
