@@ -228,3 +228,13 @@ def test_swipes_are_written_as_androidworld_executes_them():
     assert androidworld.format(Action("swipe", direction="up", x=1, y=2)) == {"action_type": "swipe", "direction": "up"}
     assert androidworld.format(Action("swipe", direction="right", x=1, y=2), androidworld_semantics="intended") == \
         {"action_type": "swipe", "direction": "right", "x": 1, "y": 2}
+
+
+def test_the_action_space_contains_outputs_that_hold_several_actions():
+    from gui_gym.spaces import ActionSpace
+
+    space = ActionSpace((360, 800), "androidworld")
+    assert space.contains({"action_type": "input_text", "text": "new", "index": 2, "clear_text": True})
+    assert space.contains({"action_type": "click", "x": 10, "y": 20, "text": "ignored"})
+    assert not space.contains({"action_type": "click", "x": 400, "y": 20})      # off the screen
+    assert not space.contains({"action_type": "tap", "index": 1})
