@@ -4,7 +4,9 @@ The contract (DESIGN.md) in short: ``reset(seed, options={"task_id"})`` draws or
 ``step`` takes an `Action` or a string in the env's `action_format`; the reward is 0 until
 the episode ends, then the task's evaluator score; `terminated` when the agent says
 done/fail/answer, `truncated` at the step limit or when the infrastructure fails. A string
-that does not parse is not an exception: it is ``info["action_error"]`` and costs a step.
+that does not parse is not an exception: it is ``info["action_error"]`` and costs a step;
+what a format accepted but ignored (AndroidWorld's irrelevant fields) is listed in
+``info["action_warnings"]``.
 
 Tolerance taken for `gymnasium.utils.env_checker.check_env`: ids are registered with
 ``nondeterministic=True`` because ``info`` carries wall-clock timings (``step_time_s``) that
@@ -22,7 +24,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gui_gym.actions import Action, parse_action
-from gui_gym.action_formats import get_format
+from gui_gym.action_formats import collect_warnings, get_format
 from gui_gym.backends.base import Backend, Observation
 from gui_gym.errors import ActionExecutionError, ActionParseError, InfraError, TaskConfigError
 from gui_gym.spaces import ActionSpace, FreeText
@@ -148,7 +150,8 @@ class GUIEnv(gym.Env):
         started = time.perf_counter()
         info: dict[str, Any] = {"action_error": None, "parsed_action": None, "infra_error": None,
                                 "success": False, "score": None}
-        actions, info["action_error"] = self._parse(action)
+        with collect_warnings() as info["action_warnings"]:  # what the format accepted but ignored
+            actions, info["action_error"] = self._parse(action)
         terminated = truncated = False
         settle_s = 0.0
         if actions:

@@ -14,7 +14,7 @@ from gui_gym import Action
 from gui_gym.env import TIMING_KEYS
 from gui_gym.errors import TaskConfigError
 
-STEP_INFO_KEYS = {"success", "score", "action_error", "parsed_action", "step_time_s", "infra_error",
+STEP_INFO_KEYS = {"success", "score", "action_error", "action_warnings", "parsed_action", "step_time_s", "infra_error",
                   "task_id", "instruction", "domain"}
 
 

@@ -16,11 +16,18 @@ Mapping (UI-TARS -> kind): click/left_single -> click, left_double -> double_cli
 right_single -> right_click, hover -> move, long_press -> long_press (``time`` ignored),
 drag/select/swipe(start, end) and the old mobile scroll(start_box, end_box) -> drag,
 scroll(point?, direction) -> scroll with ``DEFAULT_SCROLL_AMOUNT`` (UI-TARS has no amount),
-hotkey(key='ctrl c') -> hotkey (one key -> key), press -> key, keydown -> key_down,
+hotkey(key='ctrl c') -> hotkey (one key -> key; 'ctrl+c' is split at the '+' too, see
+below), press -> key, keydown -> key_down,
 keyup/release -> key_up, enter() -> key enter, type(content) -> type (a trailing newline
 is kept: it means submit), wait() -> wait, finished(content?) -> done(text=content or None),
 call_user() -> fail(text="call_user"), open_app(app_name) -> open_app, press_home() ->
 navigate_home, press_back() -> navigate_back, open_url(url) -> goto.
+
+Where we differ from the reference parser (bytedance/UI-TARS ``codes/ui_tars/action_parser.py``,
+``parsing_response_to_pyautogui_code``): it splits a hotkey's keys at spaces only, so
+``hotkey(key='ctrl+c')`` becomes ``pyautogui.hotkey('ctrl+c')``, one key that pyautogui does
+not know and presses nothing for. We split at '+' as well, so the chord is pressed: the
+model's evident intent, and the reason we keep it.
 
 Writing: `format` is the inverse for those kinds; an answer is written as
 ``finished(content=...)`` (UI-TARS answers that way, and it reads back as done), a scroll

@@ -32,8 +32,8 @@ from PIL import Image
 
 from gui_gym.actions import Action
 from gui_gym.backends.android_elements import UIElement, element_at, elements_text, parse_uiautomator_xml
-from gui_gym.backends.android_input import (direction_swipe, key_command, keycode, resolve_package, scroll_swipe,
-                                            text_commands)
+from gui_gym.backends.android_input import (direction_swipe, key_command, keycode, resolve_package, screen_swipe,
+                                            scroll_swipe, text_commands)
 from gui_gym.backends.base import Backend, Observation
 from gui_gym.errors import ActionExecutionError, GUIGymError, InfraError, MissingResourceError
 from gui_gym.waiting import wait_until
@@ -63,6 +63,12 @@ class AndroidConfig:
     settle_interval_s: float = 0.05
     long_press_s: float = 1.0
     swipe_ms: int = 400
+    """Duration of a drag, a two-point swipe, and a direction swipe from a given point."""
+    screen_swipe_ms: int = 500
+    """Duration of a direction swipe across the screen (AndroidWorld's swipe: 500 ms)."""
+    scroll_ms: int | None = None
+    """Duration of a scroll's swipe; None gives none, so the device's default (300 ms), as
+    AndroidWorld's scroll does."""
     dump_path: str = "/data/local/tmp/gui_gym_window_dump.xml"
 
     def __post_init__(self) -> None:
@@ -231,7 +237,7 @@ class AndroidBackend(Backend):
             x, y = self._point(action)
             if kind == "long_press":
                 ms = round((action.duration_s or self.config.long_press_s) * 1000)
-                self._input(["input", "swipe", x, y, x, y, ms])
+                self._swipe(x, y, x, y, ms)
             for _ in range({"click": 1, "double_click": 2}.get(kind, 0)):
                 self._input(["input", "tap", x, y])
         elif kind == "type":
@@ -240,15 +246,16 @@ class AndroidBackend(Backend):
             for command in text_commands(action.text):
                 self._input(command)
         elif kind == "scroll":
-            self._swipe(*scroll_swipe(self._scroll_region(action), action.direction, action.amount))
+            self._swipe(*scroll_swipe(self._scroll_region(action), action.direction, action.amount),
+                        self.config.scroll_ms)
         elif kind in ("swipe", "drag"):
             if action.to_x is not None:
                 path = (*self._checked(action.x, action.y), *self._checked(action.to_x, action.to_y))
+            elif action.x is not None:
+                path = direction_swipe(self._checked(action.x, action.y), action.direction, self._screen_size)
             else:
-                width, height = self._screen_size
-                start = self._checked(action.x, action.y) if action.x is not None else (width / 2, height / 2)
-                path = direction_swipe(start, action.direction, self._screen_size)
-            self._swipe(*path)
+                path = screen_swipe(action.direction, self._screen_size)
+            self._swipe(*path, self.config.swipe_ms if action.x is not None else self.config.screen_swipe_ms)
         elif kind == "key":
             self._input(key_command(action.keys[0]))
         elif kind == "hotkey":
@@ -272,30 +279,34 @@ class AndroidBackend(Backend):
     def _input(self, argv: Sequence[Any]) -> None:
         self._shell([str(a) for a in argv], check=True)
 
-    def _swipe(self, x1: int, y1: int, x2: int, y2: int) -> None:
-        self._input(["input", "swipe", x1, y1, x2, y2, self.config.swipe_ms])
+    def _swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int | None) -> None:
+        self._input(["input", "swipe", x1, y1, x2, y2, *([] if duration_ms is None else [duration_ms])])
 
     def _checked(self, x: float, y: float) -> tuple[int, int]:
+        """A point on the screen as whole pixels, cut with int() as AndroidWorld's actuation
+        does (env/actuation.py: ``x, y = int(x), int(y)``)."""
         width, height = self._screen_size
         if not (0 <= x < width and 0 <= y < height):
             raise ActionExecutionError(f"point ({x:g}, {y:g}) is off the {width}x{height} screen")
-        return round(x), round(y)
+        return int(x), int(y)
 
     def _point(self, action: Action) -> tuple[int, int]:
         if action.element is not None:
             return self._checked(*element_at(self._current_elements(), action.element).bbox_pixels.center)
         return self._checked(action.x, action.y)
 
-    def _scroll_region(self, action: Action) -> tuple[float, float, float, float]:
+    def _scroll_region(self, action: Action) -> tuple[int, int, int, int]:
+        """What a scroll swipes over: the element's box cut to the screen, or the whole screen
+        (0, 0, width, height), as AndroidWorld's scroll; or a box centred on the given point."""
         width, height = self._screen_size
         if action.element is not None:
             box = element_at(self._current_elements(), action.element).bbox_pixels
-            return box.x_min, box.y_min, box.x_max, box.y_max
+            return max(box.x_min, 0), max(box.y_min, 0), min(box.x_max, width), min(box.y_max, height)
         if action.x is not None:
             x, y = self._checked(action.x, action.y)
             half_w, half_h = min(x, width - 1 - x), min(y, height - 1 - y)
             return x - half_w, y - half_h, x + half_w, y + half_h
-        return 0, 0, width - 1, height - 1
+        return 0, 0, width, height
 
     def _installed(self) -> list[str]:
         if self._packages is None:

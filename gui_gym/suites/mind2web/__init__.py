@@ -36,7 +36,8 @@ def make_env(*, mode: str = "local", tasks: str | None = None, levels: str | Ite
         levels: keep only these levels ("easy", "medium", "hard").
         pin: the sha256 the task file must have (each result records the file's hash).
         judge: live mode only: score episodes with a WebJudge-style judge; a `WebJudge`, a
-            chat `Judge`, or `OpenAIJudge` arguments as a dict (``{"model": ..., "base_url": ...}``).
+            chat `Judge`, or `OpenAIJudge` arguments as a dict (``{"model": ..., "base_url": ...}``,
+            plus ``"protocol": "official"`` or ``"keypoint"`` for those WebJudge protocols).
         probe_timeout_s: live mode's bound on the check that the website is reachable.
         kwargs: `BrowserConfig` fields (viewport, headless, ...), then `GUIEnv` arguments.
     """

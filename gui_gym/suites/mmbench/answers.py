@@ -1,11 +1,14 @@
 """Reading answers and boxes the way MMBench-GUI's official evaluation does.
 
-Scores are only comparable with published numbers if a model's text is read exactly as the
-official code reads it, so the rules here follow open-compass/MMBench-GUI:
+Scores are only comparable with published numbers if a model's text is read as the official
+code reads it, so the rules here follow open-compass/MMBench-GUI:
 
 - L1 option letter: six patterns tried in order, case-insensitively and per line; the first
   pattern that matches anywhere wins (so ``"B. because A is wrong"`` reads B, and a lone
-  ``"a"`` at the end of a sentence reads A, exactly as the official parser does).
+  ``"a"`` at the end of a sentence reads A, exactly as the official parser does). Which text
+  they run over is the `ANSWER_MODES` choice: by default the answer the output carries (the
+  content of a UI-TARS ``finished(content=...)``, the text of a JSON answer); officially the
+  whole output, which on UI-TARS answers reads the "A" of ``Action:`` (see docs/mmbench.md).
 - L2 point: the first pair of numbers in the text, optionally bracketed and labelled
   ``x=``/``y:``; a pair with both values <= 1 is normalized, anything else is pixels.
 - L2 box: all four values in [0, 1] means normalized, otherwise pixels of the actual image;
@@ -28,6 +31,10 @@ from gui_gym.action_formats.coords import CoordinateMapping
 from gui_gym.errors import ActionParseError, TaskConfigError
 
 LETTERS = "ABCDEF"
+ANSWER_MODES = ("meant", "official")
+"""How L1 answers are read: ``meant``, the answer the output carries (the default), or
+``official``, MMBench-GUI's parser over the whole output with its quirks, and its NaN level
+score where a platform has no question of a difficulty (see docs/mmbench.md, Comparability)."""
 COORDINATE_MODES = ("auto", "absolute", "normalized", "relative1000", "smart_resize")
 """How bare numbers in an answer map to pixels: ``auto`` is the official rule (both <= 1:
 normalized, else pixels); the others name the space explicitly (see `CoordinateMapping`)."""
