@@ -94,6 +94,24 @@ class ShellResult:
     stderr: str
 
 
+@dataclass(frozen=True)
+class DirEntry:
+    """One entry of a device folder as adb sync lists it."""
+
+    name: str
+    mode: int
+    size: int
+    mtime_s: int
+
+    @property
+    def is_file(self) -> bool:
+        return (self.mode & 0o170000) == 0o100000
+
+    @property
+    def is_dir(self) -> bool:
+        return (self.mode & 0o170000) == 0o040000
+
+
 class AndroidBackend(Backend):
     """One Android device driven over adb."""
 
@@ -142,12 +160,28 @@ class AndroidBackend(Backend):
         """Names in a device folder (adb sync LIST), without . and ..; [] when it is absent."""
         return self._guard(lambda: [f.path for f in self._device.sync.list(path) if f.path not in (".", "..")])
 
+    def list_entries(self, path: str) -> list[DirEntry]:
+        """The entries of a device folder with their mode, size and modification time (adb
+        sync LIST), without . and ..; [] when it is absent."""
+        def work() -> list[DirEntry]:
+            return [DirEntry(f.path, f.mode, f.size, int(f.mtime.timestamp()) if f.mtime else 0)
+                    for f in self._device.sync.list(path) if f.path not in (".", "..")]
+        return self._guard(work)
+
+    def adb_root(self) -> str:
+        """Ask adbd to restart as root (``adb root``); its answer. The device drops off the adb
+        server for a moment while adbd restarts."""
+        return self._guard(lambda: self._device.root())
+
     def foreground(self) -> tuple[str, str]:
         """(package, activity) of the focused window; ("", "") when none has focus."""
         return self._guard(self._foreground)
 
-    def elements(self) -> list[UIElement]:
-        """The current screen's UI elements, indexed as element-index actions index them."""
+    def elements(self, fresh: bool = False) -> list[UIElement]:
+        """The current screen's UI elements, indexed as element-index actions index them;
+        `fresh`: dump the screen again rather than reuse the dump taken since the last action."""
+        if fresh:
+            self._xml = None
         return self._guard(self._current_elements)
 
     def open_app(self, name: str) -> str:

@@ -2,7 +2,7 @@
 ``GUI/AndroidControl-v0`` (offline step-wise evaluation on recorded episodes).
 
 ``GUI/Android-v0`` needs a running emulator or phone (see docs/android.md); its tasks are the
-AndroidWorld tasks on stock apps that gui-gym implements (`tasks.TASKS`), with success read
+all 116 AndroidWorld tasks (`tasks.TASKS`, one module per app), with success read
 from device state over adb. ``GUI/AndroidControl-v0`` needs nothing but files: by default the
 small bundled sample, else a folder in the layout `androidcontrol` documents.
 """
@@ -14,7 +14,8 @@ from typing import Any
 
 from gui_gym.suites.android.androidcontrol import AndroidControlSuite, AndroidControlTask, load_episodes
 from gui_gym.suites.android.catalog import CatalogEntry, load_catalog
-from gui_gym.suites.android.task import AndroidWorldSuite, AndroidWorldTask
+from gui_gym.suites.android.suite import AndroidWorldSuite
+from gui_gym.suites.android.tasks.base import AndroidWorldTask
 
 __all__ = ["AndroidControlSuite", "AndroidControlTask", "AndroidWorldSuite", "AndroidWorldTask", "CatalogEntry",
            "load_catalog", "load_episodes", "make_androidcontrol_env", "make_env"]

@@ -1,0 +1,17 @@
+"""AndroidWorld's tasks, one module per app (composite tasks sit with their main app).
+
+`TASKS` maps each task id (AndroidWorld's task name) to its class; `base.AndroidWorldTask` is
+the shape they share.
+"""
+
+from __future__ import annotations
+
+from gui_gym.suites.android.tasks import clock, contacts, files, system
+from gui_gym.suites.android.tasks.base import AndroidWorldTask
+
+_MODULES = (system, clock, contacts, files)
+
+TASKS: dict[str, type[AndroidWorldTask]] = {cls.name: cls for module in _MODULES for cls in module.TASKS}
+"""Task id (the AndroidWorld name) -> class."""
+
+__all__ = ["AndroidWorldTask", "TASKS"]
