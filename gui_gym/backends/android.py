@@ -149,7 +149,7 @@ class AndroidBackend(Backend):
         return self._guard(work)
 
     def write_file(self, path: str, data: bytes, mode: int = 0o644) -> None:
-        """Write a device file (adb push); its folder must exist."""
+        """Write a device file (adb push); adbd creates missing folders."""
         self._guard(lambda: self._device.sync.push(data, path, mode))
         self._xml = None
 

@@ -285,9 +285,10 @@ class _Connection:
                 self.sync_fail(f"unexpected {kind!r} while receiving a file")
                 return False
         path = self.device.host_path(device_path)
-        if not path.parent.is_dir() or not self.readable(device_path):
-            self.sync_fail(f"remote couldn't create file: {device_path}: No such file or directory")
+        if not self.readable(device_path) or (path.parent.exists() and not path.parent.is_dir()):
+            self.sync_fail(f"remote couldn't create file: {device_path}: Not a directory")
             return False
+        path.parent.mkdir(parents=True, exist_ok=True)  # adbd makes the folders a pushed file needs
         path.write_bytes(data)
         self.device.stamp(path)
         self.sock.sendall(b"OKAY" + struct.pack("<I", 0))

@@ -144,13 +144,17 @@ class Device(FileOps, DatabaseOps):
             return
         self.shell("am", "start", "-n", activity)
 
+    @staticmethod
+    def package_of(name: str) -> str:
+        """The package of an app given by its AndroidWorld name, or the package itself."""
+        try:
+            return app(name).package
+        except KeyError:
+            return name
+
     def close_app(self, name: str) -> None:
         """Force-stop an app by its AndroidWorld name or package."""
-        try:
-            package = app(name).package
-        except KeyError:
-            package = name
-        self.shell("am", "force-stop", package)
+        self.shell("am", "force-stop", self.package_of(name))
 
     def force_stop(self, package: str) -> None:
         self.shell("am", "force-stop", package)

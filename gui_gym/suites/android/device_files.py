@@ -50,12 +50,9 @@ class FileOps:
         self.shell("mkdir", "-p", path)
 
     def write_file(self, path: str, data: bytes = b"", *, world_writable: bool = False) -> None:
-        """Push `data` to `path`, creating its folder; `world_writable` opens its permissions
+        """Push `data` to `path` (adb creates its folders); `world_writable` opens its permissions
         (AndroidWorld does for files an app must rewrite, such as databases)."""
-        folder = posixpath.dirname(path)
-        if folder and not self.exists(folder):
-            self.make_dirs(folder)
-        self.backend.write_file(path, data)
+        self.backend.write_file(path, data)  # adbd creates missing folders
         if world_writable:
             self.shell("chmod", "777", path)
 
