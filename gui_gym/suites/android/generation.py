@@ -137,3 +137,12 @@ def noise_file_names(rng: random.Random, base: str, variants: tuple[str, ...] | 
         if name not in names:
             names.append(name)
     return names
+
+
+VIDEO_PREFIXES = ("clip", "take", "shot", "reel", "vlog", "montage", "sequence")
+VIDEO_SUFFIXES = ("", "HD", "4K", "raw", "final")
+
+
+def video_file_name(rng: random.Random) -> str:
+    """A camera-style video name (``reel_42_HD.mp4``), modified."""
+    return modified_file_name(rng, f"{rng.choice(VIDEO_PREFIXES)}_{rng.randint(1, 99)}_{rng.choice(VIDEO_SUFFIXES)}.mp4")
