@@ -6,10 +6,10 @@ the shape they share.
 
 from __future__ import annotations
 
-from gui_gym.suites.android.tasks import clock, contacts, expense, files, markor, recipe, sms, system
+from gui_gym.suites.android.tasks import calendar, clock, contacts, expense, files, markor, recipe, sms, system
 from gui_gym.suites.android.tasks.base import AndroidWorldTask
 
-_MODULES = (system, clock, contacts, files, expense, recipe, markor, sms)
+_MODULES = (system, clock, contacts, files, expense, recipe, markor, sms, calendar)
 
 TASKS: dict[str, type[AndroidWorldTask]] = {cls.name: cls for module in _MODULES for cls in module.TASKS}
 """Task id (the AndroidWorld name) -> class."""
