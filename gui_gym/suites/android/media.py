@@ -2,8 +2,8 @@
 
 AndroidWorld draws text into JPEG/PNG pictures with PIL, writes MP3s with pydub (ffmpeg) and
 MP4s with OpenCV. gui-gym needs neither ffmpeg nor OpenCV: a silent MP3 is a run of constant
-bit-rate MPEG-1 Layer III frames whose audio is all zero (so its duration is exact to a
-frame, 26 ms) behind an ID3v2.3 tag with title and artist; a video is an MP4 (ISO base media
+bit-rate MPEG-2 Layer III frames whose audio is all zero (so its duration is exact to a
+frame, 36 ms) behind an ID3v2.3 tag with title and artist; a video is an MP4 (ISO base media
 file) holding one Motion-JPEG track, one JPEG per frame, which Android's and VLC's players
 decode. Tasks check file names, tags and durations, never the codec.
 """
@@ -16,10 +16,11 @@ from typing import Sequence
 
 from PIL import Image, ImageDraw, ImageFont
 
-MP3_SAMPLE_RATE = 44100
-MP3_SAMPLES_PER_FRAME = 1152
-_MP3_BITRATE = 128000
-_MP3_HEADER = (0xFF, 0xFB, 0x90, 0x64)  # MPEG-1 Layer III, 128 kbit/s, 44.1 kHz, joint stereo; bit 1 of byte 2 pads
+MP3_SAMPLE_RATE = 16000
+MP3_SAMPLES_PER_FRAME = 576
+_MP3_BITRATE = 8000
+_MP3_HEADER = bytes((0xFF, 0xF3, 0x18, 0xC0))  # MPEG-2 Layer III, 8 kbit/s, 16 kHz, mono, no CRC
+_MP3_FRAME_BYTES = 72 * _MP3_BITRATE // MP3_SAMPLE_RATE  # 36, exactly: no padding slot needed
 
 
 def _font(size: int) -> ImageFont.ImageFont:
@@ -56,20 +57,15 @@ def _synchsafe(n: int) -> bytes:
 
 
 def silent_mp3(duration_ms: int, title: str, artist: str) -> bytes:
-    """A silent MP3 of `duration_ms` (rounded to whole frames) tagged with title and artist."""
+    """A silent MP3 of `duration_ms` (rounded to whole 36 ms frames) tagged with title and artist.
+
+    The lowest constant rate MPEG-2 allows (8 kbit/s, 16 kHz mono) keeps a five-minute song at
+    300 KB; every frame is the same size, so a player's size-based duration is exact."""
     frames = max(1, round(duration_ms / 1000 * MP3_SAMPLE_RATE / MP3_SAMPLES_PER_FRAME))
     tags = _id3_frame("TIT2", title) + _id3_frame("TPE1", artist)
-    out = [b"ID3\x03\x00\x00" + _synchsafe(len(tags)) + tags]
-    # frames of 417 or 418 bytes (the padding slot keeps the rate at exactly 128 kbit/s, so a
-    # player's size-based duration is exact); side information and audio all zero: silence
-    numerator, remainder = 144 * _MP3_BITRATE, 0
-    for _ in range(frames):
-        remainder += numerator % MP3_SAMPLE_RATE
-        padding = remainder >= MP3_SAMPLE_RATE
-        remainder -= MP3_SAMPLE_RATE if padding else 0
-        header = bytes((_MP3_HEADER[0], _MP3_HEADER[1], _MP3_HEADER[2] | (0x02 if padding else 0), _MP3_HEADER[3]))
-        out.append(header + bytes(numerator // MP3_SAMPLE_RATE + padding - 4))
-    return b"".join(out)
+    # a frame: header, side information all zero (no granule carries bits), then zero bytes: silence
+    frame = _MP3_HEADER + bytes(_MP3_FRAME_BYTES - len(_MP3_HEADER))
+    return b"ID3\x03\x00\x00" + _synchsafe(len(tags)) + tags + frame * frames
 
 
 def mp3_duration_ms(data: bytes) -> int:
