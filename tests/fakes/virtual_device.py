@@ -101,10 +101,11 @@ class VirtualDevice:
     # ---- files and databases ---------------------------------------------------------------
 
     def host_path(self, device_path: str) -> Path:
-        """Where a device path lives on the host (/sdcard is /storage/emulated/0)."""
+        """Where a device path lives on the host (/sdcard and /data/media/0 are /storage/emulated/0)."""
         path = os.path.normpath("/" + device_path.lstrip("/"))
-        if path == "/sdcard" or path.startswith("/sdcard/"):
-            path = STORAGE + path[len("/sdcard"):]
+        for alias in ("/sdcard", "/data/media/0"):  # the same storage by other names
+            if path == alias or path.startswith(alias + "/"):
+                path = STORAGE + path[len(alias):]
         return self._fs / path.lstrip("/")
 
     def _alarm_db(self) -> sqlite3.Connection:
