@@ -34,6 +34,7 @@ from gui_gym.actions import Action
 from gui_gym.backends.android_elements import UIElement, element_at, elements_text, parse_uiautomator_xml
 from gui_gym.backends.android_input import (direction_swipe, key_command, keycode, resolve_package, scroll_swipe,
                                             text_commands)
+from gui_gym.backends.android_sync import SyncSession
 from gui_gym.backends.base import Backend, Observation
 from gui_gym.errors import ActionExecutionError, GUIGymError, InfraError, MissingResourceError
 from gui_gym.waiting import wait_until
@@ -167,6 +168,26 @@ class AndroidBackend(Backend):
             return [DirEntry(f.path, f.mode, f.size, int(f.mtime.timestamp()) if f.mtime else 0)
                     for f in self._device.sync.list(path) if f.path not in (".", "..")]
         return self._guard(work)
+
+    def list_and_read(self, folder: str, names: Sequence[str]) -> dict[str, bytes]:
+        """The files of `folder` among `names` that exist, read over one sync connection."""
+        def work(session: SyncSession) -> dict[str, bytes]:
+            present = {entry[0] for entry in session.list(folder)}
+            found = {name: session.read(f"{folder}/{name}") for name in names if name in present}
+            return {name: data for name, data in found.items() if data is not None}
+        return self._guard(lambda: self._with_sync(work))
+
+    def _with_sync(self, work):
+        connection = self._device.open_transport()
+        try:
+            connection.send_command("sync:")
+            connection.check_okay()
+            session = SyncSession(connection.conn)
+            result = work(session)
+            session.close()
+            return result
+        finally:
+            connection.close()
 
     def adb_root(self) -> str:
         """Ask adbd to restart as root (``adb root``); its answer. The device drops off the adb

@@ -262,6 +262,7 @@ def _sqlite3(device: VirtualDevice, args: list[str]) -> str:
         raise ShellError(1, f'Error: unable to open database "{args[0]}": unable to open database file')
     connection = sqlite3.connect(path)
     try:
+        connection.execute("PRAGMA synchronous=OFF")
         rows = []
         for statement in filter(None, (s.strip() for s in args[1].split(";"))):
             rows = connection.execute(statement).fetchall()

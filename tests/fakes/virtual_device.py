@@ -153,6 +153,7 @@ class VirtualDevice:
     def _telephony(self) -> sqlite3.Connection:
         create_telephony_data(self.host_path)
         connection = sqlite3.connect(self.host_path(TELEPHONY_DB))
+        connection.execute("PRAGMA synchronous=OFF")
         connection.row_factory = sqlite3.Row
         return connection
 

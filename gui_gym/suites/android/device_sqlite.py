@@ -41,17 +41,14 @@ class DatabaseOps:
         if database.startswith("/data/"):
             self.ensure_root()
         folder_on_device, name = posixpath.split(database)
-        present = {e.name for e in self.backend.list_entries(folder_on_device)}
+        files = self.backend.list_and_read(folder_on_device, [name + suffix for suffix in ("", *COMPANIONS)])
         with tempfile.TemporaryDirectory(prefix="gui-gym-db-") as folder:
             local = Path(folder) / name
-            if name not in present:
+            if name not in files:
                 yield None
                 return
-            for suffix in ("", *COMPANIONS):
-                if name + suffix in present:
-                    data = self.backend.read_file(database + suffix)
-                    if data is not None:
-                        Path(str(local) + suffix).write_bytes(data)
+            for file_name, data in files.items():
+                (Path(folder) / file_name).write_bytes(data)
             yield local
 
     @staticmethod
@@ -124,6 +121,7 @@ class DatabaseOps:
                     self.ensure_table(database, table, app_name)
                     continue
                 try:
+                    connection.execute("PRAGMA synchronous=OFF")  # a scratch copy: no need to wait for the disk
                     for sql, params in statements:
                         connection.execute(sql, tuple(params))
                     connection.commit()
