@@ -9,6 +9,7 @@ import mutagen.mp4
 import pytest
 
 from fakes.android_world import fake_phone
+from gui_gym.suites.android.tasks.sms import SimpleSMSSendSms
 
 MARKOR = "/sdcard/Documents/Markor"
 SMS = "com.simplemobiletools.smsmessenger"
@@ -16,7 +17,8 @@ SMS = "com.simplemobiletools.smsmessenger"
 
 @pytest.fixture(scope="module")
 def phone():
-    with fake_phone() as p:
+    with fake_phone() as p, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(SimpleSMSSendSms, "send_wait_s", 0.2)  # a message not sent is not waited for long
         yield p
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from fakes.android_world import fake_phone
+from gui_gym.suites.android.tasks.sms import SimpleSMSSendSms
 from gui_gym.errors import InfraError
 
 SMS = "com.simplemobiletools.smsmessenger"
@@ -14,7 +15,8 @@ SMS = "com.simplemobiletools.smsmessenger"
 
 @pytest.fixture(scope="module")
 def phone():
-    with fake_phone() as p:
+    with fake_phone() as p, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(SimpleSMSSendSms, "send_wait_s", 0.2)  # a message not sent is not waited for long
         yield p
 
 

@@ -92,8 +92,19 @@ class FakeAdbServer:
         self.close()
 
 
+def _shell_options(request: str) -> set[str] | None:
+    """The options of a shell service (``shell,v2,TERM=xterm,raw:cmd`` -> {v2, TERM=xterm, raw}),
+    None for another service."""
+    head = request.split(":", 1)[0].split(",")
+    return set(head[1:]) if head[0] == "shell" and ":" in request else None
+
+
+def is_device_service(request: str) -> bool:
+    return _shell_options(request) is not None or request in ("sync:", "root:")
+
+
 class _Connection:
-    def __init__(self, server: FakeAdbServer, sock: socket.socket) -> None:
+    def __init__(self, server: FakeAdbServer | None, sock: socket.socket) -> None:
         self.server, self.sock = server, sock
         self.device: VirtualDevice | None = None
 
@@ -181,29 +192,34 @@ class _Connection:
         return next(iter(devices.values()))
 
     def device_service(self, request: str) -> None:
-        if request.startswith("shell,v2:") or request.startswith("shell,v2,raw:"):
-            self.okay()
+        """Answer a device service as the adb server does: OKAY, then the service's stream."""
+        if not is_device_service(request):
+            self.fail(f"unknown service: {request}")
+            return
+        self.okay()
+        self.serve_device_service(request)
+
+    def serve_device_service(self, request: str) -> None:
+        """The stream of a device service, as adbd writes it (the fake adbd behind a real adb
+        transport serves it too, see `adbd_transport`)."""
+        options = _shell_options(request)
+        if options is not None and "v2" in options:
             code, output = self.run(request.split(":", 1)[1])
             for packet_id, data in output:
                 for start in range(0, len(data), SYNC_CHUNK):
                     chunk = data[start:start + SYNC_CHUNK]
                     self.sock.sendall(bytes([packet_id]) + struct.pack("<I", len(chunk)) + chunk)
             self.sock.sendall(bytes([3]) + struct.pack("<I", 1) + bytes([code & 0xFF]))
-        elif request.startswith("shell:"):
-            self.okay()
-            _code, output = self.run(request[len("shell:"):])
+        elif options is not None:
+            _code, output = self.run(request.split(":", 1)[1])
             self.sock.sendall(b"".join(data for _, data in output))
         elif request == "sync:":
-            self.okay()
             self.sync()
         elif request == "root:":
-            self.okay()
             with self.device.lock:
                 answer = "adbd is already running as root\n" if self.device.root else "restarting adbd as root\n"
                 self.device.root = True
             self.sock.sendall(answer.encode())
-        else:
-            self.fail(f"unknown service: {request}")
 
     def run(self, command_line: str) -> tuple[int, list[tuple[int, bytes]]]:
         if not command_line.strip():

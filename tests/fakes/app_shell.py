@@ -99,7 +99,19 @@ def _monkey(device: VirtualDevice, args: list[str]) -> str:
 
 def _pm(device: VirtualDevice, args: list[str]) -> str:
     if args[:2] == ["list", "packages"]:
-        return "".join(f"package:{p}\n" for p in sorted({LAUNCHER, *device.apps, *OTHER_PACKAGES}))
+        packages = {p for p in device.apps if device.is_installed(p)}
+        return "".join(f"package:{p}\n" for p in sorted({LAUNCHER, *packages, *OTHER_PACKAGES}))
+    if args[:1] == ["install"]:
+        _, paths = split_flags(args[1:])
+        if len(paths) != 1 or not device_path(device, paths[0]).is_file():
+            raise ShellError(1, f"Error: APK file {paths[-1] if paths else ''} not found")
+        text = device_path(device, paths[0]).read_bytes()[:200].decode(errors="replace")
+        match = re.search(r"package=([\w.]+)", text)
+        if match is None or match.group(1) not in device.apps:
+            raise ShellError(1, "Failure [INSTALL_FAILED_INVALID_APK: the fake installs only its APK stand-ins]")
+        if device.installed is not None:
+            device.installed.add(match.group(1))
+        return "Success\n"
     if args[:1] == ["clear"] and len(args) == 2:
         if args[1] == "com.android.providers.contacts":
             device.contacts.clear()
@@ -110,12 +122,12 @@ def _pm(device: VirtualDevice, args: list[str]) -> str:
             raise ShellError(1, f"Error: package {args[1]} not found")
         return "Success\n"
     if args[:1] == ["grant"] and len(args) == 3:
-        if args[1] not in device.apps:
+        if not device.is_installed(args[1]):
             raise ShellError(255, f"Exception occurred while executing 'grant': Unknown package: {args[1]}")
         device.granted.add((args[1], args[2]))
         return ""
     if args[:1] == ["path"] and len(args) == 2:
-        if args[1] in device.apps or args[1] == "android":
+        if device.is_installed(args[1]) or args[1] == "android":
             return f"package:/data/app/{args[1]}/base.apk\n"
         raise ShellError(1, "")
     raise ShellError(1, f"pm: unsupported {' '.join(args)!r}")

@@ -43,6 +43,7 @@ class ConsoleServer:
 
         self._server = socketserver.ThreadingTCPServer(("127.0.0.1", port), Handler, bind_and_activate=False)
         self._server.daemon_threads = True
+        self._server.block_on_close = False  # a connected adb server must not hold up the stop
         self._server.allow_reuse_address = True
         self._thread: threading.Thread | None = None
 

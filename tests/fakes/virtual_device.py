@@ -68,6 +68,8 @@ class VirtualDevice:
         self.boot_completed = True
         self.recents: list[int] = []
         self.granted: set[tuple[str, str]] = set()
+        self.installed: set[str] | None = None
+        """Packages installed (None: every app of the virtual phone)."""
         self.apps: dict[str, App] = {cls.package: cls(self) for cls in STOCK_APPS}
         self.launcher_icons = list(self.apps)
         for cls in (ChromeApp, SmsApp):
@@ -191,7 +193,8 @@ class VirtualDevice:
         shutil.rmtree(folder, ignore_errors=True)
         shutil.copytree(self._fs, folder / "fs", symlinks=True)
         state = {"settings": self.settings, "contacts": self.contacts, "clipboard": self.clipboard,
-                 "clock_offset_s": self.clock_offset_s, "timezone": self.timezone, "foreground": self.foreground}
+                 "clock_offset_s": self.clock_offset_s, "timezone": self.timezone, "foreground": self.foreground,
+                 "installed": sorted(self.installed) if self.installed is not None else None}
         (folder / "state.json").write_text(json.dumps(state))
 
     def load_snapshot(self, folder: Path) -> None:
@@ -203,6 +206,7 @@ class VirtualDevice:
         self.settings, self.clipboard = state["settings"], state["clipboard"]
         self.contacts = [tuple(c) for c in state["contacts"]]
         self.clock_offset_s, self.timezone = state["clock_offset_s"], state["timezone"]
+        self.installed = set(state["installed"]) if state.get("installed") is not None else None
         for app in self.apps.values():
             app.reset()
         self.foreground, self.splash = state["foreground"], 0
@@ -220,8 +224,11 @@ class VirtualDevice:
     def app(self) -> App | None:
         return self.apps.get(self.foreground)
 
+    def is_installed(self, package: str) -> bool:
+        return package in self.apps and (self.installed is None or package in self.installed)
+
     def launch(self, package: str) -> bool:
-        if package not in self.apps and package != LAUNCHER:
+        if not self.is_installed(package) and package != LAUNCHER:
             return False
         if package != self.foreground:
             self.foreground, self.splash = package, SPLASH_FRAMES if package != LAUNCHER else 0

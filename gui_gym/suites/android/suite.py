@@ -21,6 +21,8 @@ from gui_gym.suites.base import TaskSuite
 class AndroidWorldSuite(TaskSuite):
     """The AndroidWorld tasks gui-gym implements, plus its own few (``source`` says which).
 
+    `apk_dir`: AndroidWorld's APKs, installed when the device is prepared; `prepare`: prepare
+    the device at start (None: only an emulator gui-gym booted fresh).
     `androidworld_tasks`: AndroidWorld's task_metadata.json (or $GUI_GYM_ANDROIDWORLD_TASKS);
     optional. With it, `catalog` lists all of AndroidWorld's tasks with ``implemented`` and
     ``faithful`` flags, `describe` adds difficulty, tags and optimal steps, and asking for an
@@ -31,8 +33,11 @@ class AndroidWorldSuite(TaskSuite):
     needs = ("an Android emulator or phone on an adb server (or provider='emulator' with an Android SDK and "
              "AVD); AndroidWorld's apps installed (docs/android.md)")
 
-    def __init__(self, androidworld_tasks: str | os.PathLike | None = None) -> None:
+    def __init__(self, androidworld_tasks: str | os.PathLike | None = None, apk_dir: str | os.PathLike | None = None,
+                 prepare: bool | None = None, first_run_tap_timeout_s: float = 5.0) -> None:
         self.tasks: dict[str, type[AndroidWorldTask]] = dict(TASKS)
+        self.apk_dir, self.prepare, self.first_run_tap_timeout_s = apk_dir, prepare, first_run_tap_timeout_s
+        self.prepare_timings: dict[str, float] | None = None
         path = catalog_path(androidworld_tasks)
         self._catalog = load_catalog(path, self.tasks) if path is not None else None
         self._catalog_path = path
@@ -41,6 +46,18 @@ class AndroidWorldSuite(TaskSuite):
             unknown = [n for n, t in self.tasks.items() if t.source == "androidworld" and n not in listed]
             if unknown:
                 raise TaskConfigError(f"{path}: AndroidWorld tasks {unknown} implemented by gui-gym are not in this list")
+
+    def start(self, backend) -> None:
+        """Prepare the device (`prepare.prepare_device`) when asked to, or by default when it
+        is an emulator gui-gym booted without its ready snapshot; then save that snapshot."""
+        from gui_gym.suites.android.device import Device
+        from gui_gym.suites.android.prepare import prepare_device
+
+        if self.prepare or (self.prepare is None and getattr(backend, "fresh", False)):
+            self.prepare_timings = prepare_device(Device(backend), self.apk_dir, self.first_run_tap_timeout_s)
+            save = getattr(backend, "save_ready_snapshot", None)
+            if save is not None:
+                save()
 
     @property
     def task_ids(self) -> list[str]:

@@ -44,6 +44,8 @@ class ContactsNewContactDraft(AndroidWorldTask):
     """The new-contact form must show the details, not yet saved."""
 
     name, complexity, app_names = "ContactsNewContactDraft", 1.2, ("contacts",)
+    fidelity = ("reads the form from the uiautomator dump, what is on screen; AndroidWorld reads its accessibility "
+                "forest, which also holds fields scrolled out of view, so a form scrolled past a field fails here")
     template = ("Go to the new contact screen and enter the following details: First Name: {first}, Last Name: "
                 "{last}, Phone: {phone}, Phone Label: {phone_label}. Do NOT hit save.")
 

@@ -58,6 +58,7 @@ class SimpleSMSSendSms(AndroidWorldTask):
     name = "SimpleSMSSendSms"
     app_names, complexity = ("simple sms messenger",), 1.2
     needs = ("emulator console",)
+    send_wait_s = 5.0
 
     @classmethod
     def generate_random_params(cls, rng: random.Random) -> dict[str, Any]:
@@ -71,7 +72,10 @@ class SimpleSMSSendSms(AndroidWorldTask):
             raise InfraError("the goal message is already in the sent box; its check could not tell a new one")
 
     def is_successful(self, device: Device) -> float:
-        sent = was_sent(device.sent_sms(), self.params["number"], self.params["message"], device.now_s() * 1000)
+        # the app may write the message a moment after the agent's last step: AndroidWorld waits
+        # five seconds before it reads; this reads at once and waits only while it is not there
+        sent = wait_until(lambda: was_sent(device.sent_sms(), self.params["number"], self.params["message"],
+                                           device.now_s() * 1000), self.send_wait_s, interval_s=0.25)
         in_app = device.foreground()[0] == SMS_APP
         if any((e.text or "").startswith("Sending") for e in device.ui_elements()):
             raise InfraError("the message is stuck at sending: an Android/emulator problem, not the agent's")
