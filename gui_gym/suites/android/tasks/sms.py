@@ -79,7 +79,7 @@ class SimpleSMSSendSms(AndroidWorldTask):
         in_app = device.foreground()[0] == SMS_APP
         if any((e.text or "").startswith("Sending") for e in device.ui_elements()):
             raise InfraError("the message is stuck at sending: an Android/emulator problem, not the agent's")
-        return float(sent and in_app)
+        return float(bool(sent) and in_app)
 
 
 class SimpleSmsSend(SimpleSMSSendSms):
