@@ -82,3 +82,13 @@ def test_every_task_starts_at_androidworlds_time(phone):
     assert abs(phone.device.now() - task.device_time.timestamp()) < 5
     assert phone.device.settings["system"]["time_12_24"] == "24" and phone.device.timezone == "UTC"
     assert phone.device.foreground == "com.google.android.apps.nexuslauncher"  # the agent starts at home
+
+
+def test_only_a_finished_episode_scores(phone):
+    from gui_gym.actions import Action
+    from gui_gym.suites.base import Episode
+
+    task = phone.task("SystemWifiTurnOff")
+    phone.device.settings["global"]["wifi_on"] = "0"
+    ran_out = Episode(task.task_id, 0, [Action.click(5, 5)])  # the step budget ran out after a tap
+    assert task.evaluate(phone.backend, ran_out) == 0.0 and phone.score(task) == 1.0

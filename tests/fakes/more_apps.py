@@ -22,6 +22,9 @@ class GenericApp(App):
         self.fake = fake
         self.package, self.label = fake.package, fake.label
         self.lines: list[str] = []
+        self.onboarding: list[str] = []
+        """Buttons of the first-run screens, one per screen, shown after the data is cleared."""
+        self.pending: list[str] = []
         super().__init__(device)
 
     @property
@@ -29,6 +32,8 @@ class GenericApp(App):
         return self.fake.activity
 
     def nodes(self) -> list[Node]:
+        if self.pending:
+            return [button(self.pending[0], (100, 600, 260, 650), lambda: self.pending.pop(0))]
         return [text_view(line, (16, BAR_BOTTOM + 40 * n, W - 16, BAR_BOTTOM + 40 * (n + 1)))
                 for n, line in enumerate(self.lines)]
 
@@ -37,7 +42,7 @@ class GenericApp(App):
 
     def clear_data(self) -> None:
         super().clear_data()
-        self.lines = []
+        self.lines, self.pending = [], list(self.onboarding)
         self.device.remove_app_data(self.package)
 
 

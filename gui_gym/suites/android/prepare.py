@@ -3,10 +3,10 @@ each app's data saved as the snapshot tasks restore (AndroidWorld's ``setup_devi
 
 `prepare_device` installs the apps missing from the device from a folder of AndroidWorld's
 APKs (named as AndroidWorld publishes them, see `apps.APPS`; `download_apks` fetches them),
-copies app data (OsmAnd's offline map), grants each app its runtime permissions, opens it and
-taps through its first-run screens (the buttons AndroidWorld's set-up taps; a button that does
-not appear is skipped), makes Simple SMS Messenger the default SMS app, and saves every app's
-data snapshot. On an emulator gui-gym started (``provider="emulator"``), the suite does this
+then for each app clears its data, grants its runtime permissions, opens it and taps through
+its first-run screens (the buttons AndroidWorld's set-up taps; a button that does not appear
+is skipped), copies its data files (OsmAnd's offline map), and saves its data snapshot;
+Simple SMS Messenger becomes the default SMS app. On an emulator gui-gym started (``provider="emulator"``), the suite does this
 when the emulator boots without its ready snapshot and then saves that snapshot, so it
 happens once per emulator slot.
 
@@ -100,16 +100,15 @@ def install_apps(device: Device, folder: Path | None, apps: Sequence[App] = inst
     return installed
 
 
-def copy_app_data(device: Device, folder: Path | None) -> None:
-    for app_name, files in APP_DATA_FILES.items():
-        for name, device_folder in files:
-            target = f"{device_folder.rstrip('/')}/{name}"
-            if device.exists(target):
-                continue
-            if folder is None or not (folder / name).is_file():
-                logger.warning("%s's data file %s is not in the APK folder; its tasks will lack it", app_name, name)
-                continue
-            device.write_file(target, (folder / name).read_bytes(), world_writable=True)
+def copy_app_data(device: Device, app: App, folder: Path | None) -> None:
+    """The app's data files (OsmAnd's map) from the APK folder, after its first run (which
+    clears its data)."""
+    for name, device_folder in APP_DATA_FILES.get(app.name, ()):
+        target = f"{device_folder.rstrip('/')}/{name}"
+        if folder is None or not (folder / name).is_file():
+            logger.warning("%s's data file %s is not in the APK folder; its tasks will lack it", app.name, name)
+            continue
+        device.write_file(target, (folder / name).read_bytes(), world_writable=True)
 
 
 def first_run(device: Device, app: App, tap_timeout_s: float) -> None:
@@ -138,11 +137,11 @@ def prepare_device(device: Device, folder: str | os.PathLike | None = None, tap_
     device.go_home()
     packages = apk_dir(folder)
     install_apps(device, packages)
-    copy_app_data(device, packages)
     timings["install_s"] = time.monotonic() - started
     started = time.monotonic()
     for app in APPS:
         first_run(device, app, tap_timeout_s)
+        copy_app_data(device, app, packages)
         device.save_app_snapshot(app.name)
     device.go_home()
     timings["first_run_s"] = time.monotonic() - started

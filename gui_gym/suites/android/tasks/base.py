@@ -16,7 +16,8 @@ shape, so each task reads like its original, with AndroidWorld's base behaviour:
 - question-answering tasks read the agent's last ``answer`` (``device.interaction_cache``).
 
 ``setup`` runs ``initialize_task`` then returns to the home screen (the agent starts there),
-``evaluate`` is ``is_successful``, ``teardown`` is ``tear_down``.
+``evaluate`` is ``is_successful`` once the agent said it is done (AndroidWorld scores an
+episode that ran out of steps 0), ``teardown`` is ``tear_down``.
 """
 
 from __future__ import annotations
@@ -116,6 +117,11 @@ class AndroidWorldTask(Task):
         device.go_home()
 
     def evaluate(self, backend: Backend, episode: Episode) -> float:
+        """``is_successful`` when the agent ended the episode (done, fail or answer); 0 when it
+        ran out of steps, as AndroidWorld counts only episodes its agent finished."""
+        last = episode.last_action
+        if last is None or not last.is_terminal:
+            return 0.0
         return float(self.is_successful(Device(backend, interaction_cache=last_answer(episode))))
 
     def teardown(self, backend: Backend) -> None:
