@@ -10,6 +10,7 @@ import pytest
 
 from fakes.android_world import fake_phone
 from fakes.app_data import db
+from gui_gym.suites.android.tasks import TASKS
 from gui_gym.suites.android.tasks.calendar import EVENT_DEFAULTS
 
 DB = "/data/data/com.simplemobiletools.calendar.pro/databases/events.db"
@@ -59,7 +60,7 @@ def test_add(phone, task_id, day):
 
 
 def test_the_repeating_event_needs_its_rule(phone):
-    seed = next(s for s in range(40) if phone.task("SimpleCalendarAddRepeatingEvent", s).params["repeat_rule"] == "weekly")
+    seed = next(s for s in range(40) if TASKS["SimpleCalendarAddRepeatingEvent"].from_seed(s).params["repeat_rule"] == "weekly")
     task = phone.task("SimpleCalendarAddRepeatingEvent", seed)
     [target] = task.params["row_objects"]
     assert target["repeat_interval"] == 7 * 24 * 3600 and target["repeat_rule"] == 1 << (when(target).isoweekday() - 1)

@@ -450,6 +450,20 @@ def _client_class():
         def _safe_connect(self):
             return self._create_socket()  # adbutils would run `adb start-server` on failure
 
+        def close(self):
+            """adbutils' close, less its 10 ms sleep after shutting the write side: every
+            request here is read to its end before the connection closes, and app-data checks
+            make dozens of connections."""
+            if self.closed:
+                return
+            sock = self.conn
+            try:
+                sock.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+            sock.close()
+            self._AdbConnection__conn = None
+
     class Client(adbutils.AdbClient):
         def __init__(self, host: str, port: int, socket_timeout: float):
             super().__init__(host, port, socket_timeout)
