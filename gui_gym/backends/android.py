@@ -34,6 +34,7 @@ from gui_gym.actions import Action
 from gui_gym.backends.android_elements import UIElement, element_at, elements_text, parse_uiautomator_xml
 from gui_gym.backends.android_input import (direction_swipe, key_command, keycode, resolve_package, screen_swipe,
                                             scroll_swipe, text_commands)
+from gui_gym.backends.android_sync import SyncSession
 from gui_gym.backends.base import Backend, Observation
 from gui_gym.errors import ActionExecutionError, GUIGymError, InfraError, MissingResourceError
 from gui_gym.waiting import wait_until
@@ -100,6 +101,24 @@ class ShellResult:
     stderr: str
 
 
+@dataclass(frozen=True)
+class DirEntry:
+    """One entry of a device folder as adb sync lists it."""
+
+    name: str
+    mode: int
+    size: int
+    mtime_s: int
+
+    @property
+    def is_file(self) -> bool:
+        return (self.mode & 0o170000) == 0o100000
+
+    @property
+    def is_dir(self) -> bool:
+        return (self.mode & 0o170000) == 0o040000
+
+
 class AndroidBackend(Backend):
     """One Android device driven over adb."""
 
@@ -137,7 +156,7 @@ class AndroidBackend(Backend):
         return self._guard(work)
 
     def write_file(self, path: str, data: bytes, mode: int = 0o644) -> None:
-        """Write a device file (adb push); its folder must exist."""
+        """Write a device file (adb push); adbd creates missing folders."""
         self._guard(lambda: self._device.sync.push(data, path, mode))
         self._xml = None
 
@@ -148,12 +167,48 @@ class AndroidBackend(Backend):
         """Names in a device folder (adb sync LIST), without . and ..; [] when it is absent."""
         return self._guard(lambda: [f.path for f in self._device.sync.list(path) if f.path not in (".", "..")])
 
+    def list_entries(self, path: str) -> list[DirEntry]:
+        """The entries of a device folder with their mode, size and modification time (adb
+        sync LIST), without . and ..; [] when it is absent."""
+        def work() -> list[DirEntry]:
+            return [DirEntry(f.path, f.mode, f.size, int(f.mtime.timestamp()) if f.mtime else 0)
+                    for f in self._device.sync.list(path) if f.path not in (".", "..")]
+        return self._guard(work)
+
+    def list_and_read(self, folder: str, names: Sequence[str]) -> dict[str, bytes]:
+        """The files of `folder` among `names` that exist, read over one sync connection."""
+        def work(session: SyncSession) -> dict[str, bytes]:
+            present = {entry[0] for entry in session.list(folder)}
+            found = {name: session.read(f"{folder}/{name}") for name in names if name in present}
+            return {name: data for name, data in found.items() if data is not None}
+        return self._guard(lambda: self._with_sync(work))
+
+    def _with_sync(self, work):
+        connection = self._device.open_transport()
+        try:
+            connection.send_command("sync:")
+            connection.check_okay()
+            session = SyncSession(connection.conn)
+            result = work(session)
+            session.close()
+            return result
+        finally:
+            connection.close()
+
+    def adb_root(self) -> str:
+        """Ask adbd to restart as root (``adb root``); its answer. The device drops off the adb
+        server for a moment while adbd restarts."""
+        return self._guard(lambda: self._device.root())
+
     def foreground(self) -> tuple[str, str]:
         """(package, activity) of the focused window; ("", "") when none has focus."""
         return self._guard(self._foreground)
 
-    def elements(self) -> list[UIElement]:
-        """The current screen's UI elements, indexed as element-index actions index them."""
+    def elements(self, fresh: bool = False) -> list[UIElement]:
+        """The current screen's UI elements, indexed as element-index actions index them;
+        `fresh`: dump the screen again rather than reuse the dump taken since the last action."""
+        if fresh:
+            self._xml = None
         return self._guard(self._current_elements)
 
     def open_app(self, name: str) -> str:
@@ -405,6 +460,20 @@ def _client_class():
     class Connection(adbutils.AdbConnection):
         def _safe_connect(self):
             return self._create_socket()  # adbutils would run `adb start-server` on failure
+
+        def close(self):
+            """adbutils' close, less its 10 ms sleep after shutting the write side: every
+            request here is read to its end before the connection closes, and app-data checks
+            make dozens of connections."""
+            if self.closed:
+                return
+            sock = self.conn
+            try:
+                sock.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+            sock.close()
+            self._AdbConnection__conn = None
 
     class Client(adbutils.AdbClient):
         def __init__(self, host: str, port: int, socket_timeout: float):
