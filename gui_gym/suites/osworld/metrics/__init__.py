@@ -25,10 +25,10 @@ from gui_gym.errors import MissingResourceError
 FAMILIES: dict[str, tuple[str, ...]] = {
     "general": ("exact_match", "match_in_list", "is_in_list", "literal_match", "fuzzy_match",
                 "check_include_exclude", "check_direct_json_object", "check_list", "check_csv", "check_json",
-                "check_json_settings", "check_json_keybindings", "file_contains", "check_line_number",
-                "run_sqlite3", "check_accessibility_tree"),
+                "file_contains", "check_line_number", "run_sqlite3", "check_accessibility_tree"),
     "text": ("compare_text_file", "diff_text_file", "compare_python_pure_text", "compare_config",
-             "compare_answer", "compare_result_files", "is_extension_installed"),
+             "compare_answer", "compare_result_files", "is_extension_installed", "check_json_settings",
+             "check_json_keybindings"),
     "table": ("compare_table", "compare_csv"),
     "docs": ("compare_docx_files", "compare_docx_files_and_ignore_new_lines", "compare_docx_tables",
              "compare_docx_images", "compare_line_spacing", "compare_font_names", "compare_subscript_contains",
