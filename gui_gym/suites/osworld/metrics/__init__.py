@@ -36,6 +36,10 @@ FAMILIES: dict[str, tuple[str, ...]] = {
              "check_italic_font_size_14", "evaluate_strike_through_last_paragraph", "check_tabstops",
              "fuzzy_place_math", "compare_unique_train_records", "compare_references", "find_default_font",
              "check_highlighted_words", "evaluate_colored_words_in_tables", "compare_image_text"),
+    "slides": ("compare_pptx_files", "check_presenter_console_disable", "check_auto_saving_time",
+               "check_image_stretch_and_center", "check_slide_orientation_Portrait",
+               "evaluate_presentation_fill_to_rgb_distance", "check_left_panel", "check_transition",
+               "check_page_number_colors"),
     "web": ("is_expected_url_pattern_match", "is_expected_active_tab", "is_expected_active_tab_approximate"),
     "files": ("compare_pdfs", "compare_zip_files"),
 }
