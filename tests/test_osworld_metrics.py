@@ -23,12 +23,12 @@ def write(tmp_path: Path, name: str, content: str) -> Path:
 
 def test_registry_finds_metrics_lazily_and_checks_options():
     assert metrics.has_metric("exact_match") and metrics.has_metric("infeasible")
-    assert not metrics.has_metric("check_thunderbird_prefs")
+    assert not metrics.has_metric("check_new_feature")
     assert metrics.has_metric("compare_table", {"rules": [{"type": "sheet_data"}]})
-    assert not metrics.has_metric("compare_table", {"rules": [{"type": "sparkline"}]})
+    assert not metrics.has_metric("compare_table", {"rules": [{"type": "no_such_rule"}]})
     assert metrics.get_metric("compare_text_file") is text.compare_text_file
-    with pytest.raises(NotImplementedError, match=r"'check_thunderbird_prefs' is not implemented in gui-gym"):
-        metrics.get_metric("check_thunderbird_prefs")
+    with pytest.raises(NotImplementedError, match=r"'check_new_feature' is not implemented in gui-gym"):
+        metrics.get_metric("check_new_feature")
 
 
 def test_fallback_loads_one_desktop_env_module_without_its_package(tmp_path: Path, monkeypatch):
@@ -37,10 +37,10 @@ def test_fallback_loads_one_desktop_env_module_without_its_package(tmp_path: Pat
     (tmp_path / "desktop_env" / "__init__.py").write_text("raise ImportError('the package must not be imported')\n")
     (tmp_path / "desktop_env" / "evaluators" / "__init__.py").write_text("raise ImportError('nor this one')\n")
     (folder / "__init__.py").write_text("raise ImportError('nor the metrics package')\n")
-    (folder / "gimp.py").write_text("def check_structure_sim(a, b):\n    return 0.75 if a == b else 0.0\n")
+    (folder / "gimp.py").write_text("def check_new_feature(a, b):\n    return 0.75 if a == b else 0.0\n")
     (folder / "thunderbird.py").write_text("raise ImportError('an unrelated module must not be imported')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    metric = metrics.get_metric("check_structure_sim", fallback=True)
+    metric = metrics.get_metric("check_new_feature", fallback=True)
     assert metric("x", "x") == 0.75
     assert "desktop_env" not in sys.modules
     with pytest.raises(MissingResourceError, match=r"'no_such_metric' is neither in gui-gym nor in desktop-env"):
@@ -50,7 +50,7 @@ def test_fallback_loads_one_desktop_env_module_without_its_package(tmp_path: Pat
 def test_fallback_without_desktop_env_says_how_to_get_it(monkeypatch):
     monkeypatch.setattr(metrics.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(MissingResourceError, match=r"desktop-env package is not installed"):
-        metrics.get_metric("check_structure_sim", fallback=True)
+        metrics.get_metric("check_new_feature", fallback=True)
 
 
 @pytest.mark.parametrize("value, rule, expected", [

@@ -25,7 +25,7 @@ from gui_gym.errors import GUIGymError, TaskConfigError
 from gui_gym.suites.osworld.context import EpisodeContext
 from gui_gym.suites.osworld.getters import GETTERS
 from gui_gym.suites.osworld.loader import Evaluator
-from gui_gym.suites.osworld.metrics import get_metric
+from gui_gym.suites.osworld.metrics import DESKTOP_ARGUMENTS, get_metric
 from gui_gym.suites.osworld.setup import SetupRunner
 
 logger = logging.getLogger(__name__)
@@ -65,6 +65,8 @@ def _score_one(ctx: EpisodeContext, evaluator: Evaluator, index: int, fallback: 
         if result is None or (isinstance(result, list) and None in result):
             entry["note"] = "the result getter found nothing (scored as OSWorld's metric scores None)"
         options = evaluator.options[index]
+        if func in DESKTOP_ARGUMENTS:
+            options = {**options, DESKTOP_ARGUMENTS[func]: ctx.run_python}
         if evaluator.expecteds[index]:
             score = metric(result, _get(ctx, evaluator.expecteds[index]), **options)
         else:

@@ -51,8 +51,15 @@ FAMILIES: dict[str, tuple[str, ...]] = {
               "check_qt_max_volume", "check_qt_minimal_view", "check_play_and_exit",
               "check_one_instance_when_started_from_file", "check_global_key_play_pause", "check_qt_slider_colours",
               "compare_videos"),
-    "web": ("is_expected_url_pattern_match", "is_expected_active_tab", "is_expected_active_tab_approximate"),
-    "files": ("compare_pdfs", "compare_zip_files"),
+    "web": ("is_expected_url_pattern_match", "is_expected_active_tab", "is_expected_active_tab_approximate",
+            "is_expected_installed_extensions", "is_expected_tabs", "is_expected_bookmarks",
+            "is_expected_search_query", "compare_htmls", "is_cookie_deleted", "is_shortcut_on_desktop",
+            "check_history_deleted", "check_font_size", "is_added_to_steam_cart"),
+    "files": ("compare_pdfs", "compare_pdf_images", "check_pdf_pages", "compare_zip_files", "compare_archive",
+              "compare_epub"),
+    "mail": ("check_thunderbird_prefs", "check_thunderbird_filter", "check_thunderbird_folder"),
+    "desktop": ("check_gnome_favorite_apps", "is_utc_0", "check_moved_jpgs", "is_in_vm_clickboard"),
+    "code": ("check_python_file_by_test_suite",),
 }
 """Module (under this package) -> the metric functions it defines."""
 
@@ -61,6 +68,9 @@ METRICS: dict[str, str] = {name: module for module, names in FAMILIES.items() fo
 
 OPTION_CHECKS: dict[str, tuple[str, str]] = {"compare_table": ("table", "supports_compare_table")}
 """Metrics implemented for some options only -> (module, predicate over the options)."""
+
+DESKTOP_ARGUMENTS: dict[str, str] = {"check_python_file_by_test_suite": "run_python"}
+"""Metrics that run something on the desktop -> the keyword the evaluator gives the runner in."""
 
 SPECIAL = frozenset({"infeasible"})
 """Names the evaluator itself handles (OSWorld's FAIL rule), not metric functions."""
