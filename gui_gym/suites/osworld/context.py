@@ -74,6 +74,7 @@ class EpisodeContext:
     cache: FileCache
     client_password: str = "password"
     scratch: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="gui-gym-osworld-")))
+    _home: str | None = field(default=None, init=False, repr=False)
 
     @property
     def client(self):
@@ -82,6 +83,15 @@ class EpisodeContext:
     @property
     def screen_size(self) -> tuple[int, int]:
         return self.backend.screen_size
+
+    @property
+    def home(self) -> str:
+        """The desktop user's home folder, as the desktop's Python expands ``~`` (OSWorld asks
+        the VM each time; the answer is kept for the episode)."""
+        if self._home is None:
+            result = self.client.execute(["python3", "-c", "import os; print(os.path.expanduser('~'))"])
+            self._home = (result.get("output") or "").strip() or "/home/user"
+        return self._home
 
     @property
     def task_cache(self) -> Path:

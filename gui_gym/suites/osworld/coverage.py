@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gui_gym.suites.osworld.context import FileCache
-from gui_gym.suites.osworld.getters import GETTERS, NETWORK_GETTERS
+from gui_gym.suites.osworld.getters import GETTER_TYPES, NETWORK_GETTERS
 from gui_gym.suites.osworld.loader import OSWorldTaskSpec, load_tasks
 from gui_gym.suites.osworld.metrics import has_metric
 from gui_gym.suites.osworld.setup import STEP_TYPES
@@ -67,7 +67,7 @@ def unmet(spec: OSWorldTaskSpec, cache: FileCache | None = None, network: bool =
             missing_net.append(f"{len(need.downloads)} file download(s)")
     return {
         "setup": sorted(need.setup_types - set(STEP_TYPES)),
-        "getters": sorted(need.getters - set(GETTERS)),
+        "getters": sorted(need.getters - GETTER_TYPES),
         "metrics": sorted({f for f, options in need.metrics if not has_metric(f, options)}),
         "network": missing_net,
     }

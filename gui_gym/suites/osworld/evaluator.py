@@ -23,7 +23,7 @@ from typing import Any
 from gui_gym.actions import Action
 from gui_gym.errors import GUIGymError, TaskConfigError
 from gui_gym.suites.osworld.context import EpisodeContext
-from gui_gym.suites.osworld.getters import GETTERS
+from gui_gym.suites.osworld.getters import GETTER_TYPES, get_getter
 from gui_gym.suites.osworld.loader import Evaluator
 from gui_gym.suites.osworld.metrics import DESKTOP_ARGUMENTS, get_metric
 from gui_gym.suites.osworld.setup import SetupRunner
@@ -43,10 +43,10 @@ def _get(ctx: EpisodeContext, config: dict[str, Any] | None) -> Any:
     if not config:
         return None
     kind = config.get("type")
-    if kind not in GETTERS:
+    if kind not in GETTER_TYPES:
         raise TaskConfigError(f"{ctx.spec.path}: getter type {kind!r} is not implemented "
-                              f"(implemented: {sorted(GETTERS)})")
-    return GETTERS[kind](ctx, config)
+                              f"(implemented: {sorted(GETTER_TYPES)})")
+    return get_getter(kind)(ctx, config)
 
 
 class MetricCrash(Exception):
