@@ -41,10 +41,21 @@ LIBREOFFICE_PREFS = """<?xml version="1.0" encoding="UTF-8"?>
 GTK_SETTINGS = "[Settings]\ngtk-cursor-blink = false\ngtk-enable-animations = false\n"
 """A steady caret and no animations: the screen holds still once an app is done."""
 
-SHIMS = {"python": sys.executable, "python3": sys.executable,
-         "gnome-terminal": "/usr/bin/lxterminal", "x-terminal-emulator": "/usr/bin/lxterminal"}
-"""Commands OSWorld's tasks call -> the program that stands in for them here: ``python``
-with pyautogui (the VM's setup commands import it), Debian's terminal for GNOME's."""
+CHROME_FLAGS = ("--user-data-dir=/home/user/.config/google-chrome", "--no-first-run", "--no-default-browser-check",
+                "--password-store=basic", "--disable-dev-shm-usage", "--force-renderer-accessibility")
+"""Chromium as OSWorld's Chrome: its profile where OSWorld's getters read Chrome's (under
+``~/.config/google-chrome``), no first-run or default-browser questions, no keyring prompt,
+its accessibility tree on (OSWorld reads the address bar from it)."""
+SHIMS: dict[str, tuple[str, ...]] = {
+    "python": (sys.executable,), "python3": (sys.executable,),
+    "gnome-terminal": ("/usr/bin/lxterminal",), "x-terminal-emulator": ("/usr/bin/lxterminal",),
+    "google-chrome": ("/usr/bin/chromium", *CHROME_FLAGS), "google-chrome-stable": ("/usr/bin/chromium", *CHROME_FLAGS),
+}
+"""Commands OSWorld's tasks call -> the program (and arguments) that stands in for them here:
+``python`` with pyautogui (the VM's setup commands import it), Debian's terminal for GNOME's,
+Chromium for Google Chrome."""
+SHIM_ENV = {"google-chrome": "ACCESSIBILITY_ENABLED=1", "google-chrome-stable": "ACCESSIBILITY_ENABLED=1"}
+"""Environment a shim sets: Chromium joins the accessibility bus only when asked to."""
 
 
 class Session:
@@ -133,10 +144,12 @@ class Session:
         runtime.mkdir(mode=0o700, exist_ok=True)
         shims = Path("/tmp/.gui-gym-bin")
         shims.mkdir(exist_ok=True)
-        for name, target in SHIMS.items():
+        for name, (target, *arguments) in SHIMS.items():
             shim = shims / name
-            if target and Path(target).exists() and not shim.exists():
-                shim.write_text(f'#!/bin/sh\nexec {shlex.quote(target)} "$@"\n')  # keeps venv detection
+            if Path(target).exists() and not shim.exists():
+                command = " ".join(shlex.quote(part) for part in (target, *arguments))
+                environment = f"{SHIM_ENV[name]} " if name in SHIM_ENV else ""
+                shim.write_text(f'#!/bin/sh\n{environment}exec {command} "$@"\n')  # exec keeps venv detection
                 shim.chmod(0o755)
         self.env.update({
             "HOME": str(home), "USER": "user", "LOGNAME": "user", "DISPLAY": ":0",
