@@ -39,6 +39,9 @@ LIBREOFFICE_PREFS = """<?xml version="1.0" encoding="UTF-8"?>
 "what's new" bar, no recovery prompt."""
 
 GTK_SETTINGS = "[Settings]\ngtk-cursor-blink = false\ngtk-enable-animations = false\n"
+VLC_PREFS = "[qt]\nqt-privacy-ask=0\n[core]\nextraintf=http\n[http]\nhttp-host=localhost\nhttp-port=8080\n[lua]\nhttp-password=password\n"
+"""VLC as on OSWorld's VM: no privacy question at first start, and its HTTP interface on the
+desktop's port 8080 with the password "password" (OSWorld's ``vlc_playing_info`` reads it)."""
 """A steady caret and no animations: the screen holds still once an app is done."""
 
 CHROME_FLAGS = ("--user-data-dir=/home/user/.config/google-chrome", "--no-first-run", "--no-default-browser-check",
@@ -140,6 +143,9 @@ class Session:
         gtk = home / ".config" / "gtk-3.0"
         gtk.mkdir(parents=True, exist_ok=True)
         (gtk / "settings.ini").write_text(GTK_SETTINGS)
+        vlc = home / ".config" / "vlc"
+        vlc.mkdir(parents=True, exist_ok=True)
+        (vlc / "vlcrc").write_text(VLC_PREFS)
         runtime = Path("/tmp/runtime-user")
         runtime.mkdir(mode=0o700, exist_ok=True)
         shims = Path("/tmp/.gui-gym-bin")
