@@ -168,3 +168,71 @@ def test_slide_audio_and_background_getters(vm, ctx, tmp_path):  # noqa: F811
     image = get(ctx, type="background_image_in_slide", ppt_file_path="/home/user/d.pptx", slide_index=0, dest="bg.png")
     assert Path(image).read_bytes() == b"PNG image"
     assert get(ctx, type="audio_in_slide", ppt_file_path="/home/user/d.pptx", slide_index=3, dest="a.mp3") is None
+
+
+def test_googledrive_file_through_the_drive_api(ctx, tmp_path, monkeypatch):  # noqa: F811
+    """OSWorld's ``get_googledrive_file`` (PyDrive): the saved credentials are refreshed, each
+    query is searched in the folder the previous one found, the last hit downloaded; a file
+    not found is None. A stand-in Drive API on loopback answers as Google's v2 API does."""
+    import json
+    import shutil
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from urllib.parse import parse_qs, urlparse
+
+    from gui_gym.suites.osworld.getters import drive
+
+    seen = []
+
+    class Drive(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def _send(self, body: bytes, kind: str = "application/json") -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_POST(self):
+            form = parse_qs(self.rfile.read(int(self.headers["Content-Length"])).decode())
+            assert form["grant_type"] == ["refresh_token"] and form["refresh_token"] == ["r1"]
+            self._send(json.dumps({"access_token": "fresh", "expires_in": 3600}).encode())
+
+        def do_GET(self):
+            assert self.headers["Authorization"] == "Bearer fresh"
+            url = urlparse(self.path)
+            if url.path == "/drive/v2/files":
+                query = parse_qs(url.query)["q"][0]
+                seen.append(query)
+                items = []
+                if "'meetings'" in query and '"root" in parents' in query:
+                    items = [{"id": "folder1", "mimeType": "application/vnd.google-apps.folder"}]
+                elif "'Meeting-Agenda.pdf'" in query and '"folder1" in parents' in query:
+                    items = [{"id": "file1", "mimeType": "application/pdf", "downloadUrl": f"{base}/download/file1"}]
+                self._send(json.dumps({"items": items}).encode())
+            else:
+                self._send(b"%PDF-1.4 agenda", "application/pdf")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Drive)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setattr(drive, "DRIVE_API", f"{base}/drive/v2")
+    settings = ctx.spec.folder.parent.parent / "settings" / "googledrive"
+    try:
+        config = {"type": "googledrive_file", "settings_file": "evaluation_examples/settings/googledrive/settings.yml",
+                  "path": ["meetings", "Meeting-Agenda.pdf"], "dest": "Meeting-Agenda.pdf"}
+        with pytest.raises(MissingResourceError, match=r"put settings.yml"):
+            get(ctx, **config)
+        settings.mkdir(parents=True)
+        (settings / "settings.yml").write_text("save_credentials_file: evaluation_examples/settings/googledrive/credentials.json\n")
+        (settings / "credentials.json").write_text(json.dumps({
+            "access_token": "old", "token_expiry": "2000-01-01T00:00:00Z", "refresh_token": "r1", "client_id": "c",
+            "client_secret": "s", "token_uri": f"{base}/token"}))
+        assert Path(get(ctx, **config)).read_bytes() == b"%PDF-1.4 agenda"
+        assert seen[0] == "( title = 'meetings' and mimeType = 'application/vnd.google-apps.folder' and trashed = false ) and \"root\" in parents"
+        assert get(ctx, **{**config, "path": ["meetings", "absent.pdf"]}) is None
+        assert get(ctx, type="googledrive_file", query_list=[["title = 'nothing'"]], dest=["n.pdf"]) == [None]
+    finally:
+        server.shutdown()
+        shutil.rmtree(settings.parent, ignore_errors=True)

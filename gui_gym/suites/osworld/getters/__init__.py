@@ -2,8 +2,8 @@
 
 ``get_<type>(ctx, config)`` as in OSWorld, for every type in `GETTER_TYPES` (all the types the
 OSWorld-Verified tasks use): files (`files`), rules, commands and the desktop (`general`),
-Chrome's profile and address bar (`chrome`) and its pages (`chrome_tabs`), and apps
-(`apps`). Each module is imported when one of its getters runs.
+Chrome's profile and address bar (`chrome`) and its pages (`chrome_tabs`), Google Drive
+(`drive`), and apps (`apps`). Each module is imported when one of its getters runs.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ FAMILIES: dict[str, tuple[str, ...]] = {
                "enable_enhanced_safety_browsing", "enable_safe_browsing", "new_startup_page",
                "find_unpacked_extension_path", "find_installed_extension_name", "data_delete_automacally",
                "bookmarks", "cookie_data", "history", "shortcuts_on_desktop", "chrome_appearance_mode_ui",
-               "active_url_from_accessTree", "active_tab_url_parse", "url_dashPart", "url_path_parse",
-               "googledrive_file"),
+               "active_url_from_accessTree", "active_tab_url_parse", "url_dashPart", "url_path_parse"),
     "chrome_tabs": ("open_tabs_info", "active_tab_info", "page_info", "pdf_from_url", "info_from_website",
                     "active_tab_html_parse", "gotoRecreationPage_and_get_html_content"),
+    "drive": ("googledrive_file",),
     "apps": ("vlc_config", "vlc_playing_info", "default_video_player", "gimp_config_file", "vscode_config",
              "audio_in_slide", "background_image_in_slide"),
 }

@@ -17,7 +17,6 @@ import sqlite3
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
-from gui_gym.errors import MissingResourceError
 from gui_gym.suites.osworld.context import EpisodeContext
 from gui_gym.suites.osworld.getters import chrome_pages
 from gui_gym.suites.osworld.getters.chrome_pages import BrowserUnavailable
@@ -269,8 +268,3 @@ def get_url_path_parse(ctx: EpisodeContext, config: dict[str, Any]) -> Any:
             else:
                 result[key] = facets[key]
     return result
-
-
-def get_googledrive_file(ctx: EpisodeContext, config: dict[str, Any]) -> Any:
-    raise MissingResourceError("googledrive_file needs OSWorld's Google Drive credentials (settings.yml with a "
-                               "Google account), which gui-gym does not provide")
