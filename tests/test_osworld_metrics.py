@@ -173,3 +173,17 @@ def test_zip_metric(tmp_path: Path):
     gold = archive("g.zip", {"a.txt": b"1", "b.txt": b"2"})
     assert compare_zip_files(archive("r.zip", {"b.txt": b"2", "a.txt": b"1"}), gold) == 1.0
     assert compare_zip_files(archive("s.zip", {"a.txt": b"1"}), gold) == 0.0
+
+
+def test_url_metrics_as_osworld_compares_urls():
+    """OSWorld's ``metrics/utils.py::compare_urls``: the registrable domain without its public
+    suffix (airbnb.com = airbnb.com.sg), a bare "www" dropped, the port dropped with the host,
+    a lone "/" path as none, the query and the fragment kept. ``is_expected_active_tab_approximate``
+    (``metrics/chrome.py``) only drops the query, with no other normalisation."""
+    assert web.is_expected_active_tab("https://www.airbnb.com.sg/", {"type": "url", "url": "https://airbnb.com"}) == 1.0
+    assert web.is_expected_active_tab("https://example.org:8080/a", {"type": "url", "url": "https://example.org/a"}) == 1.0
+    assert web.is_expected_active_tab("https://example.org/a#top", {"type": "url", "url": "https://example.org/a"}) == 0.0
+    assert web.is_expected_active_tab("https://drugs.com/npc", {"type": "url", "url": "https://www.drugs.com/npc/"}) == 0.0
+    assert web.is_expected_active_tab_approximate("https://e.com/p?x=1", {"type": "url", "url": "https://e.com/p?y=2"}) == 1.0
+    assert web.is_expected_active_tab_approximate("https://www.e.com/p", {"type": "url", "url": "https://e.com/p"}) == 0.0
+    assert web.is_expected_url_pattern_match({"url": "https://example.com"}, {"expected": ["google"]}) == 0.0

@@ -139,3 +139,45 @@ def test_compare_csv(tmp_path: Path):
 @pytest.mark.parametrize("rows", [[["a"]], []])
 def test_empty_sheets_compare_equal(tmp_path: Path, rows):
     assert compare_table(book(tmp_path / "r.xlsx", rows), book(tmp_path / "g.xlsx", rows), **SHEET_DATA) == 1.0
+
+
+def test_charts_are_keyed_by_values_and_categories(tmp_path: Path):
+    """OSWorld's ``metrics/utils.py::load_charts`` keys a chart by its series' value and
+    category formulas and reads the title's first run: the same values over other
+    categories make another chart."""
+    from openpyxl.chart import BarChart, Reference
+
+    def with_chart(name: str, categories_col: int, title: str) -> Path:
+        wb = openpyxl.Workbook()
+        ws = wb.active
+        for row in (["Item", "Amount", "Other"], ["Pens", 12, "a"], ["Ink", 45, "b"]):
+            ws.append(row)
+        chart = BarChart()
+        chart.title = title
+        chart.add_data(Reference(ws, min_col=2, min_row=1, max_row=3), titles_from_data=True)
+        chart.set_categories(Reference(ws, min_col=categories_col, min_row=2, max_row=3))
+        ws.add_chart(chart, "E5")
+        wb.save(tmp_path / name)
+        return tmp_path / name
+    rule = {"rules": [{"type": "chart", "sheet_idx0": 0, "sheet_idx1": "EI0", "chart_props": ["type", "title"]}]}
+    gold = with_chart("g.xlsx", 1, "Sales")
+    assert compare_table(with_chart("r.xlsx", 1, "Sales"), gold, **rule) == 1.0
+    assert compare_table(with_chart("c.xlsx", 3, "Sales"), gold, **rule) == 0.0
+    assert compare_table(with_chart("t.xlsx", 1, "Other"), gold, **rule) == 0.0
+
+
+def test_filters_compare_the_sort_state(tmp_path: Path):
+    """``load_filters`` compares the auto-filter's columns and its sort state."""
+    def filtered(name: str, sort: bool) -> Path:
+        wb = openpyxl.Workbook()
+        ws = wb.active
+        for row in DATA:
+            ws.append(row)
+        ws.auto_filter.ref = "A1:B3"
+        if sort:
+            ws.auto_filter.add_sort_condition("B2:B3", descending=True)
+        wb.save(tmp_path / name)
+        return tmp_path / name
+    rule = {"rules": [{"type": "filter", "sheet_idx0": 0, "sheet_idx1": "EI0"}]}
+    assert compare_table(filtered("a.xlsx", False), filtered("b.xlsx", False), **rule) == 1.0
+    assert compare_table(filtered("c.xlsx", True), filtered("d.xlsx", False), **rule) == 0.0
