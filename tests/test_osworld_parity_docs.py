@@ -155,6 +155,7 @@ OPTIONS = [{}, {"ignore_blanks": False}, {"ignore_case": True}, {"ignore_order":
            {"ignore_blanks": False, "ignore_case": True, "delete_empty_lines": True}]
 
 
+@pytest.mark.slow
 def test_text_comparisons(osworld_ref, files):
     theirs = osworld_ref.metrics("docs")
     pairs = [(a, b) for a in TEXT_DOCS for b in ("base", "odt-base", "case")]
@@ -166,6 +167,7 @@ def test_text_comparisons(osworld_ref, files):
                theirs.compare_docx_files_and_ignore_new_lines), cases)
 
 
+@pytest.mark.slow
 def test_formatting_checks(osworld_ref, files):
     theirs = osworld_ref.metrics("docs")
     names = [n for n in files if not n.startswith("odt")]

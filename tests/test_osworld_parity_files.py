@@ -67,8 +67,22 @@ def test_pdf_metrics(osworld_ref, pdfs):
     cases = [(f"{a}~{b}", (pdfs[a], pdfs[b]), {}) for a in names for b in ("red", "blue", "two", "report")]
     run(Parity("compare_pdf_images", files.compare_pdf_images, chrome.compare_pdf_images), cases)
     rules = [{"relation": "eq", "ref_value": 1}, {"relation": "gt", "ref_value": 1}, {"relation": "le", "ref_value": 2}]
+    assert files.pymupdf_available()  # the reference brings PyMuPDF, and ours uses it then
     cases = [(f"{n}-{i}", (pdfs[n], r), {}) for n in ("report", "two", "red", "junk") for i, r in enumerate(rules)]
     run(Parity("check_pdf_pages", files.check_pdf_pages, pdf.check_pdf_pages), cases + [("none", (None, rules[0]), {})])
+
+
+def test_pdf_text_without_pymupdf(osworld_ref, pdfs, monkeypatch):
+    """Without PyMuPDF ours reads PDFs with pypdf: identical PDFs agree; pairs of different
+    texts may score differently (docs/osworld.md, deliberate differences: compare_pdfs)."""
+    chrome = osworld_ref.metrics("chrome")
+    monkeypatch.setattr(files, "pymupdf_available", lambda: False)
+    names = ["report", "report2", "changed", "other", "red", "junk"]
+    cases = [(f"{a}~{b}", (pdfs[a], pdfs[b]), {}) for a in names for b in names]
+    same_text = {"report", "report2"}
+    documented = {label: "compare_pdfs" for label, (a, b), _ in cases
+                  if a != b and not {Path(a).stem, Path(b).stem} <= same_text}
+    run(Parity("compare_pdfs (pypdf)", files.compare_pdfs, chrome.compare_pdfs, documented=documented), cases)
 
 
 def _zip(path: Path, members: dict[str, bytes]) -> str:

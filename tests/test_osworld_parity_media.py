@@ -83,6 +83,7 @@ def run(parity: Parity, cases: list) -> None:
     assert not failures, "\n".join(failures)
 
 
+@pytest.mark.slow
 def test_image_metrics(osworld_ref, pictures):
     gimp, vlc = osworld_ref.metrics("gimp"), osworld_ref.metrics("vlc")
     all_names = [n for n in pictures if n not in ("empty",)]
@@ -213,6 +214,7 @@ def videos(tmp_path_factory) -> dict[str, str]:
     return out
 
 
+@pytest.mark.slow
 def test_compare_videos(osworld_ref, videos):
     theirs = osworld_ref.metrics("vlc").compare_videos
     names = list(videos)

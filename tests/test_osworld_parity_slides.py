@@ -169,6 +169,7 @@ OPTION_SETS = [{}, {"examine_shape": False}, {"examine_text": False, "examine_sh
                                                   "examine_font_underline": False, "examine_strike_through": False}]
 
 
+@pytest.mark.slow
 def test_compare_pptx_files(osworld_ref, decks):
     theirs = osworld_ref.metrics("slides").compare_pptx_files
     variants = [n for n in decks if n != "base"]
@@ -183,6 +184,7 @@ def test_compare_pptx_files(osworld_ref, decks):
     run(Parity("compare_pptx_files", slides.compare_pptx_files, theirs), cases)
 
 
+@pytest.mark.slow
 def test_impress_checks(osworld_ref, decks, tmp_path):
     theirs = osworld_ref.metrics("slides")
     names = ["base", "portrait", "background", "background2", "lo-background", "transition", "stretch", "stretch-off", "lo-base"]

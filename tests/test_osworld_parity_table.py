@@ -158,6 +158,7 @@ def pairs(books: dict[str, str], names: list[str]) -> list[tuple[str, str, str]]
     return out
 
 
+@pytest.mark.slow
 def test_sheet_data_and_names(osworld_ref, books):
     theirs = osworld_ref.metrics("table").compare_table
     groups = [["base", "floats", "text3", "extra-empty", "extra-row", "header", "precise", "unicode", "two-sheets"],
@@ -194,6 +195,7 @@ CELL_PROPS = [
 ]
 
 
+@pytest.mark.slow
 def test_check_cell(osworld_ref, books):
     theirs = osworld_ref.metrics("table").compare_table
     names = ["base", "styled", "bools", "named"]
@@ -214,6 +216,7 @@ def test_check_cell(osworld_ref, books):
     run(Parity("compare_table/check_cell", table.compare_table, theirs), cases)
 
 
+@pytest.mark.slow
 def test_sheet_properties(osworld_ref, books):
     theirs = osworld_ref.metrics("table").compare_table
     pair_rules = {
@@ -252,6 +255,7 @@ def test_sheet_properties(osworld_ref, books):
     run(Parity("compare_table/properties", table.compare_table, theirs), cases)
 
 
+@pytest.mark.slow
 def test_printed_and_fuzzy_sheets(osworld_ref, books):
     theirs = osworld_ref.metrics("table").compare_table
     printed = [{"type": "sheet_print", "sheet_idx0": "RNSheet1", "sheet_idx1": "ENSheet1"},
