@@ -9,7 +9,7 @@ import docx
 import pytest
 from docx.enum.text import WD_BREAK, WD_PARAGRAPH_ALIGNMENT
 
-from gui_gym.suites.osworld.metrics import docs
+from gui_gym.suites.osworld.metrics import docs, docs_format
 
 
 def document(path: Path, paragraphs: list[str], **options) -> Path:
@@ -64,17 +64,17 @@ def test_odt_paragraphs_are_read_as_odfpy_gives_them(tmp_path: Path):
 
 def test_formatting_checks(tmp_path: Path):
     plain = document(tmp_path / "p.docx", ["Title", "Body"])
-    assert docs.is_first_line_centered(document(tmp_path / "c.docx", ["Title", "Body"], center=True)) == 1.0
-    assert docs.is_first_line_centered(plain) == 0.0
-    assert docs.contains_page_break(document(tmp_path / "b.docx", ["Title", "Body"], page_break=True),
+    assert docs_format.is_first_line_centered(document(tmp_path / "c.docx", ["Title", "Body"], center=True)) == 1.0
+    assert docs_format.is_first_line_centered(plain) == 0.0
+    assert docs_format.contains_page_break(document(tmp_path / "b.docx", ["Title", "Body"], page_break=True),
                                     {"page_break_count": 1}) == 1.0
-    assert docs.contains_page_break(plain, None) == 0.0
+    assert docs_format.contains_page_break(plain, None) == 0.0
     spaced = document(tmp_path / "s.docx", ["Title", "Body"], spacing=2.0)
-    assert docs.compare_line_spacing(spaced, document(tmp_path / "s2.docx", ["Title", "Body"], spacing=2.0)) == 1.0
-    assert docs.compare_line_spacing(plain, spaced) == 0.0
+    assert docs_format.compare_line_spacing(spaced, document(tmp_path / "s2.docx", ["Title", "Body"], spacing=2.0)) == 1.0
+    assert docs_format.compare_line_spacing(plain, spaced) == 0.0
     struck = document(tmp_path / "x.docx", ["Title", "Body"], strike=True)
-    assert docs.evaluate_strike_through_last_paragraph(struck, plain) == 1.0
-    assert docs.evaluate_strike_through_last_paragraph(plain, plain) == 0.0
+    assert docs_format.evaluate_strike_through_last_paragraph(struck, plain) == 1.0
+    assert docs_format.evaluate_strike_through_last_paragraph(plain, plain) == 0.0
 
 
 def test_tables_and_fonts(tmp_path: Path):
@@ -92,8 +92,8 @@ def test_tables_and_fonts(tmp_path: Path):
     d = docx.Document()
     d.add_paragraph().add_run("x").font.name = "Liberation Serif"
     d.save(tmp_path / "f.docx")
-    assert docs.compare_font_names(tmp_path / "f.docx", {"font_name": "Liberation Serif"}) == 1.0
-    assert docs.compare_font_names(tmp_path / "f.docx", {"font_name": "Arial"}) == 0.0
+    assert docs_format.compare_font_names(tmp_path / "f.docx", {"font_name": "Liberation Serif"}) == 1.0
+    assert docs_format.compare_font_names(tmp_path / "f.docx", {"font_name": "Arial"}) == 0.0
 
 
 @pytest.mark.parametrize("words, score", [(["Paris", "Rome", "Oslo"], 1.0), (["Paris", "Rome"], 0.0)])
@@ -109,10 +109,10 @@ def test_page_numbers_are_digits_in_the_first_footer_paragraph(tmp_path: Path):
     d.add_paragraph("Body")
     d.sections[0].footer.paragraphs[0].text = "Page 1"
     d.save(tmp_path / "n.docx")
-    assert docs.has_page_numbers_in_footers(tmp_path / "n.docx") == 1.0
+    assert docs_format.has_page_numbers_in_footers(tmp_path / "n.docx") == 1.0
     d.sections[0].footer.paragraphs[0].text = "Page"
     d.save(tmp_path / "t.docx")
-    assert docs.has_page_numbers_in_footers(tmp_path / "t.docx") == 0.0
+    assert docs_format.has_page_numbers_in_footers(tmp_path / "t.docx") == 0.0
 
 
 def test_unique_train_records_count_lines(tmp_path: Path):

@@ -19,7 +19,7 @@ from odf.opendocument import OpenDocumentText
 from osworld_reference import Parity
 from PIL import Image
 
-from gui_gym.suites.osworld.metrics import docs, general
+from gui_gym.suites.osworld.metrics import docs, docs_format, general
 
 
 def _docx(path: Path, paragraphs: list, **features) -> str:
@@ -190,7 +190,8 @@ def test_formatting_checks(osworld_ref, files):
                       for n in (1, 2) for i in (0, 1)]
         if metric == "evaluate_colored_words_in_tables":
             cases += [("threshold", (files["colors"], files["colors"]), {"threshold": 1.0})]
-        run(Parity(metric, getattr(docs, metric), getattr(theirs, metric)), cases)
+        ours = getattr(docs_format, metric, None) or getattr(docs, metric)
+        run(Parity(metric, ours, getattr(theirs, metric)), cases)
     single = {
         "has_page_numbers_in_footers": ((), ["footer", "footer-text", "base"]),
         "is_first_line_centered": ((), ["centered", "base"]),
@@ -201,7 +202,7 @@ def test_formatting_checks(osworld_ref, files):
         cases = [(n, (files[n], *extra), {}) for n in group + ["junk"]] + [("none", (None, *extra), {})]
         if metric == "contains_page_break":
             cases += [(f"{n}-any", (files[n], {}), {}) for n in group] + [("breaks-3", (files["breaks"], {"page_break_count": 3}), {})]
-        run(Parity(metric, getattr(docs, metric), getattr(theirs, metric)), cases)
+        run(Parity(metric, getattr(docs_format, metric), getattr(theirs, metric)), cases)
     assert names
 
 

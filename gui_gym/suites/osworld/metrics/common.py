@@ -15,7 +15,6 @@ import functools
 import importlib
 import operator
 import re
-from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -114,15 +113,3 @@ def match_record(pattern: dict[str, Any], record: dict[str, Any]) -> bool:
 def lists_equal(a: list[Any], b: list[Any], same: Any) -> bool:
     """OSWorld's ``are_lists_equal``: same length, and each item of `a` has a `same` item in `b`."""
     return len(a) == len(b) and all(any(same(x, y) for y in b) for x in a)
-
-
-def missing(*paths: Any) -> bool:
-    """True when any result/expected path is absent."""
-    return any(p is None or p == "" or (isinstance(p, (str, Path)) and not Path(p).exists()) for p in paths)
-
-
-def falsy(*values: Any) -> bool:
-    """OSWorld's usual guard ``if not a or not b: return 0``."""
-    return any(not v for v in values)
-
-

@@ -30,7 +30,7 @@ def read_xwd(path: str | Path) -> Image.Image:
     """An X11 window dump (XWD version 7, ZPixmap, 24/32 bits per pixel) as an RGB image."""
     data = Path(path).read_bytes()
     fields = struct.unpack(">25I", data[:100])
-    header_size, version, depth, width, height = fields[0], fields[1], fields[3], fields[4], fields[5]
+    header_size, version, width, height = fields[0], fields[1], fields[4], fields[5]
     byte_order, bits_per_pixel, bytes_per_line, ncolors = fields[7], fields[11], fields[12], fields[19]
     if version != XWD_VERSION or bits_per_pixel not in (24, 32):
         raise ValueError(f"unsupported XWD image (version {version}, {bits_per_pixel} bits per pixel)")
