@@ -74,6 +74,9 @@ def test_vlc_and_chrome_as_osworld_starts_them(desktop, tmp_path):
                                 {"type": "url", "urls": ["file:///home/user/page.html"]}) == 1.0
     assert wait_until(lambda: get(ctx, type="active_url_from_accessTree", goto_prefix="") is not None, APP_TIMEOUT_S)
     assert get(ctx, type="default_search_engine") in ("Google", "Bing", "DuckDuckGo")
+    SetupRunner(ctx).run([SetupStep("launch", {"command": ["pkill", "chrome"]})])  # OSWorld's postconfig
+    assert wait_until(lambda: "chromium" not in backend.client.execute(["ps", "-eo", "comm"])["output"], 30)
+    assert backend.client.get_file("/home/user/.config/google-chrome/Default/Preferences") is not None
 
 
 @pytest.mark.slow

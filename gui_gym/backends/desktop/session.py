@@ -39,10 +39,10 @@ LIBREOFFICE_PREFS = """<?xml version="1.0" encoding="UTF-8"?>
 "what's new" bar, no recovery prompt."""
 
 GTK_SETTINGS = "[Settings]\ngtk-cursor-blink = false\ngtk-enable-animations = false\n"
+"""A steady caret and no animations: the screen holds still once an app is done."""
 VLC_PREFS = "[qt]\nqt-privacy-ask=0\n[core]\nextraintf=http\n[http]\nhttp-host=localhost\nhttp-port=8080\n[lua]\nhttp-password=password\n"
 """VLC as on OSWorld's VM: no privacy question at first start, and its HTTP interface on the
 desktop's port 8080 with the password "password" (OSWorld's ``vlc_playing_info`` reads it)."""
-"""A steady caret and no animations: the screen holds still once an app is done."""
 
 CHROME_FLAGS = ("--user-data-dir=/home/user/.config/google-chrome", "--no-first-run", "--no-default-browser-check",
                 "--password-store=basic", "--disable-dev-shm-usage", "--force-renderer-accessibility")
@@ -59,6 +59,17 @@ SHIMS: dict[str, tuple[str, ...]] = {
 Chromium for Google Chrome."""
 SHIM_ENV = {"google-chrome": "ACCESSIBILITY_ENABLED=1", "google-chrome-stable": "ACCESSIBILITY_ENABLED=1"}
 """Environment a shim sets: Chromium joins the accessibility bus only when asked to."""
+PKILL_SHIM = """#!/bin/sh
+n=$#
+for a in "$@"; do
+  if [ "$a" = chrome ]; then a='chrom(e|ium)'; fi
+  set -- "$@" "$a"
+done
+shift "$n"
+exec /usr/bin/pkill "$@"
+"""
+"""``pkill`` with the pattern ``chrome`` also matching Chromium's processes ("chromium"), so the
+tasks' ``pkill chrome`` (after which Chrome has written its preferences) ends the stand-in."""
 
 
 class Session:
@@ -150,6 +161,9 @@ class Session:
         runtime.mkdir(mode=0o700, exist_ok=True)
         shims = Path("/tmp/.gui-gym-bin")
         shims.mkdir(exist_ok=True)
+        if Path("/usr/bin/pkill").exists() and not (shims / "pkill").exists():
+            (shims / "pkill").write_text(PKILL_SHIM)
+            (shims / "pkill").chmod(0o755)
         for name, (target, *arguments) in SHIMS.items():
             shim = shims / name
             if Path(target).exists() and not shim.exists():
