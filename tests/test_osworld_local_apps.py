@@ -93,3 +93,30 @@ def test_gimp_thunderbird_and_impress_open(desktop, tmp_path):
     for title in ("deck.pptx", "GNU Image Manipulation Program", "Thunderbird"):
         assert wait_until(lambda: any(title.lower() in w.lower() for w in windows(backend)), APP_TIMEOUT_S), \
             f"no window {title!r}: {windows(backend)}"
+
+
+@pytest.mark.slow
+def test_a_verified_chrome_task_end_to_end(shared_data):
+    """chrome/12086550 of OSWorld-Verified, as it is: its setup starts "google-chrome" with
+    its debugging port and socat, the agent opens the password manager from the address bar,
+    and OSWorld's check (the address bar read from the accessibility tree) scores 1."""
+    import gymnasium as gym
+
+    from gui_gym.actions import Action
+
+    env = gym.make("GUI/OSWorld-v0", tasks=shared_data / "osworld-verified", domains=["chrome"], provider="local",
+                   screen_size=(1280, 800), allow_download=False)
+    try:
+        env.reset(options={"task_id": "12086550-11c0-466b-b367-1d9e75b3910e"})
+        task = env.unwrapped.task
+        assert wait_until(lambda: get(task.ctx, type="active_url_from_accessTree", goto_prefix="") is not None,
+                          APP_TIMEOUT_S), "Chromium's address bar never showed in the accessibility tree"
+        env.unwrapped.backend.client.activate_window("Google Chrome")
+        for action in (Action.hotkey("ctrl", "l"), Action.type("chrome://password-manager/passwords\n")):
+            env.step(action)
+        assert wait_until(lambda: get(task.ctx, type="active_url_from_accessTree", goto_prefix="")
+                          == "chrome://password-manager/passwords", 30)
+        _, reward, terminated, _, info = env.step(Action.done())
+        assert terminated and reward == 1.0, task.last_evaluation
+    finally:
+        env.close()
