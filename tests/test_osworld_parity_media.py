@@ -84,6 +84,7 @@ def run(parity: Parity, cases: list) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_image_metrics(osworld_ref, pictures):
     gimp, vlc = osworld_ref.metrics("gimp"), osworld_ref.metrics("vlc")
     all_names = [n for n in pictures if n not in ("empty",)]
@@ -166,6 +167,7 @@ def sounds(tmp_path_factory) -> dict[str, str]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_compare_audios(osworld_ref, sounds):
     """compare_audios is computed in numpy, not librosa: rounding in the last float32 bits
     leaves differences of about 1e-8 (within the default tolerance)."""

@@ -159,6 +159,7 @@ def pairs(books: dict[str, str], names: list[str]) -> list[tuple[str, str, str]]
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_sheet_data_and_names(osworld_ref, books):
     theirs = osworld_ref.metrics("table").compare_table
     groups = [["base", "floats", "text3", "extra-empty", "extra-row", "header", "precise", "unicode", "two-sheets"],
@@ -196,6 +197,7 @@ CELL_PROPS = [
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_check_cell(osworld_ref, books):
     theirs = osworld_ref.metrics("table").compare_table
     names = ["base", "styled", "bools", "named"]
@@ -217,6 +219,7 @@ def test_check_cell(osworld_ref, books):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_sheet_properties(osworld_ref, books):
     theirs = osworld_ref.metrics("table").compare_table
     pair_rules = {
@@ -256,6 +259,7 @@ def test_sheet_properties(osworld_ref, books):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_printed_and_fuzzy_sheets(osworld_ref, books):
     theirs = osworld_ref.metrics("table").compare_table
     printed = [{"type": "sheet_print", "sheet_idx0": "RNSheet1", "sheet_idx1": "ENSheet1"},
