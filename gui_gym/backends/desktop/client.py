@@ -195,6 +195,11 @@ class ServerClient:
         status, _, data = self.request("POST", "/list_directory", json_body={"path": path})
         return json.loads(data) if status == 200 else None
 
+    def wallpaper(self) -> bytes | None:
+        """The desktop's wallpaper image (OSWorld's ``/wallpaper``), or None when it has none."""
+        status, _, data = self.request("POST", "/wallpaper", timeout_s=60)
+        return data if status == 200 and data else None
+
     def cursor_position(self) -> tuple[int, int]:
         x, y = self.call_json("GET", "/cursor_position")
         return int(x), int(y)
