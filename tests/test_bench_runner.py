@@ -1,20 +1,17 @@
 """The worker pool on GUI/Demo-v0: results in order, and every way an episode can go wrong
 (a worker that exits, an agent that hangs, a browser that dies, an agent that raises) recorded
-as an error apart from failures, retried once, with the run completing; the progress bar;
-killing process trees."""
+as an error apart from failures, retried once, with the run completing; the progress bar."""
 
 from __future__ import annotations
 
 import io
-import subprocess
 import textwrap
 
 import pytest
 
 from benchmarks.results import Job, ResultsStore, outcome
-from benchmarks.runner import Progress, RunConfig, Runner, descendants, kill_tree
+from benchmarks.runner import Progress, RunConfig, Runner
 from gui_gym.errors import HarnessError
-from gui_gym.waiting import wait_until
 
 FLAKY = textwrap.dedent('''
     import os
@@ -23,7 +20,7 @@ FLAKY = textwrap.dedent('''
     from pathlib import Path
 
     from agents.oracle import OracleAgent
-    from benchmarks.runner import descendants
+    from gui_gym.processes import descendants
     from gui_gym import Action
 
 
@@ -124,23 +121,6 @@ def test_run_settings_are_validated(tmp_path):
         RunConfig("GUI/Demo-v0", tmp_path, workers=0)
     with pytest.raises(HarnessError, match="timeouts must be > 0 s"):
         RunConfig("GUI/Demo-v0", tmp_path, episode_timeout_s=0)
-
-
-def test_kill_tree_kills_a_process_and_everything_under_it():
-    shell = subprocess.Popen(["bash", "-c", "sleep 300 & sleep 300 & wait"])
-    assert wait_until(lambda: len(descendants(shell.pid)) == 2, timeout_s=10)
-    children = descendants(shell.pid)
-    kill_tree(shell.pid)
-    shell.wait(timeout=10)
-    assert wait_until(lambda: not any(_alive(pid) for pid in children), timeout_s=10)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 class _Terminal(io.StringIO):
