@@ -27,17 +27,15 @@ Meanings, checked against AndroidWorld's ``env/actuation.py``:
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any, Callable, Mapping
 
-from gui_gym.actions import Action
-from gui_gym.errors import ActionParseError
+from gui_gym.actions import MAX_OUTPUT_CHARS, Action, check_action_count, check_text
+from gui_gym.action_formats.reading import load_json, strip_fence
+from gui_gym.errors import ActionParseError, excerpt
 
 FIELDS = ("action_type", "index", "x", "y", "text", "direction", "goal_status", "app_name", "keycode",
           "clear_text")
 EXAMPLE = '{"action_type": "click", "index": 3}'
-_FENCE = re.compile(r"\s*```(?:json)?[ \t]*\n(.*?)\n?[ \t]*```\s*", re.DOTALL)
 _TARGET = ("index", "x", "y")
 _ALLOWED: dict[str, tuple[str, ...]] = {
     "click": _TARGET, "double_tap": _TARGET, "long_press": _TARGET,
@@ -65,20 +63,17 @@ def parse_many(value: "str | Mapping[str, Any] | list[Any]", *, input_text_submi
     actuation does; AndroidControl's data does not).
     """
     if isinstance(value, str):
-        fenced = _FENCE.fullmatch(value)
-        text = (fenced.group(1) if fenced else value).strip()
+        check_text(value, "the AndroidWorld output", MAX_OUTPUT_CHARS)
+        text = strip_fence(value, ("json",)).strip()
         if not text:
             raise ActionParseError(f"expected an AndroidWorld action like {EXAMPLE}, received an empty string")
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ActionParseError(f"expected an AndroidWorld action like {EXAMPLE}, received invalid JSON "
-                                   f"({exc.msg} at {exc.pos})") from exc
+        value = load_json(text, f"an AndroidWorld action like {EXAMPLE}")
     items = [value] if isinstance(value, Mapping) else value
     if not isinstance(items, list) or not items:
         received = "an empty list" if isinstance(items, list) else type(value).__name__
         raise ActionParseError(f"expected an AndroidWorld action like {EXAMPLE} (or a list of them), "
                                f"received {received}")
+    check_action_count(len(items))
     return [_read(item, f"action {n}" if len(items) > 1 else "AndroidWorld", input_text_submits)
             for n, item in enumerate(items, 1)]
 
@@ -91,7 +86,7 @@ def _read(item: Any, where: str, submits: bool) -> Action:
         raise ActionParseError(f"{where}: unknown field(s) {unknown}; JSONAction fields are {list(FIELDS)}")
     kind = item.get("action_type")
     if kind not in _ALLOWED:
-        raise ActionParseError(f"{where}: unknown action_type {kind!r}; expected one of {list(_ALLOWED)}")
+        raise ActionParseError(f"{where}: unknown action_type {excerpt(kind)}; expected one of {list(_ALLOWED)}")
     fields = {key: v for key, v in item.items() if v is not None and key != "action_type"}
     extra = sorted(set(fields) - set(_ALLOWED[kind]))
     if extra:
@@ -110,10 +105,10 @@ class _Fields:
         if index is not None and (x is not None or y is not None):
             raise ActionParseError(f"{self.where}: give either index or x, y, not both")
         if index is not None:
-            if isinstance(index, str) and index.strip().isdigit():
+            if isinstance(index, str) and index.strip().isascii() and index.strip().isdigit() and len(index) < 12:
                 index = int(index)
             if isinstance(index, bool) or not isinstance(index, int) or index < 0:
-                raise ActionParseError(f"{self.where}: index must be a non-negative int, received {index!r}")
+                raise ActionParseError(f"{self.where}: index must be a non-negative int, received {excerpt(index)}")
             return {"element": index}
         if x is None and y is None:
             if required:
@@ -121,19 +116,19 @@ class _Fields:
             return {}
         for name, v in (("x", x), ("y", y)):
             if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise ActionParseError(f"{self.where}: {name} must be a number of screen pixels, received {v!r}")
+                raise ActionParseError(f"{self.where}: {name} must be a number of screen pixels, received {excerpt(v)}")
         return {"x": x, "y": y}
 
     def text(self, name: str) -> str:
         v = self.fields.get(name)
         if not isinstance(v, str) or not v:
-            raise ActionParseError(f"{self.where}: {name} must be a non-empty string, received {v!r}")
+            raise ActionParseError(f"{self.where}: {name} must be a non-empty string, received {excerpt(v)}")
         return v
 
     def choice(self, name: str, options: tuple[str, ...]) -> str:
         v = self.fields.get(name)
         if v not in options:
-            raise ActionParseError(f"{self.where}: {name} must be one of {list(options)}, received {v!r}")
+            raise ActionParseError(f"{self.where}: {name} must be one of {list(options)}, received {excerpt(v)}")
         return v
 
 
