@@ -26,6 +26,8 @@ from gui_gym.actions import Action
 SCREEN_SIZE = (1280, 720)
 """The viewport of GUI/Demo-v0 and GUI/LocalWeb-v0, where the corpus runs."""
 MB = 1 << 20
+RELATIVE_MARKER = "gui-gym-fuzz-escaped"
+"""A file name code-escape attempts try to create in the working folder."""
 FORMATS = ("json", "uitars", "pyautogui", "computer_13", "androidworld", "choice", "point")
 """Every registered string format; "action" stands for `Action` objects given directly."""
 
@@ -64,12 +66,14 @@ DIGITS = {"41 digits": "9" * 41, "-41 digits": "-" + "9" * 41, "400 digits": "9"
 """The same for formats that only spell digits (UI-TARS points)."""
 
 URLS = {
-    "file": "file:///etc/passwd", "file on loopback": "file://127.0.0.1/etc/passwd", "javascript": "javascript:alert(1)",
+    "file": "file:///etc/passwd", "file on localhost": "file://localhost/etc/passwd", "javascript": "javascript:alert(1)",
     "data": "data:text/html,<script>document.title='x'</script>", "external host": "http://example.com/",
     "external https": "https://example.org/login", "chrome": "chrome://version", "view-source": "view-source:http://127.0.0.1/",
     "userinfo trick": "http://127.0.0.1@example.com/", "hex host": "http://0x7f000001/", "ftp": "ftp://127.0.0.1/",
 }
-"""goto/open_url targets an env must refuse (the loopback ones need a port allow-list)."""
+"""goto/open_url targets an env must refuse."""
+LOOPBACK_FILE_URL = "file://127.0.0.1/etc/passwd"
+"""A host file behind the loopback host name: refusing it takes a scheme allow-list, not a host one."""
 
 TEXT_HAZARDS = {
     "lone surrogate": "\ud800", "lone low surrogate": "x\udfffy", "1 MB of text": "a" * MB,
@@ -77,19 +81,31 @@ TEXT_HAZARDS = {
 """Text fields that cannot be typed (not Unicode) or are past the size limit."""
 
 
-def big_strings() -> dict[str, str]:
-    """Strings any text format must turn down fast."""
+def _runs(n: int) -> dict[str, str]:
+    """Long runs of one thing, `n` characters or so: where a backtracking pattern goes quadratic."""
     return {
+        "a": "a" * n, "braces": "{" * n, "balanced braces": "{" * (n // 2) + "}" * (n // 2), "brackets": "[" * n,
+        "parens": "(" * n, "quotes": "'" * n, "spaces then x": " " * n + "x", "newlines then x": "\n" * n + "x",
+        "tabs and newlines then x": "\t\n" * (n // 2) + "x", "digits": "9" * n, "minus signs": "-" * n + "1",
+        "fences": "```" * (n // 3), "open fence": "```json\n" + "x" * n, "keys in strings": '{"a{"a' * (n // 6),
+        "numbered lines of spaces": ("1:" + " " * 1000 + "x\n") * (n // 1004), "commas and spaces": ", " * (n // 2),
+    }
+
+
+def big_strings() -> dict[str, str]:
+    """Strings any text format must turn down fast: runs of 1 MB (past the size limit) and
+    just under the limit (read in full)."""
+    from gui_gym.actions import MAX_OUTPUT_CHARS
+
+    strings = {
         "empty": "", "whitespace": " \t\n", "NUL": "\x00", "lone surrogate": "\ud800", "RTL override": "\u202e" * 100,
         "zero-width": "\u200b" * 10_000, "combining marks": "a" + "\u0301" * 50_000, "emoji": "\U0001f642" * 10_000,
-        "1 MB of a": "a" * MB, "160k braces": "{" * 160_000, "1 MB of braces": "{" * MB,
-        "balanced braces 1 MB": "{" * (MB // 2) + "}" * (MB // 2), "1 MB of brackets": "[" * MB,
-        "JSON nested 1000 deep": "[" * 1000 + "]" * 1000, "JSON nested 100k deep": "[" * 100_000 + "]" * 100_000,
-        "object keys nested": '{"a":' * 5000 + "1" + "}" * 5000, "1 MB of parens": "(" * MB,
-        "100k minus signs": "-" * 100_000 + "1", "1 MB of quotes": "'" * MB, "1 MB of spaces then x": " " * MB + "x",
-        "1 MB of newlines then x": "\n" * MB + "x", "fences": "```" * 300_000, "open fence 1 MB": "```json\n" + "x" * MB,
-        "int 5000 digits": "9" * 5000, "NaN": "NaN", "keys in strings": '{"a{"a' * 150_000,
+        "160k braces": "{" * 160_000, "JSON nested 1000 deep": "[" * 1000 + "]" * 1000,
+        "object keys nested": '{"a":' * 5000 + "1" + "}" * 5000, "int 5000 digits": "9" * 5000, "NaN": "NaN",
     }
+    for size, label in ((MB, "1 MB"), (MAX_OUTPUT_CHARS - 16, "64k")):
+        strings.update({f"{label} of {what}": text for what, text in _runs(size).items()})
+    return strings
 
 
 # ---- per-format corpora ------------------------------------------------------------------
@@ -164,6 +180,7 @@ def _pyautogui_cases(marker: str) -> Iterator[Case]:
         "from import": f"from os import system\nsystem('touch {marker}')",
         "globals": "pyautogui.click.__globals__['os'].system('id')", "lambda": "(lambda: pyautogui.click(1, 1))()",
         "f-string": "pyautogui.write(f\"{__import__('os').getcwd()}\")", "starred": "pyautogui.click(*[1, 2])",
+        "relative open": f"open('{RELATIVE_MARKER}', 'w')",
         "kwargs unpacking": "pyautogui.click(**{'x': 1, 'y': 2})", "assignment": "x = 1\npyautogui.click(x, 1)",
         "loop": "for i in range(10**9):\n    pyautogui.click(1, 1)", "while": "while True:\n    pass",
         "attribute": "pyautogui.FAILSAFE = False", "write file contents": "pyautogui.write(open('/etc/passwd').read())",
@@ -176,6 +193,11 @@ def _pyautogui_cases(marker: str) -> Iterator[Case]:
     yield Case("pyautogui", "write 1 MB", "pyautogui.write('" + "a" * MB + "')")
     yield Case("pyautogui", "write lone surrogate", "pyautogui.write('\ud800')")
     yield Case("pyautogui", "1 MB of clicks", "pyautogui.click(1, 1)\n" * (MB // 22))
+    yield Case("pyautogui", "64k of clicks", "pyautogui.click(1, 1)\n" * 2900)
+    yield Case("pyautogui", "64k of one-line statements", "pyautogui.click(1, 1);" * 2900)
+    yield Case("pyautogui", "64k of arguments", "pyautogui.hotkey(" + "'a'," * 16_000 + ")")
+    yield Case("pyautogui", "60k minus signs", "pyautogui.click(" + "-" * 60_000 + "1, 5)")
+    yield Case("pyautogui", "64k of nested lists", "pyautogui.hotkey(" + "[" * 32_000 + "]" * 32_000 + ")")
     yield Case("pyautogui", "60 clicks in one step", "pyautogui.click(1, 1)\n" * 60)
     yield Case("pyautogui", "three 30 s sleeps", "time.sleep(30)\n" * 3)
     yield Case("pyautogui", "1 MB comment", "pyautogui.click(1, 1)  #" + "x" * MB)
@@ -203,6 +225,10 @@ def _uitars_cases() -> Iterator[Case]:
     yield Case("uitars", "1 MB thought", "Thought: " + "x" * MB + "\nAction: click(start_box='(1,1)')")
     yield Case("uitars", "thought of spaces", "Thought:" + " " * MB + "x")
     yield Case("uitars", "1 MB of calls", "Action: " + "click(start_box='(1,1)')\n\n" * (MB // 26))
+    yield Case("uitars", "64k of calls", "Action: " + "click(start_box='(1,1)')\n\n" * 2500)
+    yield Case("uitars", "64k of quotes and spaces", "Action: type(content='" + ("' " + " " * 1000) * 60)
+    yield Case("uitars", "64k of spaces in a point", "Action: click(start_box='(1" + " " * 60_000 + "x)')")
+    yield Case("uitars", "64k of escapes", "Action: type(content='" + "\\'" * 30_000 + "')")
     yield Case("uitars", "60 calls", "Action: " + "click(start_box='(1,1)')\n\n" * 60)
     yield Case("uitars", "100k keyword arguments", "Action: click(" + "a='', " * 100_000 + ")")
     yield Case("uitars", "100k nested calls", "Action: " + "a(" * 100_000)
@@ -320,7 +346,7 @@ def judge_answers() -> dict[str, str]:
     down, fast."""
     answers = dict(big_strings())
     answers.update({
-        "numbered lines of spaces": ("1:" + " " * 10_000 + "x\n") * 50, "flags with long whitespace": " " * MB + "1: yes x",
+        "flags with long whitespace": " " * 60_000 + "1: yes x",
         "JSON with 5000-digit int": '{"met": [' + "9" * 5000 + "]}", "JSON 1000 deep": '{"met": ' + "[" * 1000 + "]" * 1000 + "}",
         "thought of spaces": "Thought:" + " " * MB + "x", "tool call 1 MB": "<tool_call>" + "{" * MB,
         "tool call args nested": '<tool_call>{"name": "computer_use", "arguments": "' + "[" * 5000 + '"}</tool_call>',

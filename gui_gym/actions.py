@@ -52,8 +52,9 @@ DEFAULT_SCROLL_AMOUNT = 5
 DEFAULT_WAIT_S = 1.0
 """How long a wait or a long press without a duration lasts, as the backends carry it out."""
 
-MAX_OUTPUT_CHARS = 65_536
-"""Longest agent output read (a UI-TARS thought and action are a few hundred characters)."""
+MAX_OUTPUT_CHARS = 32_768
+"""Longest agent output read: a UI-TARS thought and action are a few hundred characters, a
+model's answer a few thousand at most, and parsing the longest takes a few tens of ms."""
 MAX_TEXT_CHARS = 10_000
 """Most characters one step may type (a real browser types ~600 a second), answer or navigate to."""
 MAX_ACTIONS_PER_STEP = 50
@@ -284,7 +285,7 @@ def _no_fields(*allowed: str):
         extra = [f.name for f in dataclasses.fields(action)
                  if f.name not in allowed_set and getattr(action, f.name) is not None]
         if extra:
-            raise ActionParseError(f"{action.kind}: unexpected field(s) {extra}")
+            raise ActionParseError(f"{action.kind}: unexpected field(s) {excerpt(extra)}")
     return check
 
 

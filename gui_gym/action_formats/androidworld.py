@@ -83,7 +83,7 @@ def _read(item: Any, where: str, submits: bool) -> Action:
         raise ActionParseError(f"{where}: expected an object like {EXAMPLE}, received {type(item).__name__}")
     unknown = sorted(set(item) - set(FIELDS))
     if unknown:
-        raise ActionParseError(f"{where}: unknown field(s) {unknown}; JSONAction fields are {list(FIELDS)}")
+        raise ActionParseError(f"{where}: unknown field(s) {excerpt(unknown)}; JSONAction fields are {list(FIELDS)}")
     kind = item.get("action_type")
     if kind not in _ALLOWED:
         raise ActionParseError(f"{where}: unknown action_type {excerpt(kind)}; expected one of {list(_ALLOWED)}")
@@ -91,7 +91,7 @@ def _read(item: Any, where: str, submits: bool) -> Action:
     extra = sorted(set(fields) - set(_ALLOWED[kind]))
     if extra:
         takes = ", ".join(_ALLOWED[kind]) or "no other fields"
-        raise ActionParseError(f"{where}: {kind} takes {takes}; received {extra}")
+        raise ActionParseError(f"{where}: {kind} takes {takes}; received {excerpt(extra)}")
     return _READERS[kind](_Fields(fields, f"{where} ({kind})"), submits)
 
 

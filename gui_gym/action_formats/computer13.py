@@ -92,7 +92,7 @@ def _read(item: Any, trail: PointerTrail, where: str) -> None:
         extra = sorted(set(item) - {"action_type", "parameters"})
         if extra:
             raise ActionParseError(f"{where}: give parameters either under 'parameters' or flat, not both; "
-                                   f"received {extra} beside 'parameters'")
+                                   f"received {excerpt(extra)} beside 'parameters'")
         params = item["parameters"] if item["parameters"] is not None else {}
         if not isinstance(params, Mapping):
             raise ActionParseError(f"{where}: 'parameters' must be an object, received {excerpt(params)}")
@@ -101,7 +101,7 @@ def _read(item: Any, trail: PointerTrail, where: str) -> None:
     unknown = sorted(set(params) - set(PARAMETERS[action_type]))
     if unknown:
         expected = ", ".join(PARAMETERS[action_type]) or "no parameters"
-        raise ActionParseError(f"{where} takes {expected}; received unknown {unknown}")
+        raise ActionParseError(f"{where} takes {expected}; received unknown {excerpt(unknown)}")
     _READERS[action_type](_Params(params, where), trail)
 
 

@@ -194,10 +194,10 @@ def _bind(params: tuple[str, ...], args: list[Any], kwargs: dict[str, Any], wher
         bound = dict(zip(params, args))
     for key, value in kwargs.items():
         if key in bound:
-            raise ActionParseError(f"{where}: argument {key!r} given twice")
+            raise ActionParseError(f"{where}: argument {excerpt(key)} given twice")
         if key not in params and key not in _IGNORED:
             accepted = [p for p in params if not p.startswith("*")] + list(_IGNORED)
-            raise ActionParseError(f"{where}: unknown argument {key!r}; accepted: {', '.join(accepted)}")
+            raise ActionParseError(f"{where}: unknown argument {excerpt(key)}; accepted: {', '.join(accepted)}")
         bound[key] = value
     return bound
 

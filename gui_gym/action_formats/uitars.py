@@ -125,6 +125,9 @@ def _read_calls(text: str) -> list[tuple[str, dict[str, str]]]:
         if not start:
             raise ActionParseError(f"expected an action call like {EXAMPLE}, received {_snippet(text[pos:])!r}")
         name, pos = start.group(1), start.end()
+        if name not in _READERS:
+            shown = name if len(name) <= 60 else name[:60] + "..."
+            raise ActionParseError(f"unknown UI-TARS action {shown}(...); expected one of {sorted(_READERS)}")
         kwargs: dict[str, str] = {}
         while not text.startswith(")", pos):
             keyword = _KEYWORD.match(text, pos)
@@ -135,7 +138,7 @@ def _read_calls(text: str) -> list[tuple[str, dict[str, str]]]:
                 )
             key, pos = keyword.group(1), keyword.end()
             if key in kwargs:
-                raise ActionParseError(f"{name}(...): argument {key!r} given twice")
+                raise ActionParseError(f"{name}(...): argument {excerpt(key)} given twice")
             kwargs[key], pos = _read_string(text, pos, f"{name}({key}=...)")
             pos = _skip_space(text, pos)
             if text.startswith(",", pos):
@@ -224,8 +227,6 @@ class _Points:
 
 
 def _build(name: str, kwargs: dict[str, str], points: _Points) -> Action:
-    if name not in _READERS:
-        raise ActionParseError(f"unknown UI-TARS action {name}(...); expected one of {sorted(_READERS)}")
     allowed, reader = _READERS[name]
     args: dict[str, str] = {}
     for key, raw in kwargs.items():
@@ -292,7 +293,7 @@ def _one_key(kind: str) -> Callable[[_Args], Action]:
     def read(a: _Args) -> Action:
         keys = a.keys()
         if len(keys) != 1:
-            raise ActionParseError(f"{a.name}(...) takes one key, received {list(keys)}; "
+            raise ActionParseError(f"{a.name}(...) takes one key, received {excerpt(list(keys))}; "
                                    "use hotkey(key='...') for chords")
         return Action(kind, keys=keys)
     return read

@@ -470,6 +470,13 @@ class BrowserBackend(Backend):
             if ready and not self._inflight:
                 return
             self._page.wait_for_timeout(16)
+        # Timed out. A page still "leaving" after the whole bound announced a navigation that
+        # never came (one the browser aborted: an unknown scheme, a 204 answer); forget it, or
+        # every later step would wait the whole bound for it too.
+        try:
+            self._page.evaluate("window.__guiGymLeaving = false")
+        except Exception:
+            pass  # a navigation is replacing the document after all: it has no flag
 
     def _observe(self, a11y: bool) -> Observation:
         if self._crashed:

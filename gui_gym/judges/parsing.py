@@ -14,9 +14,10 @@ JSON that is nested too deep or holds an integer past Python's 4,300-digit limit
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from gui_gym.errors import JudgeFormatError, excerpt
 from gui_gym.judges.base import Judge, Message
@@ -26,7 +27,9 @@ T = TypeVar("T")
 MAX_ANSWER_CHARS = 65_536
 """Longest judge answer read (a verdict with its reasoning is a few thousand characters)."""
 MAX_JSON_STARTS = 32
-"""Opening braces a JSON object is looked for from, in prose that is not JSON as a whole."""
+"""Opening braces (and fenced blocks) a JSON object is looked for from, in an answer that is
+not JSON as a whole."""
+_OBJECT_START = re.compile(r'\{\s*["}]')
 _NUMBERED = re.compile(r"[\[(*#-]*\s*(\d{1,6})\s*[.):\]]+\s*(.+)")
 """A numbered line (stripped first): ``1. yes``, ``(2) no``, ``- 3: met``."""
 _TRUE = frozenset({"true", "yes", "y", "met", "1", "done", "completed", "complete", "success"})
@@ -45,11 +48,11 @@ def check_answer(text: Any) -> str:
 
 
 def extract_json_object(text: str) -> dict[str, Any]:
-    """The first JSON object in `text`: the whole answer, a fenced block, or an object
-    embedded in prose (found from one of its first `MAX_JSON_STARTS` opening braces that can
-    begin an object)."""
+    """The first JSON object in `text`: the whole answer, one of its first `MAX_JSON_STARTS`
+    fenced blocks, or an object embedded in prose (found from one of its first
+    `MAX_JSON_STARTS` opening braces that can begin an object)."""
     check_answer(text)
-    fenced = text.split("```")[1::2]  # the insides of ``` pairs, in order
+    fenced = text.split("```", 2 * MAX_JSON_STARTS)[1:2 * MAX_JSON_STARTS:2]  # the insides of ``` pairs, in order
     candidates = [text.strip(), *(_without_language(block).strip() for block in fenced)]
     for candidate in candidates:
         value = _loads(candidate)
@@ -79,16 +82,10 @@ def _without_language(block: str) -> str:
     return block[4:] if block[:4] in ("json", "JSON") else block
 
 
-def _object_starts(text: str):
-    """Positions of the first `MAX_JSON_STARTS` braces that can open an object (a key's
-    quote or the closing brace follows, after whitespace)."""
-    found, start = 0, text.find("{")
-    while start >= 0 and found < MAX_JSON_STARTS:
-        after = text[start + 1:start + 65].lstrip()
-        if not after or after[0] in "\"}":
-            found += 1
-            yield start
-        start = text.find("{", start + 1)
+def _object_starts(text: str) -> Iterator[int]:
+    """Positions of the first `MAX_JSON_STARTS` braces that can open an object: a key's quote
+    or the closing brace follows, after whitespace."""
+    return (match.start() for match in itertools.islice(_OBJECT_START.finditer(text), MAX_JSON_STARTS))
 
 
 def parse_fields(text: str, names: Sequence[str]) -> dict[str, str]:
