@@ -29,7 +29,8 @@ SEED = 0
 MUTATIONS = 60
 PARSE_BOUND_S = 5.0
 """A rejection takes milliseconds; this only catches a hang."""
-STEP_BOUND_S = 30.0
+STEP_BOUND_S = 90.0
+"""Generous too: a seeded mutation may legitimately type thousands of characters (~2 ms each)."""
 ENV_SAMPLE = 6
 """One in this many of the inputs that stop at the parser also goes through the env."""
 MOVE = {"json": '{"kind": "move", "x": 5, "y": 5}', "uitars": "Action: hover(start_box='(5,5)')",
@@ -99,7 +100,7 @@ def _env_cases(fmt: str, marker: str) -> list[tuple[Case, bool]]:
 
 
 def _make(env_id: str, fmt: str, out_dir) -> TrajectoryRecorder:
-    env = gym.make(env_id, action_format="json" if fmt == "action" else fmt, max_steps=100_000, step_timeout_s=20.0)
+    env = gym.make(env_id, action_format="json" if fmt == "action" else fmt, max_steps=100_000, step_timeout_s=60.0)
     return TrajectoryRecorder(env, out_dir, screenshots=False)
 
 

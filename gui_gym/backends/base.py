@@ -134,16 +134,17 @@ class Backend(ABC):
         watchdog.daemon = True
         watchdog.name = f"{type(self).__name__}-deadline"
         watchdog.start()
+        failure: Exception | None = None
         try:
             result = work()
         except Exception as exc:
+            failure = exc
+        finally:
             self._end_watch(watchdog, finished, expired)
-            if expired.is_set():
-                raise self._overran(what, timeout_s) from exc
-            raise
-        self._end_watch(watchdog, finished, expired)
-        if expired.is_set():  # it returned as the watchdog fired: the backend is aborted all the same
-            raise self._overran(what, timeout_s)
+        if expired.is_set():  # also when it returned as the watchdog fired: the backend is aborted all the same
+            raise self._overran(what, timeout_s) from failure
+        if failure is not None:
+            raise failure
         return result
 
     def _end_watch(self, watchdog: threading.Timer, finished: threading.Event, expired: threading.Event) -> None:
