@@ -15,8 +15,8 @@ import pytest
 from benchmarks.cli import (DEFAULT_ENV_ID, SUBCOMMANDS, Subcommand, _print_summary, finalize, main, parse_assignments,
                             select_tasks)
 from benchmarks.results import Job, ResultsStore
-from benchmarks.runner import descendants
 from gui_gym.errors import HarnessError
+from gui_gym.processes import descendants, running
 from gui_gym.waiting import wait_until
 
 IDS = ["shop.search", "shop.checkout", "mail.reply", "mail.archive"]
@@ -156,7 +156,7 @@ def test_kill_9_mid_run_then_resume_records_every_task_exactly_once(tmp_path):
             first.kill()
     done_before = {p.parent.name for p in _recorded(out)}
     assert 3 <= len(done_before) < 12, "kill the run while episodes remain"
-    assert wait_until(lambda: not any(_running(pid) for pid in tree), timeout_s=30), \
+    assert wait_until(lambda: not any(running(pid) for pid in tree), timeout_s=30), \
         "workers or browsers outlived the killed run"
     finished = subprocess.run(command[:2] + ["--resume", "--out", str(out)], capture_output=True, text=True, timeout=600)
     assert finished.returncode == 0, finished.stderr
@@ -170,10 +170,3 @@ def test_kill_9_mid_run_then_resume_records_every_task_exactly_once(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["overall"]["tasks"] == 12 and summary["overall"]["successes"] == 12
     assert len(list(out.glob("mind2web/*/result.json"))) == 12
-
-
-def _running(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False

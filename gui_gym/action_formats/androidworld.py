@@ -43,21 +43,19 @@ Kinds with no JSONAction form (drag, right_click, hotkey, goto, ...) raise on `f
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from typing import Any, Callable, Mapping
 
-from gui_gym.actions import Action
+from gui_gym.actions import MAX_OUTPUT_CHARS, Action, check_action_count, check_text
 from gui_gym.action_formats import warn
-from gui_gym.errors import ActionParseError
+from gui_gym.action_formats.reading import load_json, strip_fence
+from gui_gym.errors import ActionParseError, excerpt
 
 FIELDS = ("action_type", "index", "x", "y", "text", "direction", "goal_status", "app_name", "keycode",
           "clear_text")
 EXAMPLE = '{"action_type": "click", "index": 3}'
 SEMANTICS = ("androidworld", "intended")
 """How scroll and swipe read: as AndroidWorld executes them (default), or as their fields say."""
-_FENCE = re.compile(r"\s*```(?:json)?[ \t]*\n(.*?)\n?[ \t]*```\s*", re.DOTALL)
 _TARGET = ("index", "x", "y")
 _ALLOWED: dict[str, tuple[str, ...]] = {
     "click": _TARGET, "double_tap": _TARGET, "long_press": _TARGET,
@@ -91,20 +89,17 @@ def parse_many(value: "str | Mapping[str, Any] | list[Any]", *, input_text_submi
         raise ActionParseError(f"androidworld_semantics must be one of {list(SEMANTICS)}, "
                                f"received {androidworld_semantics!r}")
     if isinstance(value, str):
-        fenced = _FENCE.fullmatch(value)
-        text = (fenced.group(1) if fenced else value).strip()
+        check_text(value, "the AndroidWorld output", MAX_OUTPUT_CHARS)
+        text = strip_fence(value, ("json",)).strip()
         if not text:
             raise ActionParseError(f"expected an AndroidWorld action like {EXAMPLE}, received an empty string")
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ActionParseError(f"expected an AndroidWorld action like {EXAMPLE}, received invalid JSON "
-                                   f"({exc.msg} at {exc.pos})") from exc
+        value = load_json(text, f"an AndroidWorld action like {EXAMPLE}")
     items = [value] if isinstance(value, Mapping) else value
     if not isinstance(items, list) or not items:
         received = "an empty list" if isinstance(items, list) else type(value).__name__
         raise ActionParseError(f"expected an AndroidWorld action like {EXAMPLE} (or a list of them), "
                                f"received {received}")
+    check_action_count(len(items))
     intended = androidworld_semantics == "intended"
     return [action for n, item in enumerate(items, 1)
             for action in _read(item, f"action {n}" if len(items) > 1 else "AndroidWorld", input_text_submits, intended)]
@@ -115,10 +110,10 @@ def _read(item: Any, where: str, submits: bool, intended: bool) -> list[Action]:
         raise ActionParseError(f"{where}: expected an object like {EXAMPLE}, received {type(item).__name__}")
     unknown = sorted(set(item) - set(FIELDS))
     if unknown:
-        raise ActionParseError(f"{where}: unknown field(s) {unknown}; JSONAction fields are {list(FIELDS)}")
+        raise ActionParseError(f"{where}: unknown field(s) {excerpt(unknown)}; JSONAction fields are {list(FIELDS)}")
     kind = item.get("action_type")
     if kind not in _ALLOWED:
-        raise ActionParseError(f"{where}: unknown action_type {kind!r}; expected one of {list(_ALLOWED)}")
+        raise ActionParseError(f"{where}: unknown action_type {excerpt(kind)}; expected one of {list(_ALLOWED)}")
     fields = {key: v for key, v in item.items() if v is not None and key != "action_type"}
     f = _Fields(fields, f"{where} ({kind})")
     f.check_like_androidworld()
@@ -142,10 +137,10 @@ class _Fields:
                 raise ActionParseError(f"{self.where}: give either index or x, y, not both")
         direction = self.fields.get("direction")
         if direction and direction not in _DIRECTIONS:
-            raise ActionParseError(f"{self.where}: direction must be one of {list(_DIRECTIONS)}, received {direction!r}")
+            raise ActionParseError(f"{self.where}: direction must be one of {list(_DIRECTIONS)}, received {excerpt(direction)}")
         keycode = self.fields.get("keycode")
         if keycode is not None and not (isinstance(keycode, str) and keycode.startswith("KEYCODE_")):
-            raise ActionParseError(f"{self.where}: keycode must be a name like 'KEYCODE_A', received {keycode!r}")
+            raise ActionParseError(f"{self.where}: keycode must be a name like 'KEYCODE_A', received {excerpt(keycode)}")
         if "text" in self.fields and not isinstance(self.fields["text"], str):  # as AndroidWorld does
             self.fields["text"] = str(self.fields["text"])
 
@@ -153,11 +148,11 @@ class _Fields:
         """`value` as AndroidWorld's ``int()`` reads it; a fraction it drops is noted."""
         if isinstance(value, bool) or not isinstance(value, (int, float, str)) or (
                 isinstance(value, float) and not math.isfinite(value)):
-            raise ActionParseError(f"{self.where}: {name} must be an integer, received {value!r}")
+            raise ActionParseError(f"{self.where}: {name} must be an integer, received {excerpt(value)}")
         try:
             number = int(value)
-        except ValueError:
-            raise ActionParseError(f"{self.where}: {name} must be an integer, received {value!r}") from None
+        except (ValueError, OverflowError):  # past the digit limit, or a float too large for an int
+            raise ActionParseError(f"{self.where}: {name} must be an integer, received {excerpt(value)}") from None
         if isinstance(value, float) and value != number:
             warn(f"{self.where}: {name} {value!r} read as {number}, as AndroidWorld's int() reads it")
         return number
@@ -167,7 +162,7 @@ class _Fields:
         index, x, y = (self.fields.get(k) for k in _TARGET)
         if index is not None and use_index:
             if index < 0:
-                raise ActionParseError(f"{self.where}: index must be a non-negative int, received {index!r}")
+                raise ActionParseError(f"{self.where}: index must be a non-negative int, received {excerpt(index)}")
             return {"element": index}
         if (x is None and y is None) or not use_point:
             if required:
@@ -178,20 +173,20 @@ class _Fields:
             if isinstance(v, str):
                 v = self._int(name, v)
             if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise ActionParseError(f"{self.where}: {name} must be a number of screen pixels, received {v!r}")
+                raise ActionParseError(f"{self.where}: {name} must be a number of screen pixels, received {excerpt(v)}")
             point[name] = v
         return point
 
     def text(self, name: str) -> str:
         v = self.fields.get(name)
         if not isinstance(v, str) or not v:
-            raise ActionParseError(f"{self.where}: {name} must be a non-empty string, received {v!r}")
+            raise ActionParseError(f"{self.where}: {name} must be a non-empty string, received {excerpt(v)}")
         return v
 
     def choice(self, name: str, options: tuple[str, ...]) -> str:
         v = self.fields.get(name)
         if v not in options:
-            raise ActionParseError(f"{self.where}: {name} must be one of {list(options)}, received {v!r}")
+            raise ActionParseError(f"{self.where}: {name} must be one of {list(options)}, received {excerpt(v)}")
         return v
 
 
@@ -202,7 +197,7 @@ def _input_text(f: _Fields, submits: bool, intended: bool) -> list[Action]:
         return [Action.wait(0)]
     clear = f.fields.get("clear_text", False)
     if not isinstance(clear, bool):
-        warn(f"{f.where}: clear_text {clear!r} read as {bool(clear)}, as AndroidWorld tests it")
+        warn(f"{f.where}: clear_text {excerpt(clear)} read as {bool(clear)}, as AndroidWorld tests it")
     target = f.target(required=False)
     typed = Action("type", text=f.fields["text"] + ("\n" if submits else ""), **({} if clear else target))
     if not clear:
@@ -239,7 +234,7 @@ def _swipe(f: _Fields, submits: bool, intended: bool) -> Action:
 def _status(f: _Fields, submits: bool, intended: bool) -> Action:
     goal = f.fields.get("goal_status")
     if goal not in ("complete", "infeasible"):
-        warn(f"{f.where}: goal_status {goal!r} is neither 'complete' nor 'infeasible'; "
+        warn(f"{f.where}: goal_status {excerpt(goal)} is neither 'complete' nor 'infeasible'; "
              "AndroidWorld's agents stop on any status, so the episode ends as done")
     return Action.fail() if goal == "infeasible" else Action.done()
 
@@ -300,7 +295,7 @@ def format(action: Action, *, input_text_submits: bool = True, androidworld_sema
         if input_text_submits:
             if not text.endswith("\n") or text == "\n":
                 raise ActionParseError(
-                    f"type({text!r}) cannot be written as AndroidWorld input_text, which always presses Enter "
+                    f"type({excerpt(text)}) cannot be written as AndroidWorld input_text, which always presses Enter "
                     "after the text: only a type ending in a newline can (or pass input_text_submits=False)"
                 )
             text = text[:-1]

@@ -24,6 +24,7 @@ import os
 import re
 import socket
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -35,7 +36,7 @@ from gui_gym.backends.android_elements import UIElement, element_at, elements_te
 from gui_gym.backends.android_input import (direction_swipe, key_command, keycode, resolve_package, screen_swipe,
                                             scroll_swipe, text_commands)
 from gui_gym.backends.android_sync import SyncSession
-from gui_gym.backends.base import Backend, Observation
+from gui_gym.backends.base import DEFAULT_STEP_TIMEOUT_S, Backend, Observation
 from gui_gym.errors import ActionExecutionError, GUIGymError, InfraError, MissingResourceError
 from gui_gym.waiting import wait_until
 
@@ -60,6 +61,9 @@ class AndroidConfig:
     """(width, height); None: read from the device (`wm size`) when the env is made."""
     connect_timeout_s: float = 2.0
     command_timeout_s: float = 30.0
+    step_timeout_s: float | None = DEFAULT_STEP_TIMEOUT_S
+    """Bound on each action (with its settling) and each observation; past it the adb
+    connections in flight are cut and the device is reconnected at the next reset."""
     settle_timeout_s: float = 4.0
     settle_interval_s: float = 0.05
     long_press_s: float = 1.0
@@ -138,6 +142,10 @@ class AndroidBackend(Backend):
     @property
     def screen_size(self) -> tuple[int, int]:
         return self._screen_size
+
+    @property
+    def step_timeout_s(self) -> float | None:  # type: ignore[override]
+        return self.config.step_timeout_s
 
     # ---- what suites ask of the device -----------------------------------------------------
 
@@ -444,6 +452,11 @@ class AndroidBackend(Backend):
         except (OSError, _adb_error()):
             return False
 
+    def _abort(self, force: bool) -> None:
+        client = self._client
+        if client is not None:
+            client.abort()
+
     def _close(self) -> None:
         self._client = self._device = None  # adb holds no connection open between commands
         self._xml = self._elements = self._packages = None
@@ -479,11 +492,22 @@ def _client_class():
         def __init__(self, host: str, port: int, socket_timeout: float):
             super().__init__(host, port, socket_timeout)
             self._timeout_s = socket_timeout
+            self._open: weakref.WeakSet = weakref.WeakSet()
 
         def make_connection(self, timeout: float | None = None):
             connection = Connection(self.host, self.port)
             connection.conn.settimeout(timeout or self._timeout_s)
+            self._open.add(connection)
             return connection
+
+        def abort(self) -> None:
+            """Shut down every connection in flight (from another thread), so that a command
+            waiting on a hung device returns at once instead of after its socket timeout."""
+            for connection in list(self._open):
+                try:
+                    connection.conn.shutdown(socket.SHUT_RDWR)
+                except Exception:  # closed already (adbutils raises its own error for that)
+                    pass
 
         @functools.cached_property
         def _version(self) -> int:

@@ -9,6 +9,12 @@ bounded by `settle_timeout_s`.
 Screenshots come from the DevTools protocol with ``optimizeForSpeed`` (a fast PNG encoder,
 still lossless), decoded once to a numpy array; the text caret is hidden, as Playwright's own
 screenshots do, so identical states give identical pixels.
+
+A call that outlives `step_timeout_s` is aborted by killing the browser's process tree (its
+pid is asked of the browser at launch): Playwright then fails the blocked call at once. When
+even that does not free it, the Playwright driver is killed too. A dead driver is noticed
+(the browser still reports itself connected), so its failures are infrastructure errors and
+the relaunch starts a fresh driver.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import io
+import logging
 import os
 import shutil
 import threading
@@ -29,10 +36,13 @@ import numpy as np
 from PIL import Image
 
 from gui_gym.actions import Action
-from gui_gym.backends.base import Backend, Observation
+from gui_gym.backends.base import DEFAULT_STEP_TIMEOUT_S, Backend, Observation
 from gui_gym.backends.page_scripts import (AWAIT_SCROLL_JS, ELEMENTS_JS, INIT_JS, READY_JS, SCROLL_STATE_JS,
                                            element_tree_text)
 from gui_gym.errors import ActionExecutionError, InfraError, MissingResourceError
+from gui_gym.processes import kill_tree, parent, running
+
+logger = logging.getLogger(__name__)
 
 CHROMIUM_ENV_VAR = "GUI_GYM_CHROMIUM"
 QUIET_FLAGS = (
@@ -84,7 +94,7 @@ class PlaywrightDrivers:
 
     def acquire(self):
         local = self._local
-        if getattr(local, "users", 0) == 0:
+        if getattr(local, "driver", None) is None:
             from playwright.sync_api import sync_playwright
 
             local.driver = sync_playwright().start()
@@ -92,14 +102,21 @@ class PlaywrightDrivers:
         local.users += 1
         return local.driver
 
-    def release(self) -> None:
+    def release(self, driver, dead: bool = False) -> None:
+        """Give `driver` back; it stops with its last user, or at once when it is `dead` (its
+        other users find their browsers gone, and their own release is then a no-op)."""
         local = self._local
+        if driver is not getattr(local, "driver", None):
+            return  # a dead driver this thread has already replaced
         local.users -= 1
-        if local.users == 0:
+        if local.users == 0 or dead:
+            local.driver = None
             try:
-                local.driver.stop()
-            finally:
-                local.driver = None
+                driver.stop()
+            except Exception:
+                if not dead:
+                    raise
+                logger.debug("stopping a dead Playwright driver failed", exc_info=True)
 
 
 DRIVERS = PlaywrightDrivers()
@@ -145,6 +162,9 @@ class BrowserConfig:
     """When set, every request to another host is aborted (navigation included)."""
     settle_timeout_s: float = 2.0
     navigation_timeout_s: float = 15.0
+    step_timeout_s: float | None = DEFAULT_STEP_TIMEOUT_S
+    """Bound on each action (with its settling) and each observation; past it the browser is
+    killed and relaunched at the next reset (`gui_gym.backends.base`). None: unbounded."""
     locale: str = "en-US"
     timezone: str = "UTC"
     extra_args: tuple[str, ...] = field(default_factory=tuple)
@@ -189,10 +209,16 @@ class BrowserBackend(Backend):
         self._disconnected = False
         self._crashed = False
         self._closing_context = False
+        self._browser_pid: int | None = None
+        self._driver_pid: int | None = None
 
     @property
     def screen_size(self) -> tuple[int, int]:
         return self.config.viewport
+
+    @property
+    def step_timeout_s(self) -> float | None:  # type: ignore[override]
+        return self.config.step_timeout_s
 
     @property
     def page(self):
@@ -247,11 +273,30 @@ class BrowserBackend(Backend):
                 executable_path=executable, headless=self.config.headless, args=args,
                 timeout=60_000)
         except Exception:
-            DRIVERS.release()
+            DRIVERS.release(self._playwright)
             self._playwright = None
             raise
         self._disconnected = False
         self._browser.on("disconnected", lambda _b: setattr(self, "_disconnected", True))
+        self._browser_pid, self._driver_pid = self._find_processes()
+
+    def _find_processes(self) -> tuple[int | None, int | None]:
+        """(browser pid, Playwright driver pid): the browser names its own process over the
+        DevTools protocol; the driver is the browser's ancestor that is this process's child."""
+        try:
+            session = self._browser.new_browser_cdp_session()
+            try:
+                processes = session.send("SystemInfo.getProcessInfo")["processInfo"]
+            finally:
+                session.detach()
+            browser = next(p["id"] for p in processes if p["type"] == "browser")
+        except Exception:  # another Chromium build, a remote browser: no pid, no kill
+            logger.debug("the browser did not tell its process id", exc_info=True)
+            return None, None
+        driver, me = browser, os.getpid()
+        while driver is not None and parent(driver) not in (me, None, 0, 1):
+            driver = parent(driver)
+        return browser, driver if driver is not None and parent(driver) == me else None
 
     def _new_episode(self) -> None:
         self._close_context()
@@ -425,6 +470,13 @@ class BrowserBackend(Backend):
             if ready and not self._inflight:
                 return
             self._page.wait_for_timeout(16)
+        # Timed out. A page still "leaving" after the whole bound announced a navigation that
+        # never came (one the browser aborted: an unknown scheme, a 204 answer); forget it, or
+        # every later step would wait the whole bound for it too.
+        try:
+            self._page.evaluate("window.__guiGymLeaving = false")
+        except Exception:
+            pass  # a navigation is replacing the document after all: it has no flag
 
     def _observe(self, a11y: bool) -> Observation:
         if self._crashed:
@@ -468,7 +520,22 @@ class BrowserBackend(Backend):
 
     def _alive(self) -> bool:
         return (self._browser is not None and not self._disconnected and self._browser.is_connected()
-                and not self._crashed)
+                and not self._crashed and self._driver_running())
+
+    def _driver_running(self) -> bool:
+        """False once the Playwright driver is gone (the browser, which cannot tell, still says
+        it is connected)."""
+        return self._driver_pid is None or running(self._driver_pid)
+
+    def _abort(self, force: bool) -> None:
+        """Kill the browser (with `force`, or when its pid is unknown, the driver too): the
+        driver then fails every call waiting on it."""
+        targets = [self._browser_pid] if not force else [self._browser_pid, self._driver_pid]
+        if self._browser_pid is None:
+            targets.append(self._driver_pid)
+        for pid in targets:
+            if pid is not None:
+                kill_tree(pid)
 
     def _close(self) -> None:
         try:
@@ -478,6 +545,7 @@ class BrowserBackend(Backend):
         except Exception:
             pass  # closing what is already dead; nothing left to release
         if self._playwright is not None:
-            DRIVERS.release()
+            DRIVERS.release(self._playwright, dead=not self._driver_running())
         self._context = self._browser = self._playwright = self._page = self._cdp = None
+        self._browser_pid = self._driver_pid = None
         self._elements = None

@@ -131,7 +131,7 @@ class OpenAIJudge(SharedOnCopy):
             raise JudgeError(f"judge at {url} refused the request: HTTP {response.status_code}: {excerpt(response.text)}")
         try:
             return response.json()
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # not JSON, or JSON nested too deep to read
             raise JudgeError(f"judge at {url} answered with a body that is not JSON: {excerpt(response.text)}") from exc
 
     def _message(self, message: Message) -> dict[str, Any]:
@@ -156,5 +156,8 @@ class OpenAIJudge(SharedOnCopy):
         if isinstance(content, list):  # some servers answer in content parts
             content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
         if not isinstance(content, str) or not content.strip():
-            raise JudgeFormatError(f"expected a non-empty text answer, received {content!r}", str(content))
-        return content
+            shown = repr(content) if isinstance(content, str) and len(content) <= 200 else excerpt(content)
+            raise JudgeFormatError(f"expected a non-empty text answer, received {shown}", str(content))
+        # A lone surrogate (half an emoji, split by a server's tokenizer) is no text: it could not be
+        # sent back in the next request of a conversation, nor written to a file. "?" stands for it.
+        return content.encode("utf-8", "replace").decode("utf-8")

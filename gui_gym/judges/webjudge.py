@@ -38,7 +38,7 @@ import numpy as np
 
 from gui_gym.errors import JudgeError, JudgeFormatError
 from gui_gym.judges.base import PNG_SIGNATURE, ImageLike, Judge, Message, SharedOnCopy
-from gui_gym.judges.parsing import ask, excerpt
+from gui_gym.judges.parsing import ask, check_answer, excerpt
 from gui_gym.wrappers.recorder import atomic_write_json
 
 PROMPT_VERSION = "webjudge-v1"
@@ -103,13 +103,17 @@ Answer in exactly this format:
 Thoughts: <your reasoning, checking each key point against the evidence>
 Status: success or failure"""
 
-_LEAD = r"^[\s>*#\-\d.)]*\**"
+_LEAD = r"^[ \t>*#\-\d.)]*"
+"""What may open a line before a field name (list marks, emphasis, quotes). Like every pattern
+here it is written so that no two neighbouring parts take the same characters, and it stays
+within its line: a judge's answer is read in time linear in its length."""
 _KEY_POINTS_HEADER = re.compile(r"key\s*points[\s*_]*:", re.IGNORECASE)
 _LIST_ITEM = re.compile(r"^\s*(?:\d+\s*[.):]|[-*\u2022])\s+(.*\S)")
-_SCORE = re.compile(_LEAD + r"score\**\s*[:=]\s*[\[(*`\"]*\s*(\d+)", re.IGNORECASE | re.MULTILINE)
+"""A list item, matched against a line without its trailing whitespace."""
+_SCORE = re.compile(_LEAD + r"score\**\s*[:=]\s*(?:[\[(*`\"]+\s*)?(\d{1,9})(?!\d)", re.IGNORECASE | re.MULTILINE)
 _REASONING = re.compile(_LEAD + r"reasoning\**\s*:\s*(.*?)(?=" + _LEAD + r"score\**\s*[:=]|\Z)",
                         re.IGNORECASE | re.MULTILINE | re.DOTALL)
-_STATUS = re.compile(_LEAD + r"status\**\s*:\s*[\"'*`\s]*([A-Za-z]+)", re.IGNORECASE | re.MULTILINE)
+_STATUS = re.compile(_LEAD + r"status\**\s*:[\"'*`\s]*([A-Za-z]+)", re.IGNORECASE | re.MULTILINE)
 _THOUGHTS = re.compile(_LEAD + r"thoughts\**\s*:\s*(.*?)(?=" + _LEAD + r"status\**\s*:|\Z)",
                        re.IGNORECASE | re.MULTILINE | re.DOTALL)
 
@@ -120,9 +124,11 @@ def _format_error(what: str, text: str) -> JudgeFormatError:
 
 def parse_key_points(text: str) -> list[str]:
     """The numbered (or bulleted) list after ``Key Points:``, or anywhere when there is no header."""
+    check_answer(text)
     headers = list(_KEY_POINTS_HEADER.finditer(text))
     body = text[headers[-1].end():] if headers else text
-    points = [m.group(1).strip().strip("*").strip() for m in map(_LIST_ITEM.match, body.splitlines()) if m]
+    lines = (line.rstrip() for line in body.splitlines())
+    points = [m.group(1).strip().strip("*").strip() for m in map(_LIST_ITEM.match, lines) if m]
     points = [p for p in points if p]
     if not points:
         raise _format_error("the key points as a numbered list after 'Key Points:'", text)
@@ -131,6 +137,7 @@ def parse_key_points(text: str) -> list[str]:
 
 def parse_screenshot_score(text: str) -> tuple[int, str]:
     """(score 1-5, reasoning) from ``Reasoning: ...`` and ``Score: N`` lines."""
+    check_answer(text)
     scores = _SCORE.findall(text)
     if not scores:
         raise _format_error("a line 'Score: <1-5>'", text)
@@ -144,6 +151,7 @@ def parse_screenshot_score(text: str) -> tuple[int, str]:
 
 def parse_status(text: str) -> tuple[str, str]:
     """(``"success"`` or ``"failure"``, the thoughts) from ``Thoughts:`` and ``Status:`` lines."""
+    check_answer(text)
     statuses = _STATUS.findall(text)
     if not statuses:
         raise _format_error("a line 'Status: success' or 'Status: failure'", text)

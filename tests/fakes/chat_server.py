@@ -31,12 +31,16 @@ from typing import Any, Callable, Iterable, Union
 class Reply:
     """One scripted answer: `content` as the assistant message, or an error `status`, or a
     raw `body` (anything JSON, or a str sent as is); `hold` keeps the answer back until the
-    event is set (or the server stops)."""
+    event is set (or the server stops); `chunk_bytes` and `chunk_delay_s` send the body in
+    pieces with a pause after each (a server that trickles, or streams a huge body), and the
+    bytes the client took before it hung up are counted in ``ChatServer.sent_bytes``."""
 
     content: str | None = None
     status: int = 200
     body: Any = None
     hold: threading.Event | None = None
+    chunk_bytes: int | None = None
+    chunk_delay_s: float = 0.0
 
 
 @dataclass
@@ -70,6 +74,7 @@ class _State:
     replies: collections.deque = field(default_factory=collections.deque)
     responder: Callable[[Request], Union[str, Reply]] | None = None
     requests: list[Request] = field(default_factory=list)
+    sent_bytes: list[int] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -99,6 +104,12 @@ class ChatServer:
         """Chat-completion requests received so far (``/models`` calls are not listed)."""
         with self._state.lock:
             return list(self._state.requests)
+
+    @property
+    def sent_bytes(self) -> list[int]:
+        """Body bytes sent per chunked reply, until the client hung up."""
+        with self._state.lock:
+            return list(self._state.sent_bytes)
 
     @property
     def base_url(self) -> str:
@@ -191,11 +202,12 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                     if server._stopping.is_set():
                         return
             if reply.body is not None or reply.status != 200:
-                self._send(reply.status, reply.body if reply.body is not None else {"error": {"message": "scripted"}})
+                self._send(reply.status, reply.body if reply.body is not None else {"error": {"message": "scripted"}},
+                           reply)
             elif body.get("stream"):
                 self._stream(reply.content or "", str(body.get("model")))
             else:
-                self._send(200, completion(reply.content or "", str(body.get("model"))))
+                self._send(200, completion(reply.content or "", str(body.get("model"))), reply)
 
         def _authorized(self) -> bool:
             if server.api_key is None or self.headers.get("Authorization") == f"Bearer {server.api_key}":
@@ -203,16 +215,29 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
             self._send(401, {"error": {"message": "invalid API key", "type": "invalid_request_error"}})
             return False
 
-        def _send(self, status: int, payload: Any) -> None:
+        def _send(self, status: int, payload: Any, reply: Reply | None = None) -> None:
             data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
+            chunk = reply.chunk_bytes if reply is not None and reply.chunk_bytes else len(data) or 1
+            sent = 0
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                for start in range(0, len(data), chunk):
+                    if server._stopping.is_set():
+                        return
+                    self.wfile.write(data[start:start + chunk])
+                    self.wfile.flush()
+                    sent += len(data[start:start + chunk])
+                    if reply is not None and reply.chunk_delay_s:
+                        time.sleep(reply.chunk_delay_s)  # the trickle this reply scripts
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up waiting (a timeout test)
+            finally:
+                if reply is not None and reply.chunk_bytes:
+                    with server._state.lock:
+                        server._state.sent_bytes.append(sent)
 
         def _stream(self, content: str, model: str) -> None:
             chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": content}, "finish_reason": None}]},

@@ -137,6 +137,11 @@ class Session:
         self._launched.clear()
         self._core.clear()
 
+    def alive(self) -> bool:
+        """Whether the display and the session's other core processes (bus, window manager)
+        still run: without them no action or screenshot can work."""
+        return bool(self._core) and all(proc.poll() is None for proc in self._core)
+
     # ---- processes for tasks ---------------------------------------------------------------
 
     def launch(self, command: str | Sequence[str], shell: bool = False) -> subprocess.Popen:

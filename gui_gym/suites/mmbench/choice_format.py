@@ -23,10 +23,10 @@ from typing import Any, Mapping
 
 from gui_gym.actions import Action
 from gui_gym.action_formats import json_format, uitars
-from gui_gym.errors import ActionParseError
+from gui_gym.errors import ActionParseError, excerpt
 from gui_gym.suites.mmbench.answers import ANSWER_MODES, json_output, kind_phrase, parse_option_letter
 
-_UITARS = re.compile(r"^[ \t]*Action[ \t]*:|^\s*finished\s*\(", re.MULTILINE)
+_UITARS = re.compile(r"^[ \t]*Action[ \t]*:|^[ \t]*finished\s*\(", re.MULTILINE)
 
 
 def parse(value: "str | Mapping[str, Any]", **context: Any) -> Action:
@@ -66,7 +66,7 @@ def check(action: Action, **_context: Any) -> None:
             f"this is a multiple-choice question: expected an answer naming one option letter A-F "
             f"(e.g. 'B', or an answer action), received {kind_phrase(action.kind)}")
     if parse_option_letter(action.text) is None:
-        raise ActionParseError(f"found no option letter A-F in the answer {action.text!r}")
+        raise ActionParseError(f"found no option letter A-F in the answer {excerpt(action.text)}")
 
 
 def format(action: Action, **_context: Any) -> str:
