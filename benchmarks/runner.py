@@ -34,6 +34,7 @@ from typing import Any, Callable, Sequence, TextIO
 from benchmarks.mind2web_layout import write_from_episode
 from benchmarks.results import TASKS_DIR, Job, ResultsStore, format_duration, outcome, short_error
 from gui_gym.errors import HarnessError, InfraError
+from gui_gym.processes import descendants, kill_tree  # noqa: F401 - descendants: part of this module's API
 
 MAX_STARTUP_FAILURES = 3
 POLL_S = 0.5
@@ -150,38 +151,6 @@ def _worker_main(conn: Connection, config: RunConfig) -> None:
         for closer in (getattr(agent, "close", None), recorder.close):
             if callable(closer):
                 closer()
-
-
-def descendants(pid: int) -> list[int]:
-    """Every process under `pid` (Linux /proc; elsewhere none are found)."""
-    children: dict[int, list[int]] = collections.defaultdict(list)
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return []
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        children[ppid].append(int(entry.name))
-    found, frontier = [], [pid]
-    while frontier:
-        kids = children.get(frontier.pop(), [])
-        found += kids
-        frontier += kids
-    return found
-
-
-def kill_tree(pid: int) -> None:
-    """SIGKILL `pid` and everything under it (a browser, its renderers, a driver)."""
-    for target in [pid, *descendants(pid)]:
-        try:
-            os.kill(target, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 # ---- parent -----------------------------------------------------------------------------
