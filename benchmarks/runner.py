@@ -121,11 +121,12 @@ def die_with_parent() -> None:
             os._exit(1)
 
 
-def _worker_main(conn: Connection, config: RunConfig, scratch: str) -> None:
+def _worker_main(conn: Connection, config: RunConfig, scratch: str | None) -> None:
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    os.environ["TMPDIR"] = scratch  # the browser's profile and every other temporary file go there
-    tempfile.tempdir = None
+    if scratch is not None:  # the browser's profile and every other temporary file go there
+        os.environ["TMPDIR"] = scratch
+        tempfile.tempdir = None
     try:
         import gymnasium as gym
 
@@ -166,7 +167,7 @@ class _Worker:
     process: Any
     conn: Connection
     spawned: float
-    scratch: Path
+    scratch: Path | None
     ready: bool = False
     job: Job | None = None
     job_started: float = 0.0
@@ -214,7 +215,8 @@ class Runner:
         while len(self._workers) < wanted:
             parent_end, child_end = self._context.Pipe()
             scratch = self._scratch.worker_dir(self._spawned)
-            process = self._context.Process(target=_worker_main, args=(child_end, self.config, str(scratch)),
+            process = self._context.Process(target=_worker_main,
+                                            args=(child_end, self.config, str(scratch) if scratch else None),
                                             name=f"gui-bench-worker-{self._spawned}", daemon=True)
             self._spawned += 1
             process.start()

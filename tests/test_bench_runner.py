@@ -108,7 +108,7 @@ def test_a_hung_episode_is_killed_at_its_limit_and_retried_and_leaves_no_files(t
     monkeypatch.setenv("TMPDIR", str(system_tmp))
     monkeypatch.setattr(tempfile, "tempdir", None)
     base = system_tmp / f"gui-bench-{os.getuid()}"
-    (base / "999999999-killed" / "worker-0-x" / "playwright_chromiumdev_profile-x").mkdir(parents=True)  # kill -9
+    (base / "999999999" / "w0" / "playwright_chromiumdev_profile-x").mkdir(parents=True)  # a kill -9 run
     try:
         result = _run(tmp_path / "run", "hang", ["demo.read-code"], episode_timeout_s=20)["demo.read-code"]
         assert result["success"] and result["attempt"] == 2, result
