@@ -220,7 +220,7 @@ def finalize(store: Any, jobs: list[Any], suite: Any, wall_s: float | None, *, i
         if not (store.mind2web_dir(job.key) / "result.json").is_file():
             write_from_episode(store.task_dir(job.key), store.mind2web_dir(job.key),
                                reference_length=job.meta.get("reference_length"))
-    build_report(store.root, images=images, summary=summary)
+    build_report(store.root, images=images, summary=summary, store=store)
     return summary
 
 
@@ -280,7 +280,7 @@ def run_command(args: argparse.Namespace) -> int:
     if args.resume:
         out = Path(args.out) if args.out else _latest_run(args.env or DEFAULT_ENV_ID, args.agent or DEFAULT_AGENT)
         store = ResultsStore(out)
-        run = store.read_run()
+        run = store.read_run(required=("env_id", "env_kwargs", "agent", "agent_kwargs"))
         if run is None:
             raise HarnessError(f"--resume: {out} holds no run.json, so there is no run to continue")
         _check_resume(args, run)
@@ -348,7 +348,7 @@ def report_command(args: argparse.Namespace) -> int:
     from benchmarks.results import ResultsStore
 
     store = ResultsStore(args.dir)
-    run = store.read_run()
+    run = store.read_run(required=("env_id", "env_kwargs"))
     if run is None:
         path = build_report(store.root, images=args.images)
         print(f"report: {path}")

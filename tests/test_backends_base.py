@@ -35,7 +35,7 @@ def test_a_spinning_page_truncates_the_step_and_the_browser_is_relaunched():
     try:
         env.reset(seed=0, options={"task_id": "demo.press-button"})
         backend = env.unwrapped.backend
-        old_browser = backend._browser_pid
+        old_browser = backend.browser_pid
         assert old_browser is not None and running(old_browser)
         backend.evaluate("document.addEventListener('mousedown', () => { for (;;) {} })")  # the click never returns
         started = time.monotonic()
@@ -47,7 +47,7 @@ def test_a_spinning_page_truncates_the_step_and_the_browser_is_relaunched():
         assert backend.aborts == 1 and not backend.healthy
         assert wait_until(lambda: not running(old_browser), timeout_s=10)
         env.reset(seed=0, options={"task_id": "demo.press-button"})
-        assert backend.relaunches == 1 and backend._browser_pid != old_browser
+        assert backend.relaunches == 1 and backend.browser_pid != old_browser
         _obs, reward, terminated, _truncated, info = env.step(env.unwrapped.oracle_action())
         _obs, reward, terminated, _truncated, info = env.step(Action.done())
         assert terminated and info["success"] and info["infra_error"] is None

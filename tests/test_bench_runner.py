@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -147,10 +149,20 @@ def test_an_episode_that_errors_twice_is_an_error_not_a_failure(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_hung_episode_is_killed_at_its_limit_and_retried(tmp_path):
-    result = _run(tmp_path, "hang", ["demo.read-code"], episode_timeout_s=20)["demo.read-code"]
-    assert result["success"] and result["attempt"] == 2
-    assert result["previous_errors"] == ["episode exceeded its 20 s wall-clock limit; the worker was killed"]
+def test_a_hung_episode_is_killed_at_its_limit_and_retried_and_leaves_no_files(tmp_path, monkeypatch):
+    system_tmp = Path(tempfile.mkdtemp(prefix="tmp-"))  # the run's /tmp; a short path: Chromium puts a socket there
+    monkeypatch.setenv("TMPDIR", str(system_tmp))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    base = system_tmp / f"gui-bench-{os.getuid()}"
+    (base / "999999999" / "w0" / "playwright_chromiumdev_profile-x").mkdir(parents=True)  # a kill -9 run
+    try:
+        result = _run(tmp_path / "run", "hang", ["demo.read-code"], episode_timeout_s=20)["demo.read-code"]
+        assert result["success"] and result["attempt"] == 2, result
+        assert result["previous_errors"] == ["episode exceeded its 20 s wall-clock limit; the worker was killed"]
+        # the killed worker's browser profile (and everything else it wrote) went with its folder
+        assert list(system_tmp.rglob("*")) == [base]
+    finally:
+        shutil.rmtree(system_tmp, ignore_errors=True)
 
 
 @pytest.mark.slow

@@ -180,11 +180,10 @@ def test_navigation_off_the_env_is_an_action_error(localweb, fmt):
         error = _navigation_refused(localweb, _goto(fmt, url))
         assert error is not None and error.startswith("could not execute goto"), (label, error)
     # a navigation the browser aborted (ftp) is not waited for at every later step
-    assert localweb.unwrapped.backend.evaluate("window.__guiGymLeaving") is False
+    assert localweb.unwrapped.backend.evaluate("window.__guiGymLeaving") is not True
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="needs issue 27's URL filtering: only http/https reach the browser", strict=True)
 def test_a_host_file_behind_the_loopback_name_is_refused(localweb):
     error = _navigation_refused(localweb, _goto("uitars", LOOPBACK_FILE_URL))
     assert error is not None and "blocked" in error
@@ -197,7 +196,6 @@ def _other_service(environ, start_response):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="needs issue 27's host and port allow-list: an env reaches only its own servers", strict=True)
 def test_another_loopback_service_is_refused(localweb):
     other = LoopbackServer(_other_service)
     other.start()

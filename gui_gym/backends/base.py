@@ -112,18 +112,21 @@ class Backend(ABC):
             self.healthy = False
             raise InfraError(f"{type(self).__name__} could not observe the screen: {exc}") from exc
 
-    def bounded(self, what: str, work: Callable[[], T]) -> T:
-        """`work()`, aborted by `_abort` from a watchdog thread when it runs past
-        `step_timeout_s`; then an `InfraError` naming `what`, and the backend is unhealthy."""
-        timeout_s = self.step_timeout_s
+    def bounded(self, what: str, work: Callable[[], T], *, timeout_s: float | None = None,
+                limit: str = "step_timeout_s") -> T:
+        """`work()`, aborted by `_abort` from a watchdog thread when it runs past `timeout_s`
+        (default: `step_timeout_s`; `limit` names the setting in messages); then an
+        `InfraError` naming `what`, and the backend is unhealthy."""
+        if timeout_s is None:
+            timeout_s = self.step_timeout_s
         if timeout_s is None:
             return work()
         expired, finished = threading.Event(), threading.Event()
 
         def expire() -> None:
             expired.set()
-            logger.warning("%s: %s did not finish within step_timeout_s=%g s; aborting the backend",
-                           type(self).__name__, what, timeout_s)
+            logger.warning("%s: %s did not finish within %s=%g s; aborting the backend",
+                           type(self).__name__, what, limit, timeout_s)
             self._abort_quietly(force=False)
             if not finished.wait(ABORT_GRACE_S):
                 logger.warning("%s: %s still blocked %g s after the abort; aborting harder",
@@ -142,7 +145,7 @@ class Backend(ABC):
         finally:
             self._end_watch(watchdog, finished, expired)
         if expired.is_set():  # also when it returned as the watchdog fired: the backend is aborted all the same
-            raise self._overran(what, timeout_s) from failure
+            raise self._overran(what, limit, timeout_s) from failure
         if failure is not None:
             raise failure
         return result
@@ -153,10 +156,10 @@ class Backend(ABC):
         if expired.is_set():
             watchdog.join()  # let the abort finish before anyone relaunches
 
-    def _overran(self, what: str, timeout_s: float) -> InfraError:
+    def _overran(self, what: str, limit: str, timeout_s: float) -> InfraError:
         self.healthy = False
         self.aborts += 1
-        return InfraError(f"{type(self).__name__}: {what} did not finish within step_timeout_s={timeout_s:g} s; "
+        return InfraError(f"{type(self).__name__}: {what} did not finish within {limit}={timeout_s:g} s; "
                           "the backend was aborted and is relaunched at the next reset")
 
     def _abort_quietly(self, force: bool) -> None:

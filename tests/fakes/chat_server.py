@@ -3,8 +3,9 @@
 Agents and judges are tested against it with their real HTTP clients. What it answers comes
 from a queue of scripted replies or from a function of the request, so one server serves a
 fixed script (a UI-TARS episode) or a rule (a judge answering by what it was asked). Failures
-are scripted the same way: an HTTP status, a malformed body, or an answer held back until the
-test releases it (a client timeout, without sleeping).
+are scripted the same way: an HTTP status, a malformed body, an answer held back until the
+test releases it (a client timeout, without sleeping), an answer trickled one byte at a time (a
+server that never trips a read timeout), or an answer of any size, made as it is sent.
 
     with ChatServer(["Action: click(start_box='(10,20)')"]) as server:
         client = OpenAIJudge(model="fake-model", base_url=server.base_url)
@@ -33,7 +34,10 @@ class Reply:
     raw `body` (anything JSON, or a str sent as is); `hold` keeps the answer back until the
     event is set (or the server stops); `chunk_bytes` and `chunk_delay_s` send the body in
     pieces with a pause after each (a server that trickles, or streams a huge body), and the
-    bytes the client took before it hung up are counted in ``ChatServer.sent_bytes``."""
+    bytes the client took before it hung up are counted in ``ChatServer.sent_bytes``;
+    `trickle_s` sends the whole response (status line included) one byte every that many
+    seconds; `pad_to_bytes` sends a completion whose content is that many bytes of "a",
+    generated chunk by chunk (`chunked`: without a Content-Length)."""
 
     content: str | None = None
     status: int = 200
@@ -41,6 +45,9 @@ class Reply:
     hold: threading.Event | None = None
     chunk_bytes: int | None = None
     chunk_delay_s: float = 0.0
+    trickle_s: float | None = None
+    pad_to_bytes: int | None = None
+    chunked: bool = False
 
 
 @dataclass
@@ -201,7 +208,11 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 while not reply.hold.wait(0.05):
                     if server._stopping.is_set():
                         return
-            if reply.body is not None or reply.status != 200:
+            if reply.trickle_s is not None:
+                self._trickle(completion(reply.content or "", str(body.get("model"))), reply.trickle_s)
+            elif reply.pad_to_bytes is not None:
+                self._send_padded(reply.pad_to_bytes, reply.chunked)
+            elif reply.body is not None or reply.status != 200:
                 self._send(reply.status, reply.body if reply.body is not None else {"error": {"message": "scripted"}},
                            reply)
             elif body.get("stream"):
@@ -238,6 +249,40 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 if reply is not None and reply.chunk_bytes:
                     with server._state.lock:
                         server._state.sent_bytes.append(sent)
+
+        def _trickle(self, payload: Any, delay_s: float) -> None:
+            data = json.dumps(payload).encode()
+            raw = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+                   .encode() + data)
+            try:
+                for byte in raw:
+                    if server._stopping.wait(delay_s):
+                        return
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up: what the test wants
+            self.close_connection = True
+
+        def _send_padded(self, size: int, chunked: bool) -> None:
+            head, tail = b'{"choices": [{"message": {"role": "assistant", "content": "', b'"}}]}'
+            block = b"a" * 2**16
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                if chunked:
+                    self.send_header("Transfer-Encoding", "chunked")
+                else:
+                    self.send_header("Content-Length", str(len(head) + size + len(tail)))
+                self.end_headers()
+                frame = (lambda b: b"%x\r\n%s\r\n" % (len(b), b)) if chunked else (lambda b: b)
+                self.wfile.write(frame(head))
+                for start in range(0, size, len(block)):
+                    self.wfile.write(frame(block[:min(len(block), size - start)]))
+                self.wfile.write(frame(tail) + (b"0\r\n\r\n" if chunked else b""))
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            self.close_connection = True
 
         def _stream(self, content: str, model: str) -> None:
             chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": content}, "finish_reason": None}]},
