@@ -10,7 +10,9 @@ What it guarantees, where OSWorld's run_multienv and BrowserGym's experiment loo
 - nothing sleeps for a fixed time: the parent waits on its workers' pipes and process
   sentinels, with a timeout set by the nearest deadline;
 - workers die with the parent (``PR_SET_PDEATHSIG`` on Linux), so even ``kill -9`` of the run
-  leaves no env behind; results already written stay, and ``--resume`` runs the rest.
+  leaves no env behind; results already written stay, and ``--resume`` runs the rest;
+- each worker's temporary files (a browser profile) go to a folder of its own, removed when the
+  worker is gone, however it went (`benchmarks.scratch`).
 
 Episodes are recorded by `TrajectoryRecorder` inside the worker; the parent writes only what a
 dead worker could not (its error result). `run_episode` is the loop itself, shared with the
@@ -19,12 +21,13 @@ perf benchmark.
 
 from __future__ import annotations
 
-import logging
 import collections
+import logging
 import multiprocessing as mp
 import os
 import signal
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -33,6 +36,7 @@ from typing import Any, Callable, Sequence, TextIO
 
 from benchmarks.mind2web_layout import write_from_episode
 from benchmarks.results import TASKS_DIR, Job, ResultsStore, format_duration, short_error
+from benchmarks.scratch import Scratch
 from gui_gym.errors import HarnessError, InfraError
 from gui_gym.processes import die_with_parent, kill_tree
 from gui_gym.records import EpisodeResult
@@ -108,9 +112,12 @@ def run_episode(recorder: Any, agent: Any, job: Job) -> EpisodeResult:
 
 # ---- worker process ---------------------------------------------------------------------
 
-def _worker_main(conn: Connection, config: RunConfig) -> None:
+def _worker_main(conn: Connection, config: RunConfig, scratch: str | None) -> None:
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if scratch is not None:  # the browser's profile and every other temporary file go there
+        os.environ["TMPDIR"] = scratch
+        tempfile.tempdir = None
     try:
         import gymnasium as gym
 
@@ -151,6 +158,7 @@ class _Worker:
     process: Any
     conn: Connection
     spawned: float
+    scratch: Path | None
     ready: bool = False
     job: Job | None = None
     job_started: float = 0.0
@@ -173,19 +181,21 @@ class Runner:
         self._context = mp.get_context("spawn")
         self._workers: list[_Worker] = []
         self._startup_failures = 0
+        self._spawned = 0
 
     def run(self) -> list[EpisodeResult]:
+        self._scratch = Scratch()
         try:
             while self.pending or any(w.job for w in self._workers):
                 self._spawn_needed()
                 self._assign()
                 self._wait()
                 self._on_tick(sum(w.job is not None for w in self._workers))
-        except BaseException:
-            for worker in self._workers:
+            self._shutdown()
+        finally:
+            for worker in list(self._workers):
                 self._discard(worker)
-            raise
-        self._shutdown()
+            self._scratch.close()
         return self.results
 
     # ---- loop steps ---------------------------------------------------------------------
@@ -195,11 +205,14 @@ class Runner:
         wanted = min(self.config.workers, busy + len(self.pending))
         while len(self._workers) < wanted:
             parent_end, child_end = self._context.Pipe()
-            process = self._context.Process(target=_worker_main, args=(child_end, self.config),
-                                            name=f"gui-bench-worker-{len(self._workers)}", daemon=True)
+            scratch = self._scratch.worker_dir(self._spawned)
+            process = self._context.Process(target=_worker_main,
+                                            args=(child_end, self.config, str(scratch) if scratch else None),
+                                            name=f"gui-bench-worker-{self._spawned}", daemon=True)
+            self._spawned += 1
             process.start()
             child_end.close()
-            self._workers.append(_Worker(process, parent_end, time.monotonic()))
+            self._workers.append(_Worker(process, parent_end, time.monotonic(), scratch))
 
     def _assign(self) -> None:
         for worker in self._workers:
@@ -281,6 +294,7 @@ class Runner:
             kill_tree(worker.process.pid)
         worker.process.join(timeout=10)
         worker.conn.close()
+        Scratch.remove(worker.scratch)
         if worker in self._workers:
             self._workers.remove(worker)
 

@@ -25,7 +25,7 @@ def finalize(store: Any, jobs: list[Any], suite: Any, wall_s: float | None, *, i
         if not (store.mind2web_dir(job.key) / "result.json").is_file():
             write_from_episode(store.task_dir(job.key), store.mind2web_dir(job.key),
                                reference_length=job.meta.get("reference_length"))
-    build_report(store.root, images=images, summary=summary)
+    build_report(store.root, images=images, summary=summary, store=store)
     return summary
 
 

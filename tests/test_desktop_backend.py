@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from gui_gym.actions import Action
-from gui_gym.backends.desktop import DesktopBackend, DesktopConfig
+from gui_gym.backends.desktop import DesktopBackend, DesktopConfig, SandboxLimits
 from gui_gym.errors import ActionExecutionError
 from gui_gym.waiting import wait_until
 
@@ -59,9 +59,10 @@ def test_a_new_episode_is_a_fresh_desktop(backend):
 
 
 def test_config_validates_and_pops_its_fields():
-    kwargs = {"provider": "remote", "host": "10.0.0.2", "max_steps": 5}
+    kwargs = {"provider": "remote", "host": "10.0.0.2", "max_steps": 5, "sandbox_limits": SandboxLimits(tmp_mib=64)}
     config = DesktopConfig.pop_from(kwargs)
     assert config.host == "10.0.0.2" and kwargs == {"max_steps": 5}
+    assert config.provider_config().sandbox_limits.tmp_mib == 64
     with pytest.raises(ValueError, match=r"provider must be one of \['local', 'docker', 'vmware', 'remote'\], "
                                          r"received 'kvm'"):
         DesktopConfig(provider="kvm")
@@ -72,7 +73,7 @@ def test_wait_for_screen_without_change_returns_when_still(backend):
     assert wait_until(lambda: backend.wait_for_screen(5, expect_change=False), 10)
 
 
-def test_require_network_gives_the_episode_the_hosts_network(backend):
+def test_require_network_gives_the_episode_a_network(backend):
     backend.new_episode()
     assert not backend.has_network
     backend.require_network()

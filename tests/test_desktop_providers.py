@@ -53,6 +53,17 @@ def test_local_names_missing_programs_and_packages(monkeypatch):
         check_programs()
 
 
+def test_local_needs_root_to_map_its_ids(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr("os.geteuid", lambda: 1000)
+    with pytest.raises(MissingResourceError, match=r"maps its users to unprivileged host ids of their own, which "
+                                                   r"takes root"):
+        check_programs()
+    monkeypatch.setattr(shutil, "which", lambda name: None if name == "slirp4netns" else f"/usr/bin/{name}")
+    with pytest.raises(MissingResourceError, match=r"`apt-get install slirp4netns`"):
+        check_programs(network=True)
+
+
 def test_unknown_provider():
     with pytest.raises(ValueError, match=r"unknown desktop provider 'qemu'"):
         make_provider("qemu", ProviderConfig())

@@ -1,16 +1,27 @@
 """The local provider's sandbox, for real: bubblewrap + Xvfb + openbox + our server.
 
-One sandbox for the module (starting one takes about a second on an idle machine)."""
+One sandbox for the module (starting one takes about a second on an idle machine). The attacks
+run as the agent's processes do: commands through ``/execute`` run as ``user``, the uid of every
+app and terminal the agent types into."""
 
 from __future__ import annotations
 
+import glob
+import json
+import os
+import secrets
+import socket
 import sys
+import tempfile
+import textwrap
+import threading
 from pathlib import Path
 
 import psutil
 import pytest
 
 from gui_gym.actions import Action
+from gui_gym.backends.desktop.accounts import HOST_ID_BASE, host_ids
 from gui_gym.backends.desktop.client import Endpoint, ServerClient, ServerError
 from gui_gym.backends.desktop.sandbox import Sandbox, SandboxSpec
 from gui_gym.waiting import wait_until
@@ -58,6 +69,195 @@ def test_the_sandbox_is_private(client):
         "Size(width=800, height=600)"
 
 
+def as_agent(client: ServerClient, code: str, *args: str) -> dict:
+    """Run Python `code` inside, as the agent's uid (its output: stdout parsed as JSON)."""
+    reply = client.execute(["python", "-c", textwrap.dedent(code), *args], timeout_s=60)
+    assert reply["returncode"] == 0, reply
+    return json.loads(reply["output"])
+
+
+def test_the_agent_is_an_unprivileged_stranger_to_the_host(sandbox, client, shared_data):
+    seen = as_agent(client, """
+        import json, os, sys
+        try:
+            open("/etc/shadow").read(); shadow = "read"
+        except OSError as exc:
+            shadow = type(exc).__name__
+        print(json.dumps({"uid": os.getuid(), "map": open("/proc/self/uid_map").read().split(),
+                          "shadow": shadow, "root": sorted(os.listdir("/")), "data": os.path.exists(sys.argv[1])}))
+    """, str(shared_data))
+    mapped = dict(zip(seen["map"][0::3], seen["map"][1::3]))
+    assert seen["uid"] == 1000 and "0" not in mapped.values()  # was "1000 0 1": the agent was host root
+    assert {int(host) for host in mapped.values()} == set(host_ids(sandbox.pid).values())
+    assert min(host_ids(sandbox.pid).values()) >= HOST_ID_BASE
+    assert seen["shadow"] == "PermissionError"  # was readable
+    assert not {"srv", "mnt", "media", "boot"} & set(seen["root"]) and not seen["data"]  # the host's data: not there
+    agents = [p for p in psutil.Process(sandbox.pid).children(recursive=True) if p.name() == "openbox"]
+    assert agents and agents[0].uids().real == host_ids(sandbox.pid)[1000]
+
+
+def test_nothing_of_the_host_is_writable_from_inside(sandbox, client):
+    before = set(glob.glob(os.path.join(tempfile.gettempdir(), "gui-gym-desktop-*")))
+    seen = as_agent(client, """
+        import json, os
+        out = {}
+        for path in ("/run/gui-gym/fill", "/run/fill", "/etc/fill", "/usr/fill", "/fill"):
+            try:
+                with open(path, "wb") as f:
+                    f.write(bytes(64 << 20))
+                out[path] = "written"
+            except OSError as exc:
+                out[path] = type(exc).__name__
+        print(json.dumps(out))
+    """)
+    assert seen == {"/run/gui-gym/fill": "PermissionError", "/run/fill": "PermissionError",
+                    "/etc/fill": "OSError", "/usr/fill": "OSError", "/fill": "PermissionError"}  # OSError: read-only
+    assert set(glob.glob(os.path.join(tempfile.gettempdir(), "gui-gym-desktop-*"))) == before  # no host folder
+    assert not os.path.exists("/run/gui-gym")
+
+
+@pytest.fixture
+def host_listeners():
+    """A world-writable Unix socket in a host folder, an abstract one and a loopback TCP port on
+    the host, each answering "HOST"."""
+    folder = tempfile.mkdtemp(dir="/var/tmp", prefix="gui-gym-probe-")
+    os.chmod(folder, 0o777)
+    servers = [socket.socket(socket.AF_UNIX), socket.socket(socket.AF_UNIX), socket.socket()]
+    path, abstract = os.path.join(folder, "host.sock"), f"gui-gym-probe-{secrets.token_hex(6)}"
+    servers[0].bind(path)
+    os.chmod(path, 0o777)
+    servers[1].bind("\0" + abstract)
+    servers[2].bind(("127.0.0.1", 0))
+
+    def answer(server):
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            conn.sendall(b"HOST")
+            conn.close()
+    for server in servers:
+        server.listen()
+        threading.Thread(target=answer, args=(server,), daemon=True).start()
+    yield {"path": path, "abstract": abstract, "port": servers[2].getsockname()[1]}
+    for server in servers:
+        server.close()
+    os.unlink(path)
+    os.rmdir(folder)
+
+
+REACH = """
+    import json, socket, sys
+    path, abstract, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    out = {}
+    for name, family, address in (("path", socket.AF_UNIX, path), ("abstract", socket.AF_UNIX, "\\0" + abstract),
+                                  ("loopback", socket.AF_INET, ("127.0.0.1", port)),
+                                  ("host via slirp", socket.AF_INET, ("10.0.2.2", port))):
+        s = socket.socket(family)
+        s.settimeout(3)
+        try:
+            s.connect(address)
+            out[name] = s.recv(4).decode()
+        except OSError as exc:
+            out[name] = type(exc).__name__
+        s.close()
+    print(json.dumps(out))
+"""
+
+
+def test_host_sockets_are_out_of_reach(client, host_listeners):
+    for family, address in ((socket.AF_UNIX, host_listeners["path"]), (socket.AF_UNIX, "\0" + host_listeners["abstract"]),
+                            (socket.AF_INET, ("127.0.0.1", host_listeners["port"]))):
+        with socket.socket(family) as probe:  # on the host, each answers
+            probe.connect(address)
+            assert probe.recv(4) == b"HOST"
+    seen = as_agent(client, REACH, host_listeners["path"], host_listeners["abstract"], str(host_listeners["port"]))
+    assert "HOST" not in seen.values(), seen
+    assert seen["path"] == "FileNotFoundError"  # the host's /var/tmp is not there
+
+
+@pytest.mark.slow
+def test_a_sandbox_with_the_network_still_reaches_no_host_socket(host_listeners):
+    box = Sandbox(SandboxSpec(width=640, height=480, accessibility=False, network=True))
+    box.start()
+    try:
+        client = ServerClient(Endpoint(socket_path=box.socket_path, token=box.token))
+        interfaces = client.execute(["cat", "/proc/net/dev"])["output"].splitlines()[2:]
+        assert sorted(line.split(":")[0].strip() for line in interfaces) == ["lo", "tap0"]
+        assert client.execute(["cat", "/etc/resolv.conf"])["output"] == "nameserver 10.0.2.3\n"
+        seen = as_agent(client, REACH, host_listeners["path"], host_listeners["abstract"], str(host_listeners["port"]))
+        assert "HOST" not in seen.values(), seen  # before: the host's network namespace, abstract sockets and all
+    finally:
+        box.stop()
+
+
+def test_the_evaluators_channel_is_out_of_the_agents_reach(sandbox, client):
+    server_pid = json.loads(client.execute("ps -o pid= -C python -u root | head -1", shell=True)["output"] or "0")
+    display_pid = int(client.execute("ps -o pid= -C Xvfb", shell=True)["output"])
+    seen = as_agent(client, """
+        import json, os, signal, socket, stat, sys
+        server, display = int(sys.argv[1]), int(sys.argv[2])
+        out, dump = {}, []
+
+        def attempt(name, call):
+            try:
+                call()
+                out[name] = "done"
+            except OSError as exc:
+                out[name] = type(exc).__name__
+        attempt("list the server's folder", lambda: os.listdir("/run/gui-gym"))
+        attempt("remove the socket", lambda: os.unlink("/run/gui-gym/server.sock"))
+        attempt("move the folder", lambda: os.rename("/run/gui-gym", "/run/old"))
+        fake = socket.socket(socket.AF_UNIX)
+        attempt("bind a socket in its place", lambda: fake.bind("/run/gui-gym/server.sock"))
+        attempt("connect to the server", lambda: socket.socket(socket.AF_UNIX).connect("/run/gui-gym/server.sock"))
+        for part in ("environ", "mem", "fd/0", "root/run/gui-gym"):
+            attempt(f"read the server's {part}", lambda: open(f"/proc/{server}/{part}", "rb").read(1))
+        attempt("stop the server", lambda: os.kill(server, signal.SIGTERM))
+        attempt("stop the display", lambda: os.kill(display, signal.SIGKILL))
+        attempt("replace the display's socket", lambda: os.unlink("/tmp/.X11-unix/X0"))
+        readable = [f"/proc/{pid}/{part}" for pid in os.listdir("/proc") if pid.isdigit()
+                    for part in ("cmdline", "environ")]
+        for folder in ("/run", "/tmp", "/home", "/dev/shm", "/var/tmp"):  # all else the agent may read
+            readable += [os.path.join(root, name) for root, _, files in os.walk(folder) for name in files]
+        for path in readable:
+            try:
+                if stat.S_ISREG(os.stat(path).st_mode):
+                    with open(path, "rb") as f:
+                        dump.append(f.read(1 << 16).decode(errors="replace"))
+            except OSError:
+                pass
+        print(json.dumps({"out": out, "dump": "".join(dump)}))
+    """, str(server_pid), str(display_pid))
+    assert server_pid and set(seen["out"].values()) == {"PermissionError"}, seen["out"]
+    assert "--token-fd" in seen["dump"] and sandbox.token not in seen["dump"]  # before: /run/gui-gym/token
+    assert client.screen_size() == (800, 600)  # the host still talks to its own server
+    assert client.execute(["echo", "real"])["output"] == "real\n"
+
+
+def test_a_forged_server_cannot_answer_the_host(sandbox, client):
+    client.launch(["python", "-c", textwrap.dedent("""
+        import os, socket
+        for path in ("/run/gui-gym/server.sock", "/tmp/server.sock"):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+            try:
+                s = socket.socket(socket.AF_UNIX); s.bind(path); s.listen(); break
+            except OSError:
+                continue
+        while True:
+            c, _ = s.accept()
+            c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: 35\\r\\n\\r\\nFORGED BY A PROCESS IN THE SANDBOX\\n")
+            c.close()
+    """)])
+    assert wait_until(lambda: client.execute(["ls", "/tmp"])["output"].count("server.sock"), 20)  # it is listening
+    for _ in range(5):
+        assert client.call("GET", "/platform") == b"Linux"
+
+
 def test_stopping_ends_every_process(sandbox, client):
     client.launch(["xterm"])
     started = psutil.Process(sandbox.pid).children(recursive=True)
@@ -70,11 +270,12 @@ def test_stopping_ends_every_process(sandbox, client):
 
 
 def test_an_interpreter_in_a_private_folder_is_bound_back_read_only(monkeypatch):
+    fds = {"passwd": 5, "group": 6, "token": 7, "ready": 8}
     monkeypatch.setattr(sys, "prefix", "/tmp/checkout/.venv")
-    command = Sandbox(SandboxSpec()).command(Path("/run/shared-of-the-session"))
+    command = Sandbox(SandboxSpec()).command(fds)
     venv = str(Path("/tmp/checkout/.venv").resolve())
     binds = [i for i in range(len(command) - 2) if command[i:i + 3] == ["--ro-bind", venv, venv]]
     assert len(binds) == 1
     assert binds[0] > max(i for i, arg in enumerate(command) if arg == "--tmpfs")  # else the tmpfs hides it
-    monkeypatch.setattr(sys, "prefix", "/opt/venv")
-    assert not any(arg.startswith("/opt/venv") for arg in Sandbox(SandboxSpec()).command(Path("/run/x")))
+    monkeypatch.setattr(sys, "prefix", "/usr")
+    assert not any(arg.startswith("/tmp/checkout") for arg in Sandbox(SandboxSpec()).command(fds))

@@ -1,5 +1,5 @@
 """Pieces of the sandboxed session that need no display: command normalisation (OSWorld's
-conventions), the Xauthority record, the sandbox's account files and command line."""
+conventions), the Xauthority record, the sandbox's accounts, id maps and command line."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from gui_gym.backends.desktop.sandbox import Sandbox, SandboxSpec, write_account_files
+from gui_gym.backends.desktop.accounts import HOST_ID_BASE, account_files, id_map
+from gui_gym.backends.desktop.limits import SandboxLimits
+from gui_gym.backends.desktop.sandbox import Sandbox, SandboxSpec
 from gui_gym.backends.desktop.session import normalize_command, xauthority_entry
 
 
@@ -28,19 +30,35 @@ def test_xauthority_record_layout():
     assert record.endswith(struct.pack(">H", 16) + b"\x01" * 16) and b"MIT-MAGIC-COOKIE-1" in record
 
 
-def test_account_files_make_uid_1000_the_user(tmp_path: Path):
-    write_account_files(tmp_path)
-    passwd = (tmp_path / "passwd").read_text().splitlines()
-    assert passwd[-1] == "user:x:1000:1000:user:/home/user:/bin/bash"
-    assert [line for line in passwd if line.split(":")[2] == "1000"] == [passwd[-1]]
-    assert (tmp_path / "group").read_text().splitlines()[-1] == "user:x:1000:"
+def test_account_files_name_the_sandboxs_three_ids():
+    files = account_files()
+    passwd = files["passwd"].splitlines()
+    assert passwd[:3] == ["root:x:0:0:root:/root:/usr/sbin/nologin",
+                          "gui-gym-display:x:999:999:gui-gym-display:/nonexistent:/usr/sbin/nologin",
+                          "user:x:1000:1000:user:/home/user:/bin/bash"]
+    for uid in ("0", "999", "1000"):
+        assert len([line for line in passwd if line.split(":")[2] == uid]) == 1
+    assert files["group"].splitlines()[2] == "user:x:1000:"
 
 
-def test_sandbox_command_line(tmp_path: Path):
-    offline = Sandbox(SandboxSpec()).command(tmp_path)
-    assert offline[0] == "bwrap" and "--unshare-net" in offline and "--die-with-parent" in offline
-    assert offline[offline.index("--ro-bind") + 1:offline.index("--ro-bind") + 3] == ["/", "/"]
-    for private in ("/tmp", "/home", "/run"):
-        assert offline[offline.index(private) - 1] == "--tmpfs"
-    online = Sandbox(SandboxSpec(network=True, accessibility=False)).command(tmp_path)
-    assert "--unshare-net" not in online and online[-1] == "--no-a11y"
+def test_each_sandbox_maps_its_ids_to_host_ids_of_its_own():
+    first, second = id_map(4242).splitlines(), id_map(4243).splitlines()
+    hosts = [int(line.split()[1]) for line in first + second]
+    assert [line.split()[0] for line in first] == ["0", "999", "1000"]
+    assert len(set(hosts)) == 6 and min(hosts) >= HOST_ID_BASE and max(hosts) < 2 ** 31
+
+
+def test_sandbox_command_line():
+    fds = {"passwd": 5, "group": 6, "token": 7, "ready": 8}
+    offline = Sandbox(SandboxSpec(limits=SandboxLimits(tmp_mib=64))).command(fds)
+    assert offline[0] == "bwrap" and {"--unshare-net", "--die-with-parent", "--clearenv"} <= set(offline)
+    assert "/" not in offline[offline.index("--ro-bind") + 1:offline.index("--ro-bind") + 2]  # no host root
+    assert offline.count("--cap-add") == 6 and offline[offline.index("--cap-drop") + 1] == "ALL"
+    for private in ("/tmp", "/home", "/run", "/var/tmp", "/dev/shm"):
+        at = offline.index(private, offline.index("--tmpfs") - 1)
+        assert offline[at - 1] == "--tmpfs" and offline[at - 3] == "--size"
+    assert offline[offline.index("/tmp") - 2] == str(64 << 20)
+    assert offline[offline.index("--token-fd") + 1] == "7" and offline[offline.index("--ready-fd") + 1] == "8"
+    online = Sandbox(SandboxSpec(network=True, accessibility=False)).command(fds | {"resolv": 9})
+    assert "--unshare-net" in online and online[-1] == "--no-a11y"  # the network comes through slirp4netns
+    assert online[online.index("/etc/resolv.conf") - 2:online.index("/etc/resolv.conf")] == ["--ro-bind-data", "9"]

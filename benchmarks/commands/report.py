@@ -23,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     from benchmarks.results import ResultsStore
 
     store = ResultsStore(args.dir)
-    run = store.read_run()
+    run = store.read_run(required=("env_id", "env_kwargs"))
     if run is None:
         path = build_report(store.root, images=args.images)
         print(f"report: {path}")

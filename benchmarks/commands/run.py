@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     if args.resume:
         out = Path(args.out) if args.out else latest_run(args.env or DEFAULT_ENV_ID, args.agent or DEFAULT_AGENT)
         store = ResultsStore(out)
-        run = store.read_run()
+        run = store.read_run(required=("env_id", "env_kwargs", "agent", "agent_kwargs"))
         if run is None:
             raise HarnessError(f"--resume: {out} holds no run.json, so there is no run to continue")
         _check_resume(args, run)

@@ -5,18 +5,27 @@ may hold several actions, e.g. a pyautogui snippet), ``parse(value, **context) -
 (exactly one), both raising `ActionParseError` on anything they cannot read, and
 ``format(action, **context)``, and may expose ``check(action, **context)`` to vet an
 `Action` given as it is (a multiple-choice answer must name an option). The registry below
-is the only place that knows them all; `parse_action` and `format_action` dispatch through
-it. A suite with answer formats of its own (MMBench-GUI's ``choice`` and ``point``) has them
-registered by `gui_gym.registration` with its env ids, so this floor names no suite.
+is the only place that knows them all; `parse_action`, `format_action` and `read_actions`
+(the door of every env step) dispatch through it. A suite with answer formats of its own
+(MMBench-GUI's ``choice`` and ``point``) has them registered by `gui_gym.registration` with
+its env ids, so this floor names no suite.
+
+A parser that accepts an output but ignores part of it, as the benchmark's own code does
+(AndroidWorld drops fields irrelevant to the action type), says so with `warn`; the env
+collects these notes per step into ``info["action_warnings"]`` (`collect_warnings`).
+Outside a collection they are logged.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import importlib
+import logging
 from types import ModuleType
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
-from gui_gym.actions import Action
+from gui_gym.actions import MAX_OUTPUT_CHARS, Action, check_step, check_text
 from gui_gym.errors import ActionParseError
 
 FORMATS: dict[str, str] = {
@@ -36,6 +45,31 @@ def register_format(name: str, module: str) -> None:
     if FORMATS.get(name, module) != module:
         raise ValueError(f"action format {name!r} is already {FORMATS[name]!r}; received {module!r}")
     FORMATS[name] = module
+
+
+logger = logging.getLogger(__name__)
+_WARNINGS: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("gui_gym_action_warnings", default=None)
+"""The notes of the parse under way in this context (thread, task), or None outside one."""
+
+
+def warn(message: str) -> None:
+    """Note something a parser accepted but did not carry out as written."""
+    notes = _WARNINGS.get()
+    if notes is None:
+        logger.warning(message)
+    else:
+        notes.append(message)
+
+
+@contextlib.contextmanager
+def collect_warnings() -> Iterator[list[str]]:
+    """Collect the `warn` notes of the parsing done inside the block into the yielded list."""
+    notes: list[str] = []
+    token = _WARNINGS.set(notes)
+    try:
+        yield notes
+    finally:
+        _WARNINGS.reset(token)
 
 
 def get_format(name: str) -> ModuleType:
@@ -60,3 +94,26 @@ def parse_action(value: "Action | str | Mapping[str, Any]", fmt: str = "json", *
 def format_action(action: Action, fmt: str = "json", **context: Any) -> Any:
     """Write an `Action` in a format: the inverse of `parse_action` for that format."""
     return get_format(fmt).format(action, **context)
+
+
+def read_actions(value: "Action | str | Mapping[str, Any] | list[Any]", fmt: str = "json",
+                 **context: Any) -> list[Action]:
+    """The actions an agent's output asks for, checked against the limits of
+    `gui_gym.actions` and the screen of ``context["screen_size"]`` (width, height, when
+    given), or `ActionParseError`.
+
+    The door of every env step: an `Action` is vetted by the format when it has a ``check``
+    (a multiple-choice answer must name an option); anything else is parsed by the format
+    named `fmt`, with `context` (see `parse_action`).
+    """
+    module = get_format(fmt)
+    if isinstance(value, Action):
+        if hasattr(module, "check"):
+            module.check(value, **context)
+        actions = [value]
+    else:
+        if isinstance(value, str):
+            check_text(value, f"the {fmt} output", MAX_OUTPUT_CHARS)
+        actions = module.parse_many(value, **context)  # every format has it (see above)
+    check_step(actions, context.get("screen_size"))
+    return actions

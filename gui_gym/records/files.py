@@ -57,7 +57,9 @@ def atomic_write(path: str | os.PathLike, data: bytes | str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     with open(tmp, "wb") as handle:
-        handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+        # backslashreplace: a lone surrogate (agent text that is not Unicode) is written as the
+        # \uXXXX escape JSON reads back, instead of failing the write
+        handle.write(data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data)
     os.replace(tmp, path)
 
 

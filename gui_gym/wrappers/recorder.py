@@ -217,7 +217,7 @@ class TrajectoryRecorder(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._episode = {"task_id": task_id, "seed": seed, "instance_seed": None, "instruction": None,
                          "domain": None, "steps": 0, "env_s": 0.0, "agent_s": 0.0, "reset_s": None,
                          "started": started, "started_at": started_at}
-        self._traj = open(folder / TRAJECTORY_FILE, "a", encoding="utf-8")
+        self._traj = open(folder / TRAJECTORY_FILE, "a", encoding="utf-8", errors="backslashreplace")
 
     def _save_screenshot(self, obs: Any, step: int) -> str | None:
         image = obs.get("screenshot") if isinstance(obs, dict) else None

@@ -25,7 +25,8 @@ from gui_gym.suites.mind2web.history import factual_history
 
 def as_web_judge(judge: Any) -> WebJudge:
     """A `WebJudge` from a `WebJudge`, a `ChatModel`, or `OpenAIClient` arguments as a dict
-    (temperature 0 unless given)."""
+    (temperature 0 unless given), in which ``"protocol"`` picks the WebJudge protocol
+    ("strict", "official", "keypoint")."""
     if isinstance(judge, WebJudge):
         return judge
     if isinstance(judge, ChatModel):
@@ -33,8 +34,10 @@ def as_web_judge(judge: Any) -> WebJudge:
     if isinstance(judge, dict):
         from gui_gym.models.openai_client import OpenAIClient
 
+        settings = dict(judge)
+        protocol = settings.pop("protocol", "strict")
         try:
-            return WebJudge(OpenAIClient(**{"temperature": 0.0, **judge}))
+            return WebJudge(OpenAIClient(**{"temperature": 0.0, **settings}), protocol=protocol)
         except TypeError as exc:
             raise ValueError(f"judge: expected OpenAIClient arguments (model, base_url, api_key, ...), "
                              f"received {sorted(judge)}: {exc}") from exc

@@ -8,6 +8,7 @@ Importing this package starts nothing; the server-side modules (`server`, `sessi
 
 from gui_gym.backends.desktop.backend import DesktopBackend, DesktopConfig
 from gui_gym.backends.desktop.client import Endpoint, ServerClient, ServerError
+from gui_gym.backends.desktop.limits import SandboxLimits
 from gui_gym.backends.desktop.providers import PROVIDERS, make_provider
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
            "DesktopBackend",
            "DesktopConfig",
            "Endpoint",
+           "SandboxLimits",
            "ServerClient",
            "ServerError",
            "make_provider",

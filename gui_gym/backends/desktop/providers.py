@@ -16,10 +16,11 @@ from __future__ import annotations
 import shutil
 import subprocess
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from gui_gym.backends.desktop.client import Endpoint, ServerClient, ServerError
+from gui_gym.backends.desktop.limits import SandboxLimits
 from gui_gym.backends.desktop.sandbox import Sandbox, SandboxSpec
 from gui_gym.errors import InfraError, MissingResourceError
 
@@ -43,6 +44,7 @@ class ProviderConfig:
     snapshot: str = "init_state"
     docker_image: str = OSWORLD_DOCKER_IMAGE
     boot_timeout_s: float = 300.0
+    sandbox_limits: SandboxLimits = field(default_factory=SandboxLimits)
 
 
 class Provider(ABC):
@@ -108,7 +110,7 @@ class LocalProvider(Provider):
         self.stop()
         width, height = self.config.screen_size
         self.sandbox = Sandbox(SandboxSpec(width=width, height=height, network=network,
-                                           accessibility=self.config.accessibility))
+                                           accessibility=self.config.accessibility, limits=self.config.sandbox_limits))
         self.sandbox.start()
         self.client = ServerClient(Endpoint(socket_path=self.sandbox.socket_path, token=self.sandbox.token))
         self.fresh = True

@@ -1,45 +1,73 @@
-"""The local provider's sandbox: one bubblewrap container per desktop session.
+"""The local provider's sandbox: one bubblewrap container per desktop session, built to hold
+against a hostile agent (see docs/security.md for what it guarantees and what it does not).
 
-Inside: user ``user`` (uid 1000, in a user namespace), the host's filesystem read-only, a private writable ``/home/user`` and ``/tmp``
-(tmpfs, gone when the session ends, so a task that deletes or writes files never touches the
-host), a private ``/run``, private PID, IPC and UTS namespaces, and no network unless the task
-asks for it. Xvfb, the window manager, the session bus, our server, and every app and setup
-command live in there. The host reaches the server through a Unix socket in a private
-(0700) folder bound into the sandbox at ``/run/gui-gym``, authenticated by a random token.
+- Ids: a user namespace maps the server, the display and the agent's ``user`` to unprivileged
+  host ids of this sandbox alone (`accounts.py`); no id inside is host root, so host
+  permissions hold for everything inside.
+- Files: only the host's system folders (``/usr``, ``/etc``, ``/opt``, ``/var/lib``,
+  ``/var/cache``, ``/sys``) and the interpreter and package the server runs from are visible,
+  read-only. ``/home``, ``/tmp``, ``/var/tmp``, ``/dev/shm`` and ``/run`` are private tmpfs of
+  bounded size (`limits.py`), gone with the sandbox. Nothing of the host is writable.
+- Namespaces: private PID, IPC, UTS, cgroup and network namespaces, always: no host Unix socket
+  (abstract or in a host folder) and no host loopback port is reachable. A sandbox that needs
+  the internet gets it through slirp4netns, a user-mode network stack that forbids the host's
+  loopback.
+- The evaluator's channel: our server listens on ``/run/gui-gym/server.sock``, in a folder only
+  the sandbox's root may enter; the host reaches it through ``/proc/<pid>/root``, so no host
+  folder is shared. The per-env token comes on a pipe and lives only in the server's memory.
+- Limits: tmpfs sizes, rlimits and a cgroup (pids, memory) per sandbox (`limits.py`).
+- No leftovers: the server's log is an unnamed file, and ending the sandbox ends everything in
+  it (bubblewrap is PID 1 of the sandbox's PID namespace, whose processes the kernel kills when
+  it exits; ``--die-with-parent`` covers a host process that dies without closing).
 
-Ending the sandbox ends everything in it: bubblewrap is PID 1 of the sandbox's PID namespace,
-and the kernel kills every process of a namespace whose PID 1 exits; ``--die-with-parent``
-covers a host process that dies without closing.
+The sandbox needs root on the host: mapping several ids takes privilege outside the namespace.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
+import select
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from gui_gym.backends.desktop.accounts import HOME, SERVER_CAPABILITIES, account_files, id_map
+from gui_gym.backends.desktop.limits import Cgroup, SandboxLimits
 from gui_gym.errors import InfraError, MissingResourceError
-from gui_gym.processes import alive, descendants, signal_quietly
+from gui_gym.processes import descendants, running, signal_quietly
 from gui_gym.waiting import wait_until
 
+log = logging.getLogger(__name__)
+
 INSIDE_DIR = "/run/gui-gym"
-PRIVATE_DIRS = ("/tmp", "/run", "/home")
-"""Folders the sandbox replaces with empty ones of its own."""
-USER_ID = 1000
-"""Inside the sandbox everything runs as ``user`` (uid 1000), as in OSWorld's VM; a user
-namespace maps it to the host user that started the env."""
+"""The server's folder inside (its socket); only the sandbox's root may enter it."""
+SYSTEM_FOLDERS = ("/usr", "/etc", "/opt", "/var/lib", "/var/cache", "/sys")
+"""Host folders the apps need, shown read-only."""
+MERGED_FOLDERS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+"""Top-level folders that are links into /usr on a merged-/usr system, or folders."""
+STICKY = 0o1777
+"""Mode of the tmpfs anyone inside may write to (/tmp, /var/tmp, /dev/shm)."""
+SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
+LAUNCHER = Path(__file__).with_name("launcher.py")
+PACKAGE_ROOT = str(Path(__file__).resolve().parents[3])
+"""The folder holding the ``gui_gym`` package: the server runs from it."""
 REQUIRED_PROGRAMS = {
     "bwrap": "bubblewrap", "Xvfb": "xvfb", "openbox": "openbox", "wmctrl": "wmctrl",
     "dbus-daemon": "dbus-daemon",
 }
 """Programs the local provider needs -> the Debian package that has them."""
+NETWORK_PROGRAM = ("slirp4netns", "slirp4netns")
+SLIRP_DNS = "10.0.2.3"
+"""slirp4netns's built-in resolver."""
 
 
 @dataclass(frozen=True)
@@ -51,17 +79,24 @@ class SandboxSpec:
     network: bool = False
     accessibility: bool = True
     start_timeout_s: float = 60.0
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
 
 
-def check_programs() -> None:
+def check_programs(network: bool = False) -> None:
     """Raise MissingResourceError naming every missing program and its Debian package."""
-    missing = {name: pkg for name, pkg in REQUIRED_PROGRAMS.items() if shutil.which(name) is None}
+    wanted = dict(REQUIRED_PROGRAMS, **dict([NETWORK_PROGRAM] if network else []))
+    missing = {name: pkg for name, pkg in wanted.items() if shutil.which(name) is None}
     if missing:
         packages = " ".join(sorted(set(missing.values())))
         raise MissingResourceError(
             f"the local desktop provider needs {', '.join(sorted(missing))}, not found on PATH; "
             f"install them (Debian/Ubuntu: `apt-get install {packages}`) or use provider 'docker', "
             "'vmware' or 'remote' with a real OSWorld VM")
+    if os.geteuid() != 0:
+        raise MissingResourceError(
+            "the local desktop provider's sandbox maps its users to unprivileged host ids of their own, "
+            "which takes root: run as root (e.g. in a container), or use provider 'docker', 'vmware' or "
+            "'remote' with a real OSWorld VM")
 
 
 class Sandbox:
@@ -70,77 +105,172 @@ class Sandbox:
     def __init__(self, spec: SandboxSpec):
         self.spec = spec
         self.token = secrets.token_urlsafe(24)
-        self._dir: Path | None = None
         self._proc: subprocess.Popen | None = None
+        self._slirp: subprocess.Popen | None = None
+        self._slirp_exit: int | None = None
+        self._cgroup: Cgroup | None = None
+        self._root: int | None = None
+        self._log = None
+        self.init_pid: int | None = None
+        """Host PID of the sandbox's PID 1."""
 
     @property
     def socket_path(self) -> str:
-        if self._dir is None:
+        """The server's socket, seen from the host through the sandbox's root."""
+        if self._root is None:
             raise InfraError("the sandbox is not running")
-        return str(self._dir / "server.sock")
+        return f"/proc/self/fd/{self._root}{INSIDE_DIR}/server.sock"
 
     @property
     def pid(self) -> int | None:
-        """Host PID of the bubblewrap process (every process of the session descends from it)."""
+        """Host PID of the sandbox's first process (every process of the session descends from it)."""
         return self._proc.pid if self._proc is not None else None
 
-    def command(self, shared: Path) -> list[str]:
-        """The bubblewrap command line for this session."""
-        inside = INSIDE_DIR
-        package_root = str(Path(__file__).resolve().parents[3])
-        args = [
-            "bwrap", "--unshare-user", "--uid", str(USER_ID), "--gid", str(USER_ID),
-            "--ro-bind", "/", "/", "--ro-bind", str(shared / "passwd"), "/etc/passwd",
-            "--ro-bind", str(shared / "group"), "/etc/group", "--dev", "/dev", "--proc", "/proc",
-            *(arg for folder in PRIVATE_DIRS for arg in ("--tmpfs", folder)), "--dir", "/home/user",
-            "--bind", str(shared), inside,
-            *_visible_again(sys.prefix, package_root),
-            "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--hostname", "osworld",
-            "--die-with-parent", "--new-session",
-            "--setenv", "HOME", "/home/user", "--setenv", "PYTHONPATH", package_root,
-            "--chdir", "/home/user",
-        ]
-        if not self.spec.network:
-            args.append("--unshare-net")
-        server = [sys.executable, "-m", "gui_gym.backends.desktop.server", "--socket", f"{inside}/server.sock",
-                  "--token-file", f"{inside}/token", "--ready-file", f"{inside}/ready",
+    @property
+    def cgroup_folders(self) -> list[Path]:
+        """The sandbox's cgroup folders (none where the host has no cgroups for us)."""
+        return list(self._cgroup.folders) if self._cgroup is not None else []
+
+    def command(self, fds: dict[str, int]) -> list[str]:
+        """The bubblewrap command line; `fds` names the descriptors it reads from (``passwd``,
+        ``group``, ``resolv`` with the network, ``token``) and the server's ``ready`` pipe."""
+        args = ["bwrap", "--clearenv", "--cap-drop", "ALL"]
+        for capability in SERVER_CAPABILITIES:
+            args += ["--cap-add", capability]
+        args += [arg for folder in SYSTEM_FOLDERS for arg in _shown(folder, "--ro-bind-try")]
+        for folder in MERGED_FOLDERS:
+            if os.path.islink(folder):
+                args += ["--symlink", os.readlink(folder), folder]
+            elif os.path.isdir(folder):
+                args += ["--ro-bind", folder, folder]
+        for name, target in (("passwd", "/etc/passwd"), ("group", "/etc/group"), ("resolv", "/etc/resolv.conf")):
+            if name in fds:
+                args += ["--perms", "0644", "--ro-bind-data", str(fds[name]), target]
+        args += ["--dev", "/dev", "--proc", "/proc", "--symlink", "../run", "/var/run"]
+        for folder, mib in self.spec.limits.tmpfs_mib().items():
+            mode = 0o755 if folder in ("/home", "/run") else STICKY
+            args += ["--perms", f"{mode:o}", "--size", str(mib << 20), "--tmpfs", folder]
+        args += ["--perms", "0755", "--dir", HOME]
+        for path in runtime_paths():
+            args += _shown(path, "--ro-bind")
+        args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup", "--unshare-net",
+                 "--hostname", "osworld", "--die-with-parent", "--new-session",
+                 "--setenv", "HOME", HOME, "--setenv", "PATH", SANDBOX_PATH, "--setenv", "PYTHONPATH", PACKAGE_ROOT,
+                 "--setenv", "LANG", os.environ.get("LANG", "C.UTF-8"), "--chdir", HOME]
+        server = [sys.executable, "-m", "gui_gym.backends.desktop.server", "--socket", f"{INSIDE_DIR}/server.sock",
+                  "--token-fd", str(fds["token"]), "--ready-fd", str(fds["ready"]),
                   "--width", str(self.spec.width), "--height", str(self.spec.height)]
         if not self.spec.accessibility:
             server.append("--no-a11y")
         return args + ["--", *server]
 
     def start(self) -> None:
-        check_programs()
-        self._dir = Path(tempfile.mkdtemp(prefix="gui-gym-desktop-"))
-        os.chmod(self._dir, 0o700)
-        (self._dir / "token").write_text(self.token)
-        write_account_files(self._dir)
-        log = open(self._dir / "server.log", "wb")
+        check_programs(self.spec.network)
+        paths = runtime_paths()
+        _check_readable(paths)
+        fds = _Descriptors()
         try:
-            self._proc = subprocess.Popen(self.command(self._dir), stdin=subprocess.DEVNULL, stdout=log,
-                                          stderr=subprocess.STDOUT, start_new_session=True)
-        finally:
-            log.close()
-        ready = self._dir / "ready"
-        if not wait_until(lambda: ready.exists() or self._proc.poll() is not None, self.spec.start_timeout_s) \
-                or not ready.exists():
-            detail = self.log_tail()
+            data = account_files() | {"token": self.token}
+            if self.spec.network:
+                data["resolv"] = f"nameserver {SLIRP_DNS}\n"
+            inside = {name: fds.holding(text.encode()) for name, text in data.items()}
+            ready, inside["ready"] = fds.pipe()
+            info, info_w = fds.pipe()
+            launched, launched_w = fds.pipe()
+            go_r, go = fds.pipe()
+            launcher = [sys.executable, "-I", "-S", str(LAUNCHER), str(launched_w), str(go_r),
+                        *(arg for path in paths for arg in ("--reach", path)), "--"]
+            bwrap = self.command(inside)
+            bwrap[1:1] = ["--info-fd", str(info_w)]
+            self._log = tempfile.TemporaryFile()  # unnamed: nothing is left if this process is killed
+            self._proc = subprocess.Popen(
+                launcher + bwrap, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+                start_new_session=True, pass_fds=(*inside.values(), info_w, launched_w, go_r))
+            fds.close(*inside.values(), info_w, launched_w, go_r)  # the sandbox's ends
+            deadline = time.monotonic() + self.spec.start_timeout_s
+            if self._read(launched, deadline, 1) != b"u":
+                self._fail("the sandbox's launcher did not enter its user namespace")
+            self._confine(go)
+            self.init_pid = json.loads(self._read(info, deadline) or b"{}").get("child-pid")
+            if self.init_pid is None:
+                self._fail("bubblewrap did not start")
+            if self.spec.network:
+                self._start_network(deadline)
+            answer = self._read(ready, deadline)
+            if not answer:
+                self._fail(f"the desktop sandbox did not start within {self.spec.start_timeout_s} s")
+            json.loads(answer)
+            # held open: the sandbox's root even if its PID is reused; opened now, after its pivot_root
+            self._root = os.open(f"/proc/{self.init_pid}/root", os.O_PATH | os.O_DIRECTORY)
+        except BaseException:
             self.stop()
-            raise InfraError(f"the desktop sandbox did not start within {self.spec.start_timeout_s} s: {detail}")
-        json.loads(ready.read_text())
+            raise
+        finally:
+            fds.close_all()
+
+    def _confine(self, go_fd: int) -> None:
+        """Map the ids, limit and group the launcher (all of the sandbox descends from it),
+        then let it go on."""
+        pid = self._proc.pid
+        for name in ("uid_map", "gid_map"):
+            Path(f"/proc/{pid}/{name}").write_text(id_map(pid))
+        self.spec.limits.apply_rlimits(pid)
+        self._cgroup = Cgroup.create(self.spec.limits)
+        self._cgroup.add(pid)
+        os.write(go_fd, b"g")
+
+    def _start_network(self, deadline: float) -> None:
+        """Give the sandbox's network namespace a user-mode stack with NAT to the host's
+        network, the host's own loopback excluded; returns once it is configured."""
+        ready_r, ready_w = os.pipe()
+        exit_r, self._slirp_exit = os.pipe()
+        try:
+            self._slirp = subprocess.Popen(
+                ["slirp4netns", "--configure", "--mtu=65520", "--disable-host-loopback", "--enable-sandbox",
+                 "--enable-seccomp", f"--ready-fd={ready_w}", f"--exit-fd={exit_r}", str(self.init_pid), "tap0"],
+                stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT, pass_fds=(ready_w, exit_r),
+                start_new_session=True)
+            os.close(ready_w)
+            os.close(exit_r)
+            if self._read(ready_r, deadline, 1) != b"1":
+                self._fail("slirp4netns did not configure the sandbox's network")
+        finally:
+            os.close(ready_r)
+
+    def _read(self, fd: int, deadline: float, size: int | None = None) -> bytes:
+        """Read `fd` until it closes (or `size` bytes came), the deadline passes or the
+        sandbox exits; what came so far."""
+        data = b""
+        while size is None or len(data) < size:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([fd], [], [], min(remaining, 0.5))[0]:
+                if remaining <= 0 or self._proc.poll() is not None:
+                    break
+                continue
+            chunk = os.read(fd, 65536 if size is None else size - len(data))
+            if not chunk:
+                break
+            data += chunk
+        return data
+
+    def _fail(self, what: str) -> None:
+        raise InfraError(f"{what}: {self.log_tail()}")
 
     def alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
     def log_tail(self, chars: int = 2000) -> str:
+        if self._log is None:
+            return "(no log)"
         try:
-            return (self._dir / "server.log").read_text(errors="replace")[-chars:].strip() or "(no output)"
-        except (OSError, TypeError):
+            self._log.seek(0)
+            return self._log.read().decode(errors="replace")[-chars:].strip() or "(no output)"
+        except (OSError, ValueError):
             return "(no log)"
 
     def stop(self, grace_s: float = 5.0) -> None:
         """End the session and everything in it, and return once every process of it is gone;
-        remove the shared folder. Safe twice."""
+        release what the host holds for it. Safe twice."""
         proc, self._proc = self._proc, None
         if proc is not None and proc.poll() is None:
             inside = descendants(proc.pid)
@@ -152,28 +282,82 @@ class Sandbox:
                 proc.wait()
             for pid in inside:  # the namespace dies with its init, a moment later; do not wait on the kernel
                 signal_quietly(pid, signal.SIGKILL)
-            if not wait_until(lambda: not any(alive(pid) for pid in inside), grace_s):
-                raise InfraError(f"desktop sandbox processes {[p for p in inside if alive(p)]} did not exit")
-        if self._dir is not None:
-            shutil.rmtree(self._dir, ignore_errors=True)
-            self._dir = None
+            if not wait_until(lambda: not any(running(pid) for pid in inside), grace_s):
+                raise InfraError(f"desktop sandbox processes {[p for p in inside if running(p)]} did not exit")
+        elif proc is not None:
+            proc.wait()
+        slirp, self._slirp = self._slirp, None
+        if self._slirp_exit is not None:
+            os.close(self._slirp_exit)  # slirp4netns exits when this closes
+            self._slirp_exit = None
+        if slirp is not None:
+            try:
+                slirp.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                slirp.kill()
+                slirp.wait()
+        if self._cgroup is not None:
+            self._cgroup.remove(grace_s)
+            self._cgroup = None
+        for handle in ("_root", "_log"):
+            value = getattr(self, handle)
+            setattr(self, handle, None)
+            if isinstance(value, int):
+                os.close(value)
+            elif value is not None:
+                value.close()
 
 
-def _visible_again(*paths: str) -> list[str]:
-    """Read-only binds that show `paths` (the interpreter and the package, which the server
-    runs from) inside the sandbox when they live in one of its private folders: a checkout
-    or a virtual environment under /tmp is hidden by the sandbox's own /tmp otherwise."""
-    args: list[str] = []
-    for path in dict.fromkeys(str(Path(p).resolve()) for p in paths):
-        if any(path == d or path.startswith(d + "/") for d in PRIVATE_DIRS):
-            args += ["--ro-bind", path, path]
-    return args
+class _Descriptors:
+    """The pipes of a start, each end closed once."""
+
+    def __init__(self):
+        self.open: set[int] = set()
+
+    def pipe(self) -> tuple[int, int]:
+        ends = os.pipe()
+        self.open.update(ends)
+        return ends
+
+    def holding(self, data: bytes) -> int:
+        """The read end of a pipe that holds `data` (a few KiB: it fits in the pipe at once)."""
+        read, write = self.pipe()
+        os.write(write, data)
+        self.close(write)
+        return read
+
+    def close(self, *fds: int) -> None:
+        for fd in fds:
+            if fd in self.open:
+                self.open.discard(fd)
+                os.close(fd)
+
+    def close_all(self) -> None:
+        self.close(*list(self.open))
 
 
-def write_account_files(folder: Path) -> None:
-    """``passwd`` and ``group`` for the sandbox: the host's, with ``user`` as uid/gid 1000."""
-    for name, line in (("passwd", f"user:x:{USER_ID}:{USER_ID}:user:/home/user:/bin/bash"),
-                       ("group", f"user:x:{USER_ID}:")):
-        kept = [entry for entry in Path("/etc", name).read_text().splitlines()
-                if entry and entry.split(":")[0] != "user" and entry.split(":")[2:3] != [str(USER_ID)]]
-        (folder / name).write_text("\n".join([*kept, line]) + "\n")
+def runtime_paths() -> list[str]:
+    """Host folders the server runs from (the interpreter's prefixes, the package) that the
+    system folders do not already show, outermost only."""
+    shown = SYSTEM_FOLDERS + MERGED_FOLDERS
+    candidates = {str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                                    sys.base_exec_prefix, PACKAGE_ROOT)}
+    candidates |= {str(Path(sys.executable).resolve().parent)}
+    outside = [p for p in candidates if not any(p == s or p.startswith(s + "/") for s in shown)]
+    return sorted(p for p in outside if not any(p != q and p.startswith(q + "/") for q in outside))
+
+
+def _shown(path: str, bind: str) -> list[str]:
+    """Arguments that bind host `path` at the same place, its parents made traversable."""
+    parts = path.strip("/").split("/")
+    parents = ["/" + "/".join(parts[:depth]) for depth in range(1, len(parts))]
+    return [arg for parent in parents for arg in ("--perms", "0755", "--dir", parent)] + [bind, path, path]
+
+
+def _check_readable(paths: list[str]) -> None:
+    """The sandbox's ids are strangers to the host: what the server runs from must be readable by all."""
+    closed = [p for p in paths if (os.stat(p).st_mode & (stat.S_IROTH | stat.S_IXOTH)) != (stat.S_IROTH | stat.S_IXOTH)]
+    if closed:
+        raise MissingResourceError(
+            f"the desktop sandbox runs the server from {', '.join(closed)}, which other users cannot read; "
+            "make them readable (chmod o+rX) or install gui-gym where they are")

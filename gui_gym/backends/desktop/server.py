@@ -6,13 +6,16 @@ endpoints gui-gym's client uses with OSWorld's request and reply shapes (``/scre
 under ``/gui-gym/``: canonical actions carried out in-process (`x11input`), settling by
 screen stability (`capture`), raw frames (no PNG round trip) and shutdown.
 
-Every request must carry the per-env token (header ``X-GUI-Gym-Token``). The server listens
-on a Unix socket in a folder shared with the host (the sandbox has no network of its own), or
-on a loopback TCP port; never on another interface.
+Every request must carry the per-env token (header ``X-GUI-Gym-Token``), which the server
+reads from a pipe and keeps in memory only. It listens on a Unix socket in a folder only the
+sandbox's root (the server's uid) may enter, which the host reaches through the sandbox's root
+folder, or on a loopback TCP port; never on another interface.
 
 Commands sent to ``/execute`` and ``/setup/*`` come from task files (as in OSWorld, where the
-same commands run inside the VM); they run here, inside the sandbox. Agent actions never come
-here as code: the env parses them into canonical actions first.
+same commands run inside the VM); they run here, inside the sandbox, as ``user``, and so do the
+file reads and writes of ``/file`` and ``/setup/*``: the evaluator sees the desktop as the user
+does (`session.py`). Agent actions never come here as code: the env parses them into canonical
+actions first.
 """
 
 from __future__ import annotations
@@ -90,7 +93,8 @@ class DesktopServer:
             ("POST", "/setup/close_window"): lambda r: self.window_op(r, "close"),
             ("POST", "/setup/download_file"): self.download,
             ("GET", "/gui-gym/info"): lambda r: {"version": SERVER_VERSION, "screen": list(self.capture.size),
-                                                 "extensions": ["input", "settle", "mark", "frame"]},
+                                                 "extensions": ["input", "settle", "mark", "frame"],
+                                                 "running": self.session.alive()},
             ("POST", "/gui-gym/input"): self.perform,
             ("POST", "/gui-gym/settle"): self.settle,
             ("POST", "/gui-gym/mark"): lambda r: self.capture.mark_baseline() or {"status": "marked"},
@@ -117,19 +121,23 @@ class DesktopServer:
 
     def get_file(self, request) -> tuple[str, bytes]:
         path = Path(_required(request.form(), "file_path")).expanduser()
-        if not path.is_file():
+        data = self.session.read_file(path)
+        if data is None:
             raise Reply(HTTPStatus.NOT_FOUND, f"file not found: {path}")
-        return "application/octet-stream", path.read_bytes()
+        return "application/octet-stream", data
 
     def upload(self, request) -> tuple[str, bytes]:
         fields = request.multipart()
         path = Path(_required(fields, "file_path").decode()).expanduser()
-        data = _required(fields, "file_data")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-        whole_second = int(time.time()) - 1  # LibreOffice compares modification times at 1 s
-        os.utime(path, (whole_second, whole_second))  # resolution; a fraction reads as "changed by others"
+        self._write(path, _required(fields, "file_data"))
         return "text/plain", b"File Uploaded"
+
+    def _write(self, path: Path, data: bytes) -> None:
+        # LibreOffice compares modification times at 1 s resolution; a fraction reads as "changed by others"
+        try:
+            self.session.write_file(path, data, int(time.time()) - 1)
+        except OSError as exc:
+            raise Reply(HTTPStatus.INTERNAL_SERVER_ERROR, str(exc)) from exc
 
     def open_file(self, request) -> tuple[str, bytes]:
         from gui_gym.backends.desktop.windows import open_file
@@ -186,8 +194,7 @@ class DesktopServer:
                 data = response.read()
         except OSError as exc:
             raise Reply(HTTPStatus.BAD_GATEWAY, f"cannot download {url} inside the desktop: {exc}") from exc
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        self._write(path, data)
         return "text/plain", b"File downloaded successfully"
 
     def accessibility_tree(self) -> str:
@@ -196,7 +203,7 @@ class DesktopServer:
         if "DBUS_SESSION_BUS_ADDRESS" not in self.session.env:
             raise Reply(HTTPStatus.NOT_IMPLEMENTED, "accessibility is off in this session")
         done = subprocess.run([A11Y_PYTHON, str(A11Y_SCRIPT)], env=self.session.env, capture_output=True,
-                              text=True, timeout=30)
+                              text=True, timeout=30, **self.session.as_user())  # the user's bus
         if done.returncode != 0:
             raise Reply(HTTPStatus.INTERNAL_SERVER_ERROR, f"accessibility tree failed: {done.stderr.strip()[-500:]}")
         return done.stdout
@@ -340,12 +347,16 @@ class _LoopbackServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
 def serve(args: argparse.Namespace) -> None:
     from gui_gym.backends.desktop.session import Session
 
-    token = Path(args.token_file).read_text().strip()
+    with os.fdopen(args.token_fd, "rb") as pipe:
+        token = pipe.read().decode().strip()
     session = Session(args.width, args.height, accessibility=not args.no_a11y)
     session.start()
     server = DesktopServer(session, token)
     handler = make_handler(server)
     if args.socket:
+        folder = Path(args.socket).parent
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(folder, 0o700)  # the server's alone: the user cannot replace the socket or connect to it
         httpd: socketserver.BaseServer = _UnixServer(args.socket, handler)
         address = args.socket
     else:
@@ -354,9 +365,9 @@ def serve(args: argparse.Namespace) -> None:
     signal.signal(signal.SIGTERM, lambda *_: server.stopping.set())
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    if args.ready_file:  # written last: the host waits for it
-        Path(args.ready_file + ".tmp").write_text(json.dumps({"address": address, "pid": os.getpid()}))
-        os.replace(args.ready_file + ".tmp", args.ready_file)
+    if args.ready_fd is not None:  # written last: the host waits for it
+        with os.fdopen(args.ready_fd, "w") as pipe:
+            pipe.write(json.dumps({"address": address, "pid": os.getpid()}))
     server.stopping.wait()
     httpd.shutdown()
     session.stop()
@@ -367,8 +378,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--socket", help="Unix socket path to listen on")
     parser.add_argument("--port", type=int, default=0, help="loopback TCP port (when no --socket)")
-    parser.add_argument("--token-file", required=True)
-    parser.add_argument("--ready-file", help="written with the address once the server answers")
+    parser.add_argument("--token-fd", type=int, required=True, help="pipe to read the token from")
+    parser.add_argument("--ready-fd", type=int, help="pipe to write the address to once the server answers")
     parser.add_argument("--width", type=int, default=1920)
     parser.add_argument("--height", type=int, default=1080)
     parser.add_argument("--no-a11y", action="store_true", help="no session bus, no accessibility tree")

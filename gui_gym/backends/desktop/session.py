@@ -6,6 +6,11 @@ with pyautogui on the PATH, LibreOffice without first-start dialogs or the "keep
 format" question), starts Xvfb with `-displayfd` (ready when it says so), a session D-Bus (for
 the accessibility bus) and openbox (ready when it claims the EWMH check window), and keeps
 every process it starts so `stop` can end them all.
+
+In the sandbox the server runs as the namespace's root and everything else as someone else
+(`accounts.py`): Xvfb as the display's uid, and the desktop itself (window manager, session
+bus, apps, OSWorld's commands, the files it reads and writes for the evaluator) as ``user``,
+exactly what the agent can touch.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from gui_gym.backends.desktop.accounts import DISPLAY_ID, USER_ID
 from gui_gym.waiting import wait_until
 
 LIBREOFFICE_PREFS = """<?xml version="1.0" encoding="UTF-8"?>
@@ -40,11 +46,46 @@ LIBREOFFICE_PREFS = """<?xml version="1.0" encoding="UTF-8"?>
 
 GTK_SETTINGS = "[Settings]\ngtk-cursor-blink = false\ngtk-enable-animations = false\n"
 """A steady caret and no animations: the screen holds still once an app is done."""
+VLC_PREFS = "[qt]\nqt-privacy-ask=0\n[core]\nextraintf=http\n[http]\nhttp-host=localhost\nhttp-port=8080\n[lua]\nhttp-password=password\n"
+"""VLC as on OSWorld's VM: no privacy question at first start, and its HTTP interface on the
+desktop's port 8080 with the password "password" (OSWorld's ``vlc_playing_info`` reads it)."""
 
-SHIMS = {"python": sys.executable, "python3": sys.executable,
-         "gnome-terminal": "/usr/bin/lxterminal", "x-terminal-emulator": "/usr/bin/lxterminal"}
-"""Commands OSWorld's tasks call -> the program that stands in for them here: ``python``
-with pyautogui (the VM's setup commands import it), Debian's terminal for GNOME's."""
+CHROME_FLAGS = ("--user-data-dir=/home/user/.config/google-chrome", "--no-first-run", "--no-default-browser-check",
+                "--password-store=basic", "--disable-dev-shm-usage", "--force-renderer-accessibility")
+"""Chromium as OSWorld's Chrome: its profile where OSWorld's getters read Chrome's (under
+``~/.config/google-chrome``), no first-run or default-browser questions, no keyring prompt,
+its accessibility tree on (OSWorld reads the address bar from it)."""
+SHIMS: dict[str, tuple[str, ...]] = {
+    "python": (sys.executable,), "python3": (sys.executable,),
+    "gnome-terminal": ("/usr/bin/lxterminal",), "x-terminal-emulator": ("/usr/bin/lxterminal",),
+    "google-chrome": ("/usr/bin/chromium", *CHROME_FLAGS), "google-chrome-stable": ("/usr/bin/chromium", *CHROME_FLAGS),
+}
+"""Commands OSWorld's tasks call -> the program (and arguments) that stands in for them here:
+``python`` with pyautogui (the VM's setup commands import it), Debian's terminal for GNOME's,
+Chromium for Google Chrome."""
+SHIM_ENV = {"google-chrome": "ACCESSIBILITY_ENABLED=1", "google-chrome-stable": "ACCESSIBILITY_ENABLED=1"}
+"""Environment a shim sets: Chromium joins the accessibility bus only when asked to."""
+PKILL_SHIM = """#!/bin/sh
+n=$#
+for a in "$@"; do
+  if [ "$a" = chrome ]; then a='chrom(e|ium)'; fi
+  set -- "$@" "$a"
+done
+shift "$n"
+exec /usr/bin/pkill "$@"
+"""
+"""``pkill`` with the pattern ``chrome`` also matching Chromium's processes ("chromium"), so the
+tasks' ``pkill chrome`` (after which Chrome has written its preferences) ends the stand-in."""
+
+
+DISPLAY_DIR = Path("/run/gui-gym-display")
+"""The display's private folder (its Xauthority); the server reads it too."""
+READ_SCRIPT = '[ -f "$1" ] && exec head -c "$2" -- "$1"'
+"""Print regular file $1 (at most $2 bytes), as the user: a link the agent points at a pipe or
+``/dev/zero`` cannot hang or flood the server."""
+MAX_FILE_BYTES = 1 << 30
+WRITE_SCRIPT = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1" && touch -d "@$2" -- "$1"'
+"""Write stdin to $1 (its folders made) and set its modification time to $2, as the user."""
 
 
 class Session:
@@ -57,18 +98,29 @@ class Session:
         self.window_manager = window_manager
         self.accessibility = accessibility
         self.env = dict(os.environ)
+        privileged = os.getuid() == 0
+        self.user = USER_ID if privileged else None
+        """Who the desktop's processes run as (None: as this process)."""
+        self.display_user = DISPLAY_ID if privileged else None
         self._core: list[subprocess.Popen] = []
         self._launched: list[subprocess.Popen] = []
+
+    def as_user(self, uid: int | None = None) -> dict:
+        """`subprocess` arguments that run a process as `uid` (default: the desktop's user),
+        with that id's group only."""
+        uid = self.user if uid is None else uid
+        return {} if uid is None else {"user": uid, "group": uid, "extra_groups": []}
 
     # ---- start and stop ------------------------------------------------------------------
 
     def start(self, timeout_s: float = 20.0) -> None:
         self._prepare_home()
+        os.environ["XAUTHORITY"] = str(self._display_cookie)  # the server's own X connections
         self._start_display(timeout_s)
         if self.accessibility:
             self._start_session_bus()
         self._start_window_manager(timeout_s)
-        os.environ.update(self.env)
+        os.environ.update({k: v for k, v in self.env.items() if k != "XAUTHORITY"})
 
     def stop(self) -> None:
         """Terminate everything started here, launched apps first, then the display."""
@@ -85,6 +137,11 @@ class Session:
         self._launched.clear()
         self._core.clear()
 
+    def alive(self) -> bool:
+        """Whether the display and the session's other core processes (bus, window manager)
+        still run: without them no action or screenshot can work."""
+        return bool(self._core) and all(proc.poll() is None for proc in self._core)
+
     # ---- processes for tasks ---------------------------------------------------------------
 
     def launch(self, command: str | Sequence[str], shell: bool = False) -> subprocess.Popen:
@@ -92,7 +149,7 @@ class Session:
         self.reap()
         proc = subprocess.Popen(normalize_command(command, shell), shell=shell, env=self.env,
                                 cwd=self.home, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
+                                stderr=subprocess.DEVNULL, start_new_session=True, **self.as_user())
         self._launched.append(proc)
         return proc
 
@@ -102,13 +159,28 @@ class Session:
         try:
             done = subprocess.run(normalize_command(command, shell), shell=shell, env=self.env, cwd=self.home,
                                   stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                  errors="replace", timeout=timeout_s)
+                                  errors="replace", timeout=timeout_s, **self.as_user())
         except subprocess.TimeoutExpired as exc:
             return {"status": "error", "output": _text(exc.stdout), "error": f"timed out after {timeout_s} s",
                     "returncode": -1}
         except OSError as exc:
             return {"status": "error", "output": "", "error": str(exc), "returncode": -1}
         return {"status": "success", "output": done.stdout, "error": done.stderr, "returncode": done.returncode}
+
+    def read_file(self, path: Path) -> bytes | None:
+        """The file's bytes as the user reads them (a link the agent made leads where it leads
+        for the user, never into the server's folders); None when it is not a regular file the
+        user can read."""
+        done = subprocess.run(["sh", "-c", READ_SCRIPT, "sh", str(path), str(MAX_FILE_BYTES)],
+                              stdin=subprocess.DEVNULL, capture_output=True, timeout=120, **self.as_user())
+        return done.stdout if done.returncode == 0 else None
+
+    def write_file(self, path: Path, data: bytes, mtime_s: int) -> None:
+        """Write `data` to `path` as the user (its folders made), modified at `mtime_s`."""
+        done = subprocess.run(["sh", "-c", WRITE_SCRIPT, "sh", str(path), str(mtime_s)], input=data,
+                              capture_output=True, timeout=120, **self.as_user())
+        if done.returncode != 0:
+            raise OSError(f"cannot write {path}: {done.stderr.decode(errors='replace').strip()}")
 
     def reap(self) -> None:
         """Collect launched programs that have exited."""
@@ -121,25 +193,43 @@ class Session:
         home.mkdir(parents=True, exist_ok=True)
         for sub in ("Desktop", "Documents", "Downloads", "Pictures", "Music", "Videos"):
             (home / sub).mkdir(exist_ok=True)
+        cookie = xauthority_entry(socket.gethostname(), "0", secrets.token_bytes(16))
         self._cookie_file = home / ".Xauthority"
-        self._cookie_file.write_bytes(xauthority_entry(socket.gethostname(), "0", secrets.token_bytes(16)))
+        self._cookie_file.write_bytes(cookie)
+        self._cookie_file.chmod(0o600)
+        DISPLAY_DIR.mkdir(mode=0o700, exist_ok=True)
+        self._display_cookie = DISPLAY_DIR / "Xauthority"
+        self._display_cookie.write_bytes(cookie)
+        self._display_cookie.chmod(0o600)
+        self._give(DISPLAY_DIR, uid=self.display_user)
         profile = home / ".config" / "libreoffice" / "4" / "user"
         profile.mkdir(parents=True, exist_ok=True)
         (profile / "registrymodifications.xcu").write_text(LIBREOFFICE_PREFS)
         gtk = home / ".config" / "gtk-3.0"
         gtk.mkdir(parents=True, exist_ok=True)
         (gtk / "settings.ini").write_text(GTK_SETTINGS)
+        vlc = home / ".config" / "vlc"
+        vlc.mkdir(parents=True, exist_ok=True)
+        (vlc / "vlcrc").write_text(VLC_PREFS)
         runtime = Path("/tmp/runtime-user")
         runtime.mkdir(mode=0o700, exist_ok=True)
-        shims = Path("/tmp/.gui-gym-bin")
+        self._give(home, runtime)
+        Path("/tmp/.X11-unix").mkdir(mode=0o1777, exist_ok=True)
+        os.chmod("/tmp/.X11-unix", 0o1777)  # the display's socket; sticky, so only the display may replace it
+        shims = Path("/tmp/.gui-gym-bin")  # the server's: the user cannot change what `python` means
         shims.mkdir(exist_ok=True)
-        for name, target in SHIMS.items():
+        if Path("/usr/bin/pkill").exists() and not (shims / "pkill").exists():
+            (shims / "pkill").write_text(PKILL_SHIM)
+            (shims / "pkill").chmod(0o755)
+        for name, (target, *arguments) in SHIMS.items():
             shim = shims / name
-            if target and Path(target).exists() and not shim.exists():
-                shim.write_text(f'#!/bin/sh\nexec {shlex.quote(target)} "$@"\n')  # keeps venv detection
+            if Path(target).exists() and not shim.exists():
+                command = " ".join(shlex.quote(part) for part in (target, *arguments))
+                environment = f"{SHIM_ENV[name]} " if name in SHIM_ENV else ""
+                shim.write_text(f'#!/bin/sh\n{environment}exec {command} "$@"\n')  # exec keeps venv detection
                 shim.chmod(0o755)
         self.env.update({
-            "HOME": str(home), "USER": "user", "LOGNAME": "user", "DISPLAY": ":0",
+            "HOME": str(home), "USER": "user", "LOGNAME": "user", "DISPLAY": ":0", "XAUTHORITY": str(self._cookie_file),
             "XDG_RUNTIME_DIR": str(runtime), "XDG_SESSION_TYPE": "x11",
             "PATH": f"{shims}:{self.env.get('PATH', '/usr/local/bin:/usr/bin:/bin')}",
             "SAL_USE_VCLPLUGIN": "gtk3", "NO_AT_BRIDGE": "0" if self.accessibility else "1",
@@ -147,13 +237,25 @@ class Session:
         })
         self.env.pop("VIRTUAL_ENV", None)
 
+    def _give(self, *paths: Path, uid: int | None = None) -> None:
+        """Hand `paths` and everything below them to `uid` (default: the user), before any of
+        the user's processes exists."""
+        uid = self.user if uid is None else uid
+        if uid is None:
+            return
+        for top in paths:
+            os.chown(top, uid, uid)
+            for folder, dirs, files in os.walk(top):
+                for name in dirs + files:
+                    os.lchown(os.path.join(folder, name), uid, uid)
+
     def _start_display(self, timeout_s: float) -> None:
         read_fd, write_fd = os.pipe()
         xvfb = subprocess.Popen(
             ["Xvfb", ":0", "-screen", "0", f"{self.width}x{self.height}x24", "-nolisten", "tcp",
-             "-nolisten", "local", "-noreset", "-auth", str(self._cookie_file), "-displayfd", str(write_fd)],
+             "-nolisten", "local", "-noreset", "-auth", str(self._display_cookie), "-displayfd", str(write_fd)],
             pass_fds=(write_fd,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, start_new_session=True)
+            stderr=subprocess.DEVNULL, start_new_session=True, **self.as_user(self.display_user))
         os.close(write_fd)
         self._core.append(xvfb)
         with os.fdopen(read_fd) as pipe:
@@ -164,7 +266,7 @@ class Session:
     def _start_session_bus(self) -> None:
         bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1"],
                                env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+                               stderr=subprocess.DEVNULL, text=True, start_new_session=True, **self.as_user())
         self._core.append(bus)
         address = bus.stdout.readline().strip()  # printed once the bus accepts connections
         if not address:
@@ -176,7 +278,7 @@ class Session:
 
         self._core.append(subprocess.Popen([self.window_manager], env=self.env, stdin=subprocess.DEVNULL,
                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                           start_new_session=True))
+                                           start_new_session=True, **self.as_user()))
         conn = xdisplay.Display(":0")
         try:
             check = conn.intern_atom("_NET_SUPPORTING_WM_CHECK")

@@ -182,7 +182,7 @@ class DemoSuite(TaskSuite):
         return {"task_id": task_id, "domain": "demo"}
 
     def start(self, backend: Backend) -> None:
-        self.server.start()
+        self.server.admit(backend)
 
     def close(self) -> None:
         self.server.stop()
