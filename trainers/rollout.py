@@ -7,88 +7,68 @@ episodes of a group run in waves of the pool's size, in lockstep: the policy act
 live episode on the calling thread (in a fixed order, so seeded sampling is reproducible),
 then the envs step concurrently.
 
-Each `Step` keeps what training needs: the prompt (always the plain one: with a plan, BEPA
-LEVEL-1, the policy acts on the plan-conditioned prompt and the plain prompt is stored), the
-generated tokens, their log-probs when sampled, the reward and the env's `info` (progress
-and subtasks from the wrappers land there).
+A `Rollout` is the episode's `gui_gym.records.Trajectory`; each of its `Step`s keeps what
+training needs: the prompt (always the plain one: with a plan, BEPA LEVEL-1, the policy acts
+on the plan-conditioned prompt and the plain prompt is stored), the generated tokens, their
+log-probs when sampled, the reward and the env's `info` (progress and subtasks from the
+wrappers land there). Screenshots are not kept: a step's prompt holds what the policy read.
 """
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import gymnasium as gym
 import numpy as np
 
+from agents.base import Act, Context, TrainableAgent
 from gui_gym.errors import InfraError
-from trainers.policies import Act, Context, Policy
+from gui_gym.records import Trajectory, TrajectoryStep
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
-class Step:
-    """One policy step and what the env answered."""
+class Step(TrajectoryStep):
+    """One policy step: the env step (what the env parsed, its reward and ``info``) and what
+    training needs of the policy's output: the prompt, the text, the generated tokens and
+    their log-probs when sampled."""
 
-    prompt: Any
-    text: str
-    token_ids: tuple[int, ...]
-    logprobs: tuple[float, ...]
-    reward: float
-    info: dict[str, Any]
+    prompt: Any = None
+    text: str = ""
+    token_ids: tuple[int, ...] = ()
+    logprobs: tuple[float, ...] = ()
 
 
 @dataclass
-class Rollout:
-    """One episode. `source` is "on_policy" for the policy's own plain rollouts and "level1"
-    for BEPA's plan-conditioned ones (`plan` is what it acted with; the stored prompts never
-    hold it)."""
+class Rollout(Trajectory):
+    """One episode, a `gui_gym.records.Trajectory` of `Step`s (success, score and progress
+    read from the last step's ``info``). `source` is "on_policy" for the policy's own plain
+    rollouts and "level1" for BEPA's plan-conditioned ones (`plan` is what it acted with; the
+    stored prompts never hold it)."""
 
-    task_id: str
-    seed: int
-    instruction: str
-    steps: list[Step] = field(default_factory=list)
     source: str = "on_policy"
     plan: tuple[str, ...] | None = None
     crash: str | None = None
     """Set when the env raised instead of answering (reset or step): the episode is void."""
 
-    def __len__(self) -> int:
-        return len(self.steps)
-
-    @property
-    def final_info(self) -> dict[str, Any]:
-        return self.steps[-1].info if self.steps else {}
-
-    @property
-    def success(self) -> bool:
-        return bool(self.final_info.get("success", False))
-
-    @property
-    def score(self) -> float:
-        """The env's evaluator score (0 when the episode ended without one)."""
-        return float(self.final_info.get("score") or 0.0)
-
-    @property
-    def progress(self) -> float | None:
-        """``info["progress"]`` at the end (`ProgressReward`), None without the wrapper or
-        when the judge failed."""
-        value = self.final_info.get("progress")
-        return None if value is None else float(value)
-
     @property
     def infra_error(self) -> str | None:
-        """Why the infrastructure cut the episode short, if it did: such an episode is no
-        evidence about the policy and is left out of training."""
-        if self.crash is not None:
-            return self.crash
-        return next((s.info["infra_error"] for s in self.steps if s.info.get("infra_error")), None)
+        """Why the infrastructure cut the episode short, if it did (a crash included): such an
+        episode is no evidence about the policy and is left out of training."""
+        return self.crash if self.crash is not None else super().infra_error
 
 
 class EnvPool:
     """`size` envs made by `make_env`, each on its own thread.
 
-    >>> pool = EnvPool(lambda: gym.make("GUI/Demo-v0"), size=2)  # doctest: +SKIP
+    >>> import gui_gym
+    >>> with EnvPool(lambda: gym.make("GUI/Demo-v0"), size=2) as pool:  # no browser before a reset
+    ...     pool.run([(0, lambda env: env.unwrapped.task_ids[0]), (1, lambda env: len(env.unwrapped.task_ids))])
+    ['demo.press-button', 3]
     """
 
     def __init__(self, make_env: Callable[[], gym.Env], size: int = 1):
@@ -131,7 +111,7 @@ class EnvPool:
         self.close()
 
 
-def rollout_group(pool: EnvPool, policy: Policy, task_id: str, seed: int, group_size: int, *,
+def rollout_group(pool: EnvPool, policy: TrainableAgent, task_id: str, seed: int, group_size: int, *,
                   plan: Sequence[str] | None = None, greedy: bool = False) -> list[Rollout]:
     """`group_size` episodes of task `task_id` with instance seed `seed` (also the reset
     seed), acted by `policy` (conditioned on `plan` when given)."""
@@ -144,7 +124,7 @@ def rollout_group(pool: EnvPool, policy: Policy, task_id: str, seed: int, group_
     return rollouts
 
 
-def rollout_episodes(pool: EnvPool, policy: Policy, episodes: Sequence[tuple[str, int]], *,
+def rollout_episodes(pool: EnvPool, policy: TrainableAgent, episodes: Sequence[tuple[str, int]], *,
                      plan: Sequence[str] | None = None, greedy: bool = False) -> list[Rollout]:
     """One episode per (task id, instance seed), in waves of the pool's size."""
     plan = tuple(plan) if plan is not None else None
@@ -153,7 +133,8 @@ def rollout_episodes(pool: EnvPool, policy: Policy, episodes: Sequence[tuple[str
         wave_episodes = episodes[first:first + len(pool)]
         slots = list(range(len(wave_episodes)))
         resets = pool.run([(slot, _guarded(_reset(*wave_episodes[slot]))) for slot in slots])
-        wave = [Rollout(task_id, seed, "" if isinstance(reset, _Crash) else str(reset[1].get("instruction", "")),
+        wave = [Rollout(task_id=task_id, seed=seed,
+                        instruction="" if isinstance(reset, _Crash) else str(reset[1].get("instruction", "")),
                         source="on_policy" if plan is None else "level1", plan=plan,
                         crash=reset.reason if isinstance(reset, _Crash) else None)
                 for (task_id, seed), reset in zip(wave_episodes, resets)]
@@ -165,7 +146,7 @@ def rollout_episodes(pool: EnvPool, policy: Policy, episodes: Sequence[tuple[str
             for slot in live:
                 context = Context(wave[slot].instruction, plan, tuple(histories[slot]))
                 prompt = policy.prompt(observations[slot], context)
-                acts[slot] = (policy.act(prompt, greedy=greedy),
+                acts[slot] = (policy.generate(prompt, greedy=greedy),
                               prompt if plan is None else policy.prompt(observations[slot], context.without_plan()))
             results = pool.run([(slot, _guarded(_step(acts[slot][0].action))) for slot in live])
             still = []
@@ -175,7 +156,9 @@ def rollout_episodes(pool: EnvPool, policy: Policy, episodes: Sequence[tuple[str
                     continue
                 obs, reward, terminated, truncated, info = result
                 act, stored = acts[slot]
-                wave[slot].steps.append(Step(stored, act.text, act.token_ids, act.logprobs, float(reward), info))
+                wave[slot].steps.append(Step(parsed_action=info.get("parsed_action"), action_error=info.get("action_error"),
+                                             action=act.action, reward=float(reward), info=info, prompt=stored,
+                                             text=act.text, token_ids=act.token_ids, logprobs=act.logprobs))
                 histories[slot].append(act)
                 observations[slot] = obs
                 if not (terminated or truncated):
@@ -185,7 +168,7 @@ def rollout_episodes(pool: EnvPool, policy: Policy, episodes: Sequence[tuple[str
     return rollouts
 
 
-def evaluate(pool: EnvPool, policy: Policy, tasks: Sequence[str], seeds: Sequence[int],
+def evaluate(pool: EnvPool, policy: TrainableAgent, tasks: Sequence[str], seeds: Sequence[int],
              greedy: bool = True) -> dict[str, float]:
     """Success rate per task over the instances `seeds` (greedy by default: the policy's
     most likely actions); crashed episodes are left out."""
@@ -214,6 +197,7 @@ def _guarded(fn: Callable[[gym.Env], Any]) -> Callable[[gym.Env], Any]:
         try:
             return fn(env)
         except Exception as exc:  # the env broke its contract; the episode is void, the run goes on
+            logger.warning("an env raised instead of answering (%s: %s); its episode is void", type(exc).__name__, exc)
             return _Crash(f"{type(exc).__name__}: {exc}")
     return call
 
