@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 import time
 
 import numpy as np
 import pytest
+from PIL import Image
 
 from gui_gym import Action
 from gui_gym.backends.browser import BrowserBackend, find_chromium, playwright_key
@@ -191,3 +193,31 @@ def center(backend, selector):
 
 def test_page_scripts_element_list_is_json_clean(page):
     assert json.loads(json.dumps(page.elements()))
+
+
+def test_a_screen_smaller_than_the_viewport_and_a_page_kept_across_episodes(server):
+    b = BrowserBackend(allowed_hosts={"127.0.0.1"}, viewport=(1200, 700), screen=(600, 400), keep_page=True)
+    try:
+        b.start()
+        b.new_episode()
+        b.set_start_url(server.url + "/")
+        assert b.screen_size == (600, 400)
+        b.execute(Action.scroll("down", 3))  # the #tall column makes the page scroll
+        wheel = events(b, "wheel")[-1]
+        assert (wheel["x"], wheel["y"]) == (300, 200)  # the screen's centre, not the viewport's
+        obs = b.observe(a11y=True)
+        full = b.page.screenshot()  # the whole viewport, where the page is scrolled to
+        whole = np.asarray(Image.open(io.BytesIO(full)).convert("RGB"))
+        assert obs.screenshot.shape == (400, 600, 3) and np.array_equal(obs.screenshot, whole[:400, :600])
+        assert b.evaluate("window.scrollY") == 300
+        assert all(e["bbox"][0] + e["bbox"][2] <= 600 and e["bbox"][1] + e["bbox"][3] <= 400 for e in b.elements())
+        assert 'textbox "Field"' not in obs.a11y_tree  # it sits at x=650, off the screen
+        page = b.page
+        b.new_episode()  # kept: the same page, still scrolled, its script state intact
+        assert b.page is page and b.evaluate("window.scrollY") == 300 and events(b, "wheel")
+        assert b.start_url is None and b.blocked_requests == []
+        b.config.keep_page = False
+        b.new_episode()
+        assert b.page is not page and b.url == "about:blank"
+    finally:
+        b.close()

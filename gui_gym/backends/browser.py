@@ -139,6 +139,11 @@ class BrowserConfig:
     """Settings of a browser backend; units in the names."""
 
     viewport: tuple[int, int] = (1280, 720)
+    screen: tuple[int, int] | None = None
+    """The part of the viewport the agent sees, from its top-left corner: screenshots and the
+    element list are clipped to it, and positions are read in it (the same pixels, as it
+    starts at the corner). None is the whole viewport. For pages whose task occupies a corner
+    of a larger layout (MiniWoB's 160x210 task area beside its score display)."""
     executable_path: str | None = None
     headless: bool = True
     allowed_hosts: frozenset[str] | None = None
@@ -148,6 +153,11 @@ class BrowserConfig:
     locale: str = "en-US"
     timezone: str = "UTC"
     extra_args: tuple[str, ...] = field(default_factory=tuple)
+    keep_page: bool = False
+    """Episodes share one context and page instead of a fresh context each: for suites whose
+    pages restart their own episodes (MiniWoB), where a fresh page per episode is most of the
+    reset's cost. Cookies, storage and page state carry over; a crashed or closed page is
+    still replaced."""
 
     @classmethod
     def pop_from(cls, kwargs: dict[str, Any], **defaults: Any) -> "BrowserConfig":
@@ -155,8 +165,9 @@ class BrowserConfig:
         `defaults` are the suite's own settings, which the kwargs may override."""
         names = {f.name for f in dataclasses.fields(cls)}
         values = {**defaults, **{k: kwargs.pop(k) for k in list(kwargs) if k in names}}
-        if "viewport" in values:
-            values["viewport"] = tuple(values["viewport"])
+        for name in ("viewport", "screen"):
+            if values.get(name) is not None:
+                values[name] = tuple(values[name])
         if values.get("allowed_hosts") is not None:
             values["allowed_hosts"] = frozenset(values["allowed_hosts"])
         return cls(**values)
@@ -192,7 +203,7 @@ class BrowserBackend(Backend):
 
     @property
     def screen_size(self) -> tuple[int, int]:
-        return self.config.viewport
+        return self.config.screen or self.config.viewport
 
     @property
     def page(self):
@@ -254,6 +265,11 @@ class BrowserBackend(Backend):
         self._browser.on("disconnected", lambda _b: setattr(self, "_disconnected", True))
 
     def _new_episode(self) -> None:
+        if self.config.keep_page and self._page is not None and not self._page.is_closed() and not self._crashed:
+            self.blocked_requests = []
+            self.start_url = None
+            self._elements = None
+            return
         self._close_context()
         width, height = self.config.viewport
         self._context = self._browser.new_context(
@@ -338,7 +354,7 @@ class BrowserBackend(Backend):
             mouse.move(*end, steps=12)
             mouse.up()
         elif kind == "scroll":
-            width, height = self.config.viewport
+            width, height = self.screen_size
             x = action.x if action.x is not None else width / 2
             y = action.y if action.y is not None else height / 2
             mouse.move(x, y)
@@ -389,7 +405,7 @@ class BrowserBackend(Backend):
     def _drag_points(self, action: Action) -> tuple[tuple[float, float], tuple[float, float]]:
         if action.to_x is not None:
             return (action.x, action.y), (action.to_x, action.to_y)
-        width, height = self.config.viewport
+        width, height = self.screen_size
         x = action.x if action.x is not None else width / 2
         y = action.y if action.y is not None else height / 2
         dist = 0.3 * height
@@ -431,17 +447,17 @@ class BrowserBackend(Backend):
             raise InfraError("the browser page crashed")
         if self._page.is_closed():  # the agent closed the last tab: a blank one, like a browser
             self._adopt_page(self._context.new_page())
+        width, height = self.screen_size
         try:
-            shot = self._cdp.send("Page.captureScreenshot", SCREENSHOT_PARAMS)
+            shot = self._capture(width, height)
         except Exception:
             # The DevTools session can detach from a page that swapped its renderer (a
             # cross-process navigation); a new session on the same page sees it again.
             self._cdp = self._context.new_cdp_session(self._page)
-            shot = self._cdp.send("Page.captureScreenshot", SCREENSHOT_PARAMS)
+            shot = self._capture(width, height)
         png = base64.b64decode(shot["data"])
         image = Image.open(io.BytesIO(png))
         screenshot = np.asarray(image.convert("RGB"))
-        width, height = self.config.viewport
         extra = {"png": png}  # the encoded screenshot, so a recorder need not encode it again
         if screenshot.shape[:2] != (height, width):  # a page that resized the window
             screenshot = np.asarray(image.convert("RGB").resize((width, height)))
@@ -453,8 +469,17 @@ class BrowserBackend(Backend):
             self._elements = None
         return Observation(screenshot=screenshot, a11y_tree=tree, url=self._page.url, extra=extra)
 
+    def _capture(self, width: int, height: int) -> dict[str, Any]:
+        """The screenshot: the viewport, or its top-left screen (a clip is in page
+        coordinates, so it starts where the page is scrolled to)."""
+        if self.config.screen is None:
+            return self._cdp.send("Page.captureScreenshot", SCREENSHOT_PARAMS)
+        view = self._cdp.send("Page.getLayoutMetrics")["cssVisualViewport"]
+        clip = {"x": view["pageX"], "y": view["pageY"], "width": width, "height": height, "scale": 1}
+        return self._cdp.send("Page.captureScreenshot", {**SCREENSHOT_PARAMS, "clip": clip})
+
     def _refresh_elements(self) -> list[dict[str, Any]]:
-        self._elements = self._page.evaluate(ELEMENTS_JS)
+        self._elements = self._page.evaluate(ELEMENTS_JS, self.config.screen)
         return self._elements
 
     def _close_context(self) -> None:
