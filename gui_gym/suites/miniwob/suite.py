@@ -168,6 +168,8 @@ class MiniWoBSuite(TaskSuite):
     """The MiniWoB tasks `tasks` selects (see `catalog.resolve_tasks`)."""
 
     name = "miniwob"
+    needs = "Chromium and the miniwob package (pip install 'gui-gym[miniwob]')"
+    """What `gui-bench list` says the env needs."""
 
     def __init__(self, tasks: str | Iterable[str] | None = None, config: MiniWoBConfig | None = None):
         self.config = config or MiniWoBConfig()
