@@ -106,6 +106,14 @@ def test_scroll_moves_the_page_by_notches(page):
     assert page.evaluate("window.scrollY") == 200
 
 
+def test_a_sideways_scroll_past_the_edge_does_not_go_back_a_page(page, server):
+    page.goto(server.url + "/other")
+    page.goto(server.url + "/")
+    for direction in ("right", "left", "right"):
+        page.execute(Action.scroll(direction, 9, 300, 300))
+        assert page.url == server.url + "/", direction
+
+
 @pytest.mark.parametrize("text", ["echo 'a > b' > f", 'say "hi" | grep <x> & ok', "tab\there", "naïve ✓ 日本"])
 def test_typing_reaches_the_field_exactly(page, text):
     page.execute(Action.click(700, 30))

@@ -38,11 +38,12 @@ CHROMIUM_ENV_VAR = "GUI_GYM_CHROMIUM"
 QUIET_FLAGS = (
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--no-first-run", "--disable-quic", "--disable-default-apps", "--disable-extensions",
-    "--disable-features=Translate,MediaRouter,OptimizationHints", "--metrics-recording-only",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,OverscrollHistoryNavigation", "--metrics-recording-only",
     "--password-store=basic", "--use-mock-keychain", "--disable-gpu", "--disable-smooth-scrolling",
 )
 """Chromium flags that stop it phoning home: on a closed network it otherwise floods
-connection attempts and stalls on DNS at every start."""
+connection attempts and stalls on DNS at every start. And a wheel scroll past a page's edge
+is no history navigation (Chromium's overscroll gesture would go back a page)."""
 
 SCROLL_NOTCH_PX = 100
 SCREENSHOT_PARAMS = {"format": "png", "optimizeForSpeed": True}
