@@ -59,17 +59,15 @@ def reference_action(env: Any, action: Action) -> dict[str, Any]:
     same pixels, as both screens start at the task area's corner)."""
     from miniwob.action import ActionTypes
 
+    if (action.kind not in KINDS or (action.kind == "key" and action.keys[0] not in KEYS)
+            or (action.kind not in ("type", "key") and action.x is None)):  # element indices are ours alone
+        raise ValueError(f"no counterpart in the miniwob package's action space for {action}")
     unwrapped = env.unwrapped
-    coords = {"coords": [action.x, action.y]} if action.x is not None else {}
-    if action.kind == "click":
-        return unwrapped.create_action(ActionTypes.CLICK_COORDS, **coords)
-    if action.kind == "double_click":
-        return unwrapped.create_action(ActionTypes.DBLCLICK_COORDS, **coords)
-    if action.kind == "move":
-        return unwrapped.create_action(ActionTypes.MOVE_COORDS, **coords)
     if action.kind == "type":
         return unwrapped.create_action(ActionTypes.TYPE_TEXT, text=action.text)
-    if action.kind == "key" and action.keys[0] in KEYS:
+    if action.kind == "key":
         keys = list(unwrapped.action_space_config.allowed_keys)
         return unwrapped.create_action(ActionTypes.PRESS_KEY, key=keys.index(KEYS[action.keys[0]]))
-    raise ValueError(f"no counterpart in the miniwob package's action space for {action}")
+    pointer = {"click": ActionTypes.CLICK_COORDS, "double_click": ActionTypes.DBLCLICK_COORDS,
+               "move": ActionTypes.MOVE_COORDS}[action.kind]
+    return unwrapped.create_action(pointer, coords=[action.x, action.y])
