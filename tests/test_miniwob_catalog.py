@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gymnasium as gym
 import httpx
+import numpy as np
 import pytest
 
 import gui_gym  # noqa: F401
@@ -78,9 +79,22 @@ def test_the_env_spaces_listing_and_bad_options():
             "nondeterministic": False, "has_oracle": False}
     finally:
         env.close()
-    env = gym.make("GUI/MiniWoB-v0", tasks=["click-test", "flight.AA"])
+    env = gym.make("GUI/MiniWoB-v0", tasks="flight")
     try:
-        assert env.observation_space["screenshot"].shape == (667, 375, 3)  # a flight search is in the set
+        assert env.observation_space["screenshot"].shape == (667, 375, 3)  # the flight searches' task area
+        assert env.unwrapped.backend.config.viewport == (800, 800)
+    finally:
+        env.close()
+    env = gym.make("GUI/MiniWoB-v0", tasks=["click-test", "flight.AA"])
+    try:  # both: each task shows its own area, so screenshots come in both sizes
+        space = env.observation_space["screenshot"]
+        assert space.contains(np.zeros((210, 160, 3), np.uint8)) and space.contains(np.zeros((667, 375, 3), np.uint8))
+        assert env.unwrapped.suite.screen_per_task
+    finally:
+        env.close()
+    env = gym.make("GUI/MiniWoB-v0", tasks=["click-test", "flight.AA"], screen=(375, 667))
+    try:  # unless one screen is asked for
+        assert env.observation_space["screenshot"].shape == (667, 375, 3) and not env.unwrapped.suite.screen_per_task
     finally:
         env.close()
     assert describe_env("GUI/MiniWoB-v0")[0] == "128"  # what gui-bench list shows

@@ -133,10 +133,12 @@ def test_every_installed_task_resets_and_steps():
     env = gym.make("GUI/MiniWoB-v0", keep_page=True)  # one page, navigated from task to task: half the time
     try:
         unwrapped = env.unwrapped
-        assert len(unwrapped.task_ids) == 128 and unwrapped.backend.screen_size == (375, 667)
+        assert len(unwrapped.task_ids) == 128
         for task in unwrapped.task_ids:
             obs, info = env.reset(options={"task_id": task, "instance_seed": 0})
             assert obs in env.observation_space and isinstance(info["instruction"], str) and info["instruction"], task
+            assert obs["screenshot"].shape == ((667, 375, 3) if task.startswith("flight.") else (210, 160, 3)), task
+            assert env.action_space.screen_size == obs["screenshot"].shape[1::-1]  # actions read on that screen
             if task.startswith("flight."):
                 assert isinstance(json.loads(info["instruction"]), dict)  # the flight query is its fields, as JSON
             obs, reward, terminated, truncated, info = env.step(Action.click(80, 130))

@@ -222,6 +222,18 @@ class BrowserBackend(Backend):
         self.start_url = url
         self.goto(url)
 
+    def set_screen(self, screen: tuple[int, int] | None) -> None:
+        """Show the agent another part of the viewport from now on (see `BrowserConfig.screen`):
+        for suites whose tasks draw screens of different sizes."""
+        if screen is not None:
+            width, height = screen
+            view_width, view_height = self.config.viewport
+            if not (0 < width <= view_width and 0 < height <= view_height):
+                raise ValueError(f"screen must fit the {view_width}x{view_height} viewport, received {screen}")
+            screen = (int(width), int(height))
+        self.config.screen = screen
+        self._elements = None
+
     def locate(self, selector: str, nth: int = 0) -> tuple[float, float, float, float]:
         """Box (x, y, width, height) in viewport pixels of the element matching a CSS or
         Playwright `selector`, as it is now: nothing is scrolled, so the box may lie outside

@@ -11,9 +11,10 @@ docs/miniwob.md).
 The pages are served from the package's ``html`` folder on loopback; requests to anything
 else are blocked. A page lays out in an 800x600 window, as in the package's headless Chrome
 (800x800 when the task set holds a flight search, whose task is 667 pixels tall), and the
-agent's screen is its top-left task area, what the package's env crops its screenshots to:
-160x210 pixels, or the flight searches' 375x667 when the task set holds one (the other tasks
-then sit in its corner). ``screen=`` and ``viewport=`` set others.
+agent's screen is the task's area in its top-left corner, what the package's env crops its
+screenshots to: 160x210 pixels, 375x667 for the flight searches. A task set that holds both
+has screenshots of both sizes (its observation space admits any size); ``screen=`` fixes one
+screen for every task, ``viewport=`` another window.
 """
 
 from __future__ import annotations
@@ -21,16 +22,12 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from gui_gym.suites.miniwob.catalog import CATEGORIES, SUBSET_HELP, WEBGUM
-from gui_gym.suites.miniwob.suite import REWARDS, MiniWoBConfig, MiniWoBSuite, MiniWoBTask
+from gui_gym.suites.miniwob.suite import FLIGHT_SCREEN, REWARDS, TASK_SCREEN, MiniWoBConfig, MiniWoBSuite, MiniWoBTask
 
-__all__ = ["CATEGORIES", "REWARDS", "SUBSET_HELP", "WEBGUM", "MiniWoBConfig", "MiniWoBSuite", "MiniWoBTask",
-           "make_env"]
+__all__ = ["CATEGORIES", "FLIGHT_SCREEN", "REWARDS", "SUBSET_HELP", "TASK_SCREEN", "WEBGUM", "MiniWoBConfig",
+           "MiniWoBSuite", "MiniWoBTask", "make_env"]
 
 LOOPBACK = frozenset({"127.0.0.1"})
-TASK_SCREEN = (160, 210)
-"""MiniWoB's task area (``#wrap``), what the package's env crops its screenshots to."""
-FLIGHT_SCREEN = (375, 667)
-"""The flight searches' task area."""
 WINDOW = (800, 600)
 """The viewport pages lay out in: Chrome's default window, so nothing a task draws past its
 area (a pie menu, the score display beside it) makes the page scroll, as in the package's env."""
@@ -54,11 +51,17 @@ def make_env(*, tasks: str | Iterable[str] | None = None, reward: str = "positiv
         kwargs: `BrowserConfig` fields (viewport, headless, ...), then `GUIEnv` arguments.
     """
     from gui_gym.backends.browser import BrowserBackend, BrowserConfig
+    from gui_gym.backends.static import ScreenshotSpace
     from gui_gym.env import GUIEnv
 
     config = MiniWoBConfig(reward=reward, data_mode=data_mode, time_limit_s=time_limit_s, max_steps=steps_per_task)
     suite = MiniWoBSuite(tasks, config)
-    flight = suite.has_flight_tasks
-    browser = BrowserConfig.pop_from(kwargs, allowed_hosts=LOOPBACK, viewport=FLIGHT_WINDOW if flight else WINDOW,
-                                     screen=FLIGHT_SCREEN if flight else TASK_SCREEN)
-    return GUIEnv(BrowserBackend(browser), suite, **kwargs)
+    flights, screen_given = suite.flight_tasks, "screen" in kwargs
+    only_flights = flights == len(suite.task_ids)
+    browser = BrowserConfig.pop_from(kwargs, allowed_hosts=LOOPBACK, viewport=FLIGHT_WINDOW if flights else WINDOW,
+                                     screen=FLIGHT_SCREEN if only_flights else TASK_SCREEN)
+    backend = BrowserBackend(browser)
+    if flights and not only_flights and not screen_given:
+        suite.screen_per_task = True
+        backend.screenshot_space = ScreenshotSpace(TASK_SCREEN)  # 160x210 and 375x667 screenshots
+    return GUIEnv(backend, suite, **kwargs)

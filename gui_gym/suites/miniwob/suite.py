@@ -39,6 +39,11 @@ REWARDS: dict[str, str] = {
 
 DATA_MODES = ("train", "test")
 
+TASK_SCREEN = (160, 210)
+"""MiniWoB's task area (``#wrap``), what the package's env crops its screenshots to."""
+FLIGHT_SCREEN = (375, 667)
+"""The flight searches' task area."""
+
 
 @dataclass
 class MiniWoBConfig:
@@ -108,8 +113,14 @@ class MiniWoBTask(Task):
     def url(self) -> str:
         return f"{self.suite.server.url}/{self.spec.page}"
 
+    @property
+    def screen(self) -> tuple[int, int]:
+        return FLIGHT_SCREEN if self.spec.flight else TASK_SCREEN
+
     def setup(self, backend: Backend) -> None:
         config = self.suite.config
+        if self.suite.screen_per_task:
+            backend.set_screen(self.screen)
         if backend.url == self.url:  # a page kept from the last episode (keep_page): restarted in place
             backend.start_url = self.url
         else:
@@ -173,6 +184,9 @@ class MiniWoBSuite(TaskSuite):
 
     def __init__(self, tasks: str | Iterable[str] | None = None, config: MiniWoBConfig | None = None):
         self.config = config or MiniWoBConfig()
+        self.screen_per_task = False
+        """Each task shows the agent its own task area (set by the env's factory for a task set
+        that mixes flight searches and the others)."""
         self.html_dir = catalog.html_dir()
         installed = catalog.installed_tasks()
         chosen = catalog.resolve_tasks(tasks, installed, oracles.SOLUTIONS)
@@ -185,8 +199,8 @@ class MiniWoBSuite(TaskSuite):
         return list(self.specs)
 
     @property
-    def has_flight_tasks(self) -> bool:
-        return any(spec.flight for spec in self.specs.values())
+    def flight_tasks(self) -> int:
+        return sum(spec.flight for spec in self.specs.values())
 
     def describe(self, task_id: str) -> dict[str, Any]:
         self.check_task_id(task_id)
