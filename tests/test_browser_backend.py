@@ -220,6 +220,10 @@ def test_a_screen_smaller_than_the_viewport_and_a_page_kept_across_episodes(serv
         assert b.evaluate("window.scrollY") == 300
         assert all(e["bbox"][0] + e["bbox"][2] <= 600 and e["bbox"][1] + e["bbox"][3] <= 400 for e in b.elements())
         assert 'textbox "Field"' not in obs.a11y_tree  # it sits at x=650, off the screen
+        b.set_screen((300, 200))  # another task's screen, from the next observation on
+        assert b.screen_size == (300, 200) and b.observe().screenshot.shape == (200, 300, 3)
+        with pytest.raises(ValueError, match="screen must fit the 1200x700 viewport"):
+            b.set_screen((1300, 100))
         page = b.page
         b.new_episode()  # kept: the same page, still scrolled, its script state intact
         assert b.page is page and b.evaluate("window.scrollY") == 300 and events(b, "wheel")
