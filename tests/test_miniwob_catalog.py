@@ -10,7 +10,7 @@ import pytest
 
 import gui_gym  # noqa: F401
 from benchmarks.cli import describe_env
-from gui_gym.errors import TaskConfigError
+from gui_gym.errors import MissingResourceError, TaskConfigError
 from gui_gym.suites.http_server import LoopbackServer
 from gui_gym.suites.miniwob import catalog, oracles
 from gui_gym.suites.miniwob.suite import score_of, static_app
@@ -117,3 +117,12 @@ def test_the_page_server_serves_the_package_files_and_nothing_else():
         assert httpx.post(f"{server.url}/miniwob/click-test.html", timeout=5).status_code == 405
     finally:
         server.stop()
+
+
+def test_without_the_package_the_env_says_what_to_install(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "miniwob" else real(name, *a))
+    with pytest.raises(MissingResourceError, match=r"needs the `miniwob` package: install it with `pip install 'gui-gym\[miniwob\]'`"):
+        gym.make("GUI/MiniWoB-v0")
