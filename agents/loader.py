@@ -42,6 +42,8 @@ def load_agent(spec: str, **kwargs: Any) -> Agent:
         raise
     except (TypeError, ValueError) as exc:
         raise AgentError(f"agent {spec!r} rejected its arguments: {exc}") from exc
+    except Exception as exc:  # the agent's own code failed: name it in one line, not a traceback
+        raise AgentError(f"agent {spec!r} failed to start: {type(exc).__name__}: {exc}") from exc
     if not callable(getattr(agent, "act", None)):
         raise AgentError(f"agent {spec!r} built a {type(agent).__name__}, which has no act(obs, info) method")
     return agent

@@ -31,9 +31,10 @@ from agents.base import BaseAgent
 from agents.prompts import PLATFORMS, get_prompt_format
 from gui_gym.action_formats.coords import MODES
 from gui_gym.actions import Action
+from gui_gym.bounded_http import make_client, request
 from gui_gym.errors import AgentError, JudgeError
 from gui_gym.judges.base import Message
-from gui_gym.judges.openai_judge import OpenAIJudge
+from gui_gym.judges.openai_judge import MAX_ANSWER_BYTES, OpenAIJudge
 from gui_gym.waiting import retry
 
 BASE_URL_VARS = ("GUI_GYM_AGENT_BASE_URL", "OPENAI_BASE_URL")
@@ -156,13 +157,14 @@ class OpenAIAgent(BaseAgent):
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
 
         def get() -> dict[str, Any]:
-            response = httpx.get(url, headers=headers, timeout=self.timeout_s)
+            with make_client(url, headers=headers, timeout_s=self.timeout_s) as client:
+                response = request(client, "GET", url, timeout_s=self.timeout_s, max_bytes=MAX_ANSWER_BYTES)
             response.raise_for_status()
             return response.json()
         try:
             listing = retry(get, attempts=self.attempts, retry_on=(httpx.TransportError,), base_delay_s=0.5)
             return str(listing["data"][0]["id"])
-        except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as exc:
+        except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as exc:  # AnswerTooLarge included
             raise AgentError(f"openai agent: no model given and {url} did not list one ({type(exc).__name__}: {exc}); "
                              f"pass --agent-arg model=NAME or set {MODEL_VARS[0]}") from exc
 

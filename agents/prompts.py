@@ -20,9 +20,11 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from gui_gym.actions import DEFAULT_SCROLL_AMOUNT, Action
+from gui_gym.actions import DEFAULT_SCROLL_AMOUNT, MAX_OUTPUT_CHARS, Action, check_text, finite_float
+from gui_gym.action_formats import uitars
 from gui_gym.action_formats.coords import CoordinateMapping
-from gui_gym.errors import ActionParseError, AgentError, JudgeFormatError
+from gui_gym.action_formats.reading import load_json
+from gui_gym.errors import ActionParseError, AgentError, JudgeFormatError, excerpt
 from gui_gym.judges.parsing import extract_json_object
 
 _UITARS_ACTIONS = {
@@ -104,7 +106,6 @@ Call terminate with status success when the task is done, or answer when the tas
 
 _QWEN_USER = "Task: {instruction}"
 
-_THOUGHT = re.compile(r"Thought:\s*(.*?)\s*(?:\n\s*Action\s*:|$)", re.DOTALL)
 _TOOL_CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
 
 
@@ -129,11 +130,6 @@ def _uitars_user(instruction: str, platform: str, language: str) -> str:
                                  language=language, instruction=instruction)
 
 
-def _uitars_thought(text: str) -> str | None:
-    match = _THOUGHT.search(text)
-    return match.group(1).strip() if match else None
-
-
 def _qwen_system(instruction: str, platform: str, language: str) -> str:
     return _QWEN_SYSTEM.format(platform=platform, tool=json.dumps(_QWEN_TOOL))
 
@@ -146,29 +142,29 @@ def _qwen_thought(text: str) -> str | None:
 def read_qwen_tool_call(text: str, screen_size: tuple[int, int], coordinates: str = "smart_resize") -> Action:
     """The `Action` of a Qwen2.5-VL ``computer_use`` tool call, with coordinates mapped from
     the model's space (`coordinates`, as in `CoordinateMapping`) to screen pixels."""
+    check_text(text, "the Qwen2.5-VL answer", MAX_OUTPUT_CHARS)
     match = _TOOL_CALL.search(text)
     try:
         call = extract_json_object(match.group(1) if match else text)
     except JudgeFormatError as exc:
-        raise ActionParseError(f"expected a <tool_call> holding a JSON computer_use call, received {text[:120]!r}") from exc
+        raise ActionParseError(f"expected a <tool_call> holding a JSON computer_use call, received {excerpt(text, 120)}") from exc
     args = call.get("arguments", call)
     if isinstance(args, str):  # some servers pass arguments as a JSON string, as OpenAI tools do
-        try:
-            args = json.loads(args)
-        except json.JSONDecodeError as exc:
-            raise ActionParseError(f"computer_use arguments are not JSON: {args[:120]!r}") from exc
+        args = load_json(args, "computer_use arguments as a JSON object")
     if not isinstance(args, dict) or "action" not in args:
-        raise ActionParseError(f"expected computer_use arguments with an 'action', received {str(args)[:120]!r}")
+        raise ActionParseError(f"expected computer_use arguments with an 'action', received {excerpt(args, 120)}")
     mapping = CoordinateMapping(coordinates, screen_size)
 
     def point(key: str = "coordinate") -> tuple[float, float]:
         value = args.get(key)
         if not isinstance(value, (list, tuple)) or len(value) != 2 or not all(
                 isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
-            raise ActionParseError(f"computer_use {args['action']}: expected {key}=[x, y], received {value!r}")
-        return mapping.to_screen(*value)
+            raise ActionParseError(f"computer_use {args['action']}: expected {key}=[x, y], received {excerpt(value)}")
+        return mapping.to_screen(*(finite_float(v, f"computer_use {key}") for v in value))
 
     action = args["action"]
+    if not isinstance(action, str):
+        raise ActionParseError(f"expected computer_use's 'action' as a name, received {excerpt(action)}")
     pointer = {"left_click": "click", "double_click": "double_click", "right_click": "right_click",
                "mouse_move": "move"}
     if action in pointer:
@@ -192,12 +188,12 @@ def read_qwen_tool_call(text: str, screen_size: tuple[int, int], coordinates: st
             amount = int(amount)
         return Action.scroll(str(args.get("direction", "")), amount, x, y)
     if action == "wait":
-        return Action.wait(float(args.get("time", 1.0)))
+        return Action.wait(finite_float(args.get("time", 1.0), "computer_use wait: time"))
     if action == "answer":
         return Action.answer(str(args.get("text") or ""))
     if action == "terminate":
         return Action.done() if args.get("status", "success") == "success" else Action.fail()
-    raise ActionParseError(f"unknown computer_use action {action!r}; expected one of "
+    raise ActionParseError(f"unknown computer_use action {excerpt(action)}; expected one of "
                            f"{_QWEN_TOOL['function']['parameters']['properties']['action']['enum']}")
 
 
@@ -209,7 +205,7 @@ def _qwen_to_action(text: str, screen_size: tuple[int, int], coordinates: str) -
 
 
 FORMATS: dict[str, PromptFormat] = {
-    "uitars": PromptFormat("uitars", "uitars", lambda *a: None, _uitars_user, _uitars_thought,
+    "uitars": PromptFormat("uitars", "uitars", lambda *a: None, _uitars_user, uitars.thought,
                            lambda text, size, coordinates: text),
     "qwen25vl": PromptFormat("qwen25vl", "json", _qwen_system, lambda i, p, l: _QWEN_USER.format(instruction=i),
                              _qwen_thought, _qwen_to_action),

@@ -220,7 +220,7 @@ def finalize(store: Any, jobs: list[Any], suite: Any, wall_s: float | None, *, i
         if not (store.mind2web_dir(job.key) / "result.json").is_file():
             write_from_episode(store.task_dir(job.key), store.mind2web_dir(job.key),
                                reference_length=job.meta.get("reference_length"))
-    build_report(store.root, images=images, summary=summary)
+    build_report(store.root, images=images, summary=summary, store=store)
     return summary
 
 
@@ -280,7 +280,7 @@ def run_command(args: argparse.Namespace) -> int:
     if args.resume:
         out = Path(args.out) if args.out else _latest_run(args.env or DEFAULT_ENV_ID, args.agent or DEFAULT_AGENT)
         store = ResultsStore(out)
-        run = store.read_run()
+        run = store.read_run(required=("env_id", "env_kwargs", "agent", "agent_kwargs"))
         if run is None:
             raise HarnessError(f"--resume: {out} holds no run.json, so there is no run to continue")
         _check_resume(args, run)
@@ -348,7 +348,7 @@ def report_command(args: argparse.Namespace) -> int:
     from benchmarks.results import ResultsStore
 
     store = ResultsStore(args.dir)
-    run = store.read_run()
+    run = store.read_run(required=("env_id", "env_kwargs"))
     if run is None:
         path = build_report(store.root, images=args.images)
         print(f"report: {path}")
@@ -382,50 +382,89 @@ def report_command(args: argparse.Namespace) -> int:
     arg("--max-images", type=int, default=50, help="at most this many screenshots reach the verdict (default 50)"),
     arg("--attempts", type=int, default=3, help="tries per question when the judge answers off-format (default 3)"),
     arg("--workers", type=int, default=4, help="screenshots scored concurrently (default 4)"),
-    arg("--name", help="verdicts go to <task folder>/webjudge/<name>/ (default: the model's name)"),
+    arg("--protocol", action="append", choices=("strict", "official", "keypoint"),
+        help="strict (ours, the default), official (the benchmark's script: its order, parsing and evidence), or "
+             "keypoint (a verdict per key point); repeat to judge under several and compare their agreement"),
+    arg("--max-tokens", type=int, default=1024, help="the judge's answer length cap (default 1024; the script's is 512)"),
+    arg("--max-image-side", type=int, default=1280,
+        help="screenshots are downscaled so no side exceeds this (default 1280; the script sends them full size)"),
+    arg("--name", help="verdicts go to <task folder>/webjudge/<name>/, <name>-official/, <name>-keypoint/ "
+        "(default: the model's name)"),
     arg("--labels", help="JSON {task_id: true|false}: ground truth for folders without it (e.g. human labels)"),
     arg("--cache", help="a folder where judge answers are cached by content"),
 )
 def judge_command(args: argparse.Namespace) -> int:
     from benchmarks.mind2web_layout import find_web_episodes, read_labels
-    from benchmarks.results import short_error
-    from gui_gym.judges.cache import CachedJudge
     from gui_gym.judges.openai_judge import OpenAIJudge
-    from gui_gym.judges.webjudge import WebJudge
     from gui_gym.suites.mind2web.agreement import agreement_of
-    from gui_gym.wrappers.recorder import atomic_write_json
 
     labels = read_labels(args.labels) if args.labels else None
     folders = {Path(d): find_web_episodes(d, labels) for d in args.dirs}
     try:
-        chat = OpenAIJudge(args.model, args.base_url, args.api_key, temperature=args.temperature)
-        judge = WebJudge(CachedJudge(chat, args.cache) if args.cache else chat, score_threshold=args.score_threshold,
-                         max_images=args.max_images, attempts=args.attempts, workers=args.workers)
+        chat = OpenAIJudge(args.model, args.base_url, args.api_key, temperature=args.temperature,
+                           max_tokens=args.max_tokens, max_image_side=args.max_image_side)
     except ValueError as exc:
         raise HarnessError(f"judge: {exc}") from exc
-    name, total, rows = _slug(args.name or chat.model), sum(map(len, folders.values())), []
+    protocols = list(dict.fromkeys(args.protocol or ["strict"]))
+    agreements = {}
     try:
-        for root, episodes in folders.items():
-            judged = []
-            for episode in episodes:
-                verdict, resumed = judge.evaluate_or_resume(episode.trajectory, episode.folder / "webjudge" / name)
-                judged.append({"key": episode.key, "task_id": episode.trajectory.task_id, "schema": episode.schema,
-                               "status": verdict.status, "ground_truth": episode.ground_truth, "error": verdict.error})
-                print(f"[{len(rows) + len(judged)}/{total}] {verdict.status}{' (recorded earlier)' if resumed else ''} "
-                      f"{root / episode.key}" + (f"  ({short_error(verdict.error)})" if verdict.error else ""), flush=True)
-            atomic_write_json(root / f"webjudge-{name}.json", {"judge": judge.judge.identity, "settings": judge.settings,
-                                                               "agreement": agreement_of(judged).to_dict(),
-                                                               "episodes": judged})
-            rows += judged
+        for protocol in protocols:
+            rows = _judge_folders(args, chat, protocol, folders)
+            agreements[protocol] = agreement_of(rows)
     finally:
         chat.close()
+    if len(protocols) > 1:
+        print("\nagreement with ground truth by protocol:")
+        print(_agreement_table(agreements))
+    return 0
+
+
+def _judge_folders(args: argparse.Namespace, chat: Any, protocol: str, folders: dict[Path, list[Any]]) -> list[dict]:
+    """Judge every episode of `folders` under `protocol` (resuming what is recorded), write
+    each folder's ``webjudge-<name>.json``, print the counts and the agreement; the rows."""
+    from benchmarks.results import short_error
+    from gui_gym.judges.cache import CachedJudge
+    from gui_gym.judges.webjudge import WebJudge
+    from gui_gym.suites.mind2web.agreement import agreement_of
+    from gui_gym.wrappers.recorder import atomic_write_json
+
+    try:
+        judge = WebJudge(CachedJudge(chat, args.cache) if args.cache else chat, score_threshold=args.score_threshold,
+                         max_images=args.max_images, attempts=args.attempts, workers=args.workers, protocol=protocol)
+    except ValueError as exc:
+        raise HarnessError(f"judge: {exc}") from exc
+    name = _slug(args.name or chat.model) + ("" if protocol == "strict" else f"-{protocol}")
+    total, rows = sum(map(len, folders.values())), []
+    for root, episodes in folders.items():
+        judged = []
+        for episode in episodes:
+            verdict, resumed = judge.evaluate_or_resume(episode.trajectory, episode.folder / "webjudge" / name)
+            judged.append({"key": episode.key, "task_id": episode.trajectory.task_id, "schema": episode.schema,
+                           "status": verdict.status, "ground_truth": episode.ground_truth, "error": verdict.error})
+            print(f"[{len(rows) + len(judged)}/{total}] {verdict.status}{' (recorded earlier)' if resumed else ''} "
+                  f"{root / episode.key}" + (f"  ({short_error(verdict.error)})" if verdict.error else ""), flush=True)
+        atomic_write_json(root / f"webjudge-{name}.json", {"judge": judge.judge.identity, "settings": judge.settings,
+                                                           "agreement": agreement_of(judged).to_dict(),
+                                                           "episodes": judged})
+        rows += judged
     counts = {s: sum(r["status"] == s for r in rows) for s in ("success", "failure", "error")}
-    print(f"judged {len(rows)} episode(s) with {judge.judge.identity}: {counts['success']} success, "
+    print(f"judged {len(rows)} episode(s) with {judge.judge.identity} ({protocol} protocol): {counts['success']} success, "
           f"{counts['failure']} failure, {counts['error']} judge error(s) (never counted as either)")
     truth = agreement_of(rows)
     print(f"agreement with ground truth: {truth.describe()}" if truth.n else
           "agreement with ground truth: none known (pass --labels for folders whose env has no success check)")
-    return 0
+    return rows
+
+
+def _agreement_table(agreements: dict[str, Any]) -> str:
+    def pct(value: float | None) -> str:
+        return "-" if value is None else f"{100 * value:.1f}%"
+
+    lines = ["| protocol | n | accuracy | precision | recall | tp | fp | fn | tn |", "|---|---|---|---|---|---|---|---|---|"]
+    for protocol, a in agreements.items():
+        lines.append(f"| {protocol} | {a.n} | {pct(a.accuracy)} | {pct(a.precision)} | {pct(a.recall)} | "
+                     f"{a.tp} | {a.fp} | {a.fn} | {a.tn} |")
+    return "\n".join(lines)
 
 
 criteria_command = Subcommand(CRITERIA_HELP, CRITERIA_ARGUMENTS, run_criteria_cli)

@@ -77,12 +77,13 @@ def _episode(folder: Path, root: Path, result: dict[str, Any] | None, job: dict[
 
 
 def build_report(out_dir: str | Path, *, images: str = "webp", dest: str | Path | None = None,
-                 summary: dict[str, Any] | None = None) -> Path:
+                 summary: dict[str, Any] | None = None, store: ResultsStore | None = None) -> Path:
     """Write the HTML report of the results folder `out_dir` (to ``<out_dir>/report.html``
-    unless `dest` is given) and return its path."""
+    unless `dest` is given) and return its path. `store`: the caller's, which has already
+    said what in the folder is damaged."""
     if images not in IMAGE_MODES:
         raise HarnessError(f"images must be one of {list(IMAGE_MODES)}, received {images!r}")
-    store = ResultsStore(out_dir)
+    store = store or ResultsStore(out_dir)
     root = store.root
     run = store.read_run()
     if run is not None:

@@ -11,11 +11,19 @@
 Every file is written whole or not at all (temp file + rename), and an episode counts as done
 only once its ``result.json`` exists; so after ``kill -9`` the folder tells exactly which
 episodes to run again. An episode that ended in an error with a retry left is run again too.
+
+A folder damaged from outside is named, not trusted: a ``run.json`` that does not parse or
+holds the wrong types stops the command with one line naming the file and the field; a
+``result.json`` that does not parse or holds the wrong types is logged as such and counts as
+not done (``--resume`` runs that episode again); a path where a folder or a file should be
+stops the command. A results folder is code to trust: ``--resume`` imports the agent file its
+``run.json`` names (docs/security.md).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import statistics
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,6 +32,8 @@ from typing import Any, Iterable
 from gui_gym.errors import HarnessError
 from gui_gym.wrappers.recorder import (RESULT_FILE, TRAJECTORY_FILE, atomic_write_json, episode_key,
                                        json_safe)
+
+log = logging.getLogger(__name__)
 
 RUN_FILE = "run.json"
 SUMMARY_FILE = "summary.json"
@@ -78,11 +88,73 @@ def outcome(result: dict[str, Any]) -> str:
     return "success" if result.get("success") else "failure"
 
 
+_NONE = type(None)
+_NUMBER = (int, float)
+RUN_FIELDS: dict[str, tuple[type, ...]] = {
+    "env_id": (str,), "env_kwargs": (dict,), "agent": (str,), "agent_kwargs": (dict,), "jobs": (list,),
+    "action_format": (str, _NONE), "created_at": (str,)}
+JOB_FIELDS: dict[str, tuple[type, ...]] = {"task_id": (str,), "seed": (int,), "key": (str,), "meta": (dict, _NONE)}
+RESULT_FIELDS: dict[str, tuple[type, ...]] = {
+    "task_id": (str,), "seed": (int, _NONE), "success": (bool,), "score": (*_NUMBER, _NONE), "steps": (int, _NONE),
+    "error": (str, _NONE), "error_kind": (str, _NONE), "attempt": (int,), "previous_errors": (list,),
+    "retries_from": (int,), "timings": (dict, _NONE), "meta": (dict, _NONE), "domain": (str, _NONE)}
+"""The fields the harness reads, and their JSON types (a field may be absent unless required)."""
+_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false", list: "a list",
+               dict: "an object", _NONE: "null"}
+
+
+class DamagedResults(HarnessError):
+    """A file of a results folder that does not hold what the harness wrote there."""
+
+
+def _type_error(path: Path, field: str, expected: tuple[type, ...], value: Any) -> str | None:
+    if isinstance(value, expected) and not (isinstance(value, bool) and bool not in expected):
+        return None
+    names = " or ".join(_TYPE_NAMES[t] for t in expected if not (t is int and float in expected))
+    return f"{path}: field {field}: expected {names}, received {json.dumps(value)[:60]}"
+
+
+def check_fields(path: Path, value: Any, fields: dict[str, tuple[type, ...]], required: tuple[str, ...] = (),
+                 where: str = "") -> None:
+    """Raise `DamagedResults` naming `path` and the field when `value` is not an object with
+    `required` and with `fields` of their types."""
+    if not isinstance(value, dict):
+        held = _TYPE_NAMES.get(type(value), type(value).__name__)
+        raise DamagedResults(f"{path}: {where or 'the file'} should be a JSON object, it holds {held}")
+    for name in required:
+        if name not in value:
+            raise DamagedResults(f"{path}: {where}{' ' if where else ''}lacks the field {name!r}")
+    for name, expected in fields.items():
+        if name in value:
+            problem = _type_error(path, f"{where}{'.' if where else ''}{name}", expected, value[name])
+            if problem:
+                raise DamagedResults(problem)
+
+
+def read_json(path: Path) -> Any:
+    """The JSON in `path`; `DamagedResults` saying what is wrong when it is not a readable
+    JSON file."""
+    if path.is_dir():
+        raise DamagedResults(f"{path}: expected a file, found a folder; move it away")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DamagedResults(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    except OSError as exc:
+        raise DamagedResults(f"{path}: cannot be read ({exc.strerror})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        what = "empty" if not text.strip() else f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+        raise DamagedResults(f"{path}: {what}") from None
+
+
 class ResultsStore:
     """Reads and writes one results folder."""
 
     def __init__(self, root: str | Path):
         self.root = Path(root)
+        self._reported: set[Path] = set()
 
     def task_dir(self, key: str) -> Path:
         return self.root / TASKS_DIR / key
@@ -90,9 +162,20 @@ class ResultsStore:
     def mind2web_dir(self, key: str) -> Path:
         return self.root / MIND2WEB_DIR / key
 
-    def read_run(self) -> dict[str, Any] | None:
+    def read_run(self, required: tuple[str, ...] = ()) -> dict[str, Any] | None:
+        """run.json, checked (`DamagedResults` names the file and field), or None when the
+        folder has none. `required`: the fields the caller needs besides the job list."""
         path = self.root / RUN_FILE
-        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+        if not path.exists():
+            return None
+        run = read_json(path)
+        check_fields(path, run, RUN_FIELDS, ("jobs", *required))
+        for index, job in enumerate(run["jobs"]):
+            check_fields(path, job, JOB_FIELDS, ("task_id", "seed"), where=f"jobs[{index}]")
+            key = episode_key(job["task_id"], job["seed"])
+            if job.setdefault("key", key) != key:
+                raise DamagedResults(f"{path}: jobs[{index}].key is {job['key']!r}, but its task and seed make {key!r}")
+        return run
 
     def write_run(self, run: dict[str, Any]) -> None:
         atomic_write_json(self.root / RUN_FILE, run)
@@ -102,30 +185,57 @@ class ResultsStore:
         run = self.read_run()
         if run is None:
             raise HarnessError(f"{self.root} holds no {RUN_FILE}: it is not a gui-bench results folder")
-        return [Job(j["task_id"], int(j["seed"]), dict(j.get("meta") or {})) for j in run["jobs"]]
+        return [Job(j["task_id"], j["seed"], dict(j.get("meta") or {})) for j in run["jobs"]]
+
+    def check_layout(self, keys: Iterable[str]) -> None:
+        """`DamagedResults` when a path the run writes to is of the wrong kind (``tasks`` a
+        file, a ``result.json`` a folder): recording there would fail mid-run."""
+        for folder in (self.root / TASKS_DIR, self.root / MIND2WEB_DIR):
+            if folder.exists() and not folder.is_dir():
+                raise DamagedResults(f"{folder}: expected a folder, found a file; move it away")
+        for key in keys:
+            for folder in (self.task_dir(key), self.mind2web_dir(key)):
+                if folder.exists() and not folder.is_dir():
+                    raise DamagedResults(f"{folder}: expected a folder, found a file; move it away")
+                if (folder / RESULT_FILE).is_dir():
+                    raise DamagedResults(f"{folder / RESULT_FILE}: expected a file, found a folder; move it away")
 
     def read_result(self, key: str) -> dict[str, Any] | None:
+        """An episode's result, or None when it has none yet. One that does not parse or
+        holds the wrong types is not trusted: logged, and counted as not done."""
         path = self.task_dir(key) / RESULT_FILE
-        if not path.is_file():
+        if not path.exists():
             return None
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            return None  # unreadable counts as not done: the episode runs again
+            result = read_json(path)
+            check_fields(path, result, RESULT_FIELDS, ("task_id",))
+            if not all(isinstance(e, str) for e in result.get("previous_errors") or ()):
+                raise DamagedResults(f"{path}: field previous_errors: expected a list of strings")
+            check_fields(path, result.get("timings") or {}, {"total_s": (*_NUMBER, _NONE)}, where="timings")
+        except DamagedResults as exc:
+            if path.is_dir():
+                raise
+            if path not in self._reported:  # once per file, however often it is read
+                self._reported.add(path)
+                log.warning("%s; the episode counts as not run", exc)
+            return None
+        return result
 
     def pending(self, jobs: Iterable[Job], retries: int, rerun_errors: bool = False) -> list[Job]:
         """The jobs still to run: no result yet, or an error with a retry left (or any error,
         with `rerun_errors`, with a fresh retry budget), each at its next attempt with the
         errors of the earlier ones."""
         todo = []
+        jobs = list(jobs)
+        self.check_layout(job.key for job in jobs)
         for job in jobs:
             result = self.read_result(job.key)
             if result is None:
                 todo.append(job)
             elif result.get("error"):
-                ended = replace(job, attempt=int(result.get("attempt") or 1),
+                ended = replace(job, attempt=result.get("attempt") or 1,
                                 previous_errors=tuple(result.get("previous_errors") or ()),
-                                retries_from=int(result.get("retries_from") or 1))
+                                retries_from=result.get("retries_from") or 1)
                 if rerun_errors:
                     todo.append(replace(ended.retry(str(result["error"])), retries_from=ended.attempt + 1))
                 elif ended.may_retry(retries):
@@ -154,8 +264,18 @@ class ResultsStore:
         atomic_write_json(self.root / SUMMARY_FILE, summary)
 
     def read_summary(self) -> dict[str, Any] | None:
+        """summary.json, or None when there is none or it is damaged (it is rebuilt from the
+        results; logged)."""
         path = self.root / SUMMARY_FILE
-        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+        if not path.exists():
+            return None
+        try:
+            summary = read_json(path)
+            check_fields(path, summary, {"wall_s": (*_NUMBER, _NONE), "suite_report": (str, _NONE)})
+        except DamagedResults as exc:
+            log.warning("%s; it is rebuilt from the results", exc)
+            return None
+        return summary
 
 
 def _group(rows: list[dict[str, Any]]) -> dict[str, Any]:

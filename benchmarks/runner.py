@@ -10,7 +10,9 @@ What it guarantees, where OSWorld's run_multienv and BrowserGym's experiment loo
 - nothing sleeps for a fixed time: the parent waits on its workers' pipes and process
   sentinels, with a timeout set by the nearest deadline;
 - workers die with the parent (``PR_SET_PDEATHSIG`` on Linux), so even ``kill -9`` of the run
-  leaves no env behind; results already written stay, and ``--resume`` runs the rest.
+  leaves no env behind; results already written stay, and ``--resume`` runs the rest;
+- each worker's temporary files (a browser profile) go to a folder of its own, removed when the
+  worker is gone, however it went (`benchmarks.scratch`).
 
 Episodes are recorded by `TrajectoryRecorder` inside the worker; the parent writes only what a
 dead worker could not (its error result). `run_episode` is the loop itself, shared with the
@@ -25,6 +27,7 @@ import multiprocessing as mp
 import os
 import signal
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -33,7 +36,9 @@ from typing import Any, Callable, Sequence, TextIO
 
 from benchmarks.mind2web_layout import write_from_episode
 from benchmarks.results import TASKS_DIR, Job, ResultsStore, format_duration, outcome, short_error
+from benchmarks.scratch import Scratch
 from gui_gym.errors import HarnessError, InfraError
+from gui_gym.processes import kill_tree
 
 MAX_STARTUP_FAILURES = 3
 POLL_S = 0.5
@@ -116,9 +121,12 @@ def die_with_parent() -> None:
             os._exit(1)
 
 
-def _worker_main(conn: Connection, config: RunConfig) -> None:
+def _worker_main(conn: Connection, config: RunConfig, scratch: str | None) -> None:
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if scratch is not None:  # the browser's profile and every other temporary file go there
+        os.environ["TMPDIR"] = scratch
+        tempfile.tempdir = None
     try:
         import gymnasium as gym
 
@@ -152,38 +160,6 @@ def _worker_main(conn: Connection, config: RunConfig) -> None:
                 closer()
 
 
-def descendants(pid: int) -> list[int]:
-    """Every process under `pid` (Linux /proc; elsewhere none are found)."""
-    children: dict[int, list[int]] = collections.defaultdict(list)
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return []
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        children[ppid].append(int(entry.name))
-    found, frontier = [], [pid]
-    while frontier:
-        kids = children.get(frontier.pop(), [])
-        found += kids
-        frontier += kids
-    return found
-
-
-def kill_tree(pid: int) -> None:
-    """SIGKILL `pid` and everything under it (a browser, its renderers, a driver)."""
-    for target in [pid, *descendants(pid)]:
-        try:
-            os.kill(target, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-
 # ---- parent -----------------------------------------------------------------------------
 
 @dataclass
@@ -191,6 +167,7 @@ class _Worker:
     process: Any
     conn: Connection
     spawned: float
+    scratch: Path | None
     ready: bool = False
     job: Job | None = None
     job_started: float = 0.0
@@ -213,19 +190,21 @@ class Runner:
         self._context = mp.get_context("spawn")
         self._workers: list[_Worker] = []
         self._startup_failures = 0
+        self._spawned = 0
 
     def run(self) -> list[dict[str, Any]]:
+        self._scratch = Scratch()
         try:
             while self.pending or any(w.job for w in self._workers):
                 self._spawn_needed()
                 self._assign()
                 self._wait()
                 self._on_tick(sum(w.job is not None for w in self._workers))
-        except BaseException:
-            for worker in self._workers:
+            self._shutdown()
+        finally:
+            for worker in list(self._workers):
                 self._discard(worker)
-            raise
-        self._shutdown()
+            self._scratch.close()
         return self.results
 
     # ---- loop steps ---------------------------------------------------------------------
@@ -235,11 +214,14 @@ class Runner:
         wanted = min(self.config.workers, busy + len(self.pending))
         while len(self._workers) < wanted:
             parent_end, child_end = self._context.Pipe()
-            process = self._context.Process(target=_worker_main, args=(child_end, self.config),
-                                            name=f"gui-bench-worker-{len(self._workers)}", daemon=True)
+            scratch = self._scratch.worker_dir(self._spawned)
+            process = self._context.Process(target=_worker_main,
+                                            args=(child_end, self.config, str(scratch) if scratch else None),
+                                            name=f"gui-bench-worker-{self._spawned}", daemon=True)
+            self._spawned += 1
             process.start()
             child_end.close()
-            self._workers.append(_Worker(process, parent_end, time.monotonic()))
+            self._workers.append(_Worker(process, parent_end, time.monotonic(), scratch))
 
     def _assign(self) -> None:
         for worker in self._workers:
@@ -318,6 +300,7 @@ class Runner:
             kill_tree(worker.process.pid)
         worker.process.join(timeout=10)
         worker.conn.close()
+        Scratch.remove(worker.scratch)
         if worker in self._workers:
             self._workers.remove(worker)
 

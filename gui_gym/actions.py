@@ -8,6 +8,19 @@ frozen dataclass with a `kind` and typed fields; the per-format parsers and form
 Coordinates are absolute pixels of the screen the agent saw, as floats: a model that answers
 in a resized or 0-1000 space is mapped back exactly, and rounding happens only where a pixel is
 finally pressed or a coordinate is written out as text.
+
+Limits, checked at the door (`read_actions`, which every env step goes through), so that no
+agent output can hang or stall an env and every rejection is an `ActionParseError` at once:
+
+- an output string holds at most `MAX_OUTPUT_CHARS` characters of valid Unicode (no lone
+  surrogates), so parsing is fast whatever comes;
+- a point lies at most `SCREEN_MARGIN` screens beyond the edge: a drag may end past it, but
+  no screen holds x=1e39 (past float32, where Chromium's input pipeline never answers);
+- one step holds at most `MAX_ACTIONS_PER_STEP` actions, types at most `MAX_TEXT_CHARS`
+  characters, and waits (wait, long_press) at most `MAX_WAIT_S` seconds in all;
+- a scroll moves at most `MAX_SCROLL_AMOUNT` notches, a chord holds at most `MAX_KEYS`
+  keys of at most `MAX_KEY_NAME_CHARS` characters, an element index is below
+  `MAX_ELEMENT_INDEX`.
 """
 
 from __future__ import annotations
@@ -17,7 +30,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from gui_gym.errors import ActionParseError
+from gui_gym.errors import ActionParseError, excerpt
 
 POINTER_KINDS = frozenset(
     {"click", "double_click", "triple_click", "right_click", "move", "long_press",
@@ -36,6 +49,23 @@ DIRECTIONS = ("up", "down", "left", "right")
 BUTTONS = ("left", "middle", "right")
 DEFAULT_SCROLL_AMOUNT = 5
 """Wheel notches when a format gives no amount (UI-TARS' scroll has none)."""
+DEFAULT_WAIT_S = 1.0
+"""How long a wait or a long press without a duration lasts, as the backends carry it out."""
+
+MAX_OUTPUT_CHARS = 32_768
+"""Longest agent output read: a UI-TARS thought and action are a few hundred characters, a
+model's answer a few thousand at most, and parsing the longest takes a few tens of ms."""
+MAX_TEXT_CHARS = 10_000
+"""Most characters one step may type (a real browser types ~600 a second), answer or navigate to."""
+MAX_ACTIONS_PER_STEP = 50
+MAX_WAIT_S = 60.0
+"""Most seconds one step may wait or press, its waits and long presses together."""
+MAX_SCROLL_AMOUNT = 1_000
+MAX_KEYS = 16
+MAX_KEY_NAME_CHARS = 64
+MAX_ELEMENT_INDEX = 2**31 - 1
+SCREEN_MARGIN = 1.0
+"""How far beyond the screen's edge a point may lie, in screen widths (heights)."""
 
 _KEY_ALIASES = {
     "control": "ctrl", "ctl": "ctrl", "return": "enter", "escape": "esc", "del": "delete",
@@ -56,7 +86,7 @@ def normalize_key(key: str) -> str:
     ``up``, ``pagedown``, ``f5``), ``meta`` for the Windows/Command key, and single
     characters as themselves (``" "`` is the space bar)."""
     if not isinstance(key, str) or key == "":
-        raise ActionParseError(f"expected a non-empty key name, received {key!r}")
+        raise ActionParseError(f"expected a non-empty key name, received {excerpt(key)}")
     if len(key) == 1:
         return _CONTROL_CHARS.get(key, key.lower() if key.isalpha() else key)
     name = key.strip().lower().replace("-", "_")
@@ -89,22 +119,24 @@ class Action:
     duration_s: float | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ActionParseError(
-                f"unknown action kind {self.kind!r}; expected one of {sorted(KINDS)}"
-            )
+        if not isinstance(self.kind, str) or self.kind not in KINDS:
+            raise ActionParseError(f"unknown action kind {excerpt(self.kind)}; expected one of {sorted(KINDS)}")
         for name in ("x", "y", "to_x", "to_y", "duration_s"):
             value = getattr(self, name)
             if value is not None:
-                if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                    raise ActionParseError(f"{self.kind}: {name} must be a finite number, received {value!r}")
-                object.__setattr__(self, name, float(value))
+                object.__setattr__(self, name, finite_float(value, f"{self.kind}: {name}"))
         if self.keys is not None:
             if isinstance(self.keys, str) or not all(isinstance(k, str) for k in self.keys):
-                raise ActionParseError(f"{self.kind}: keys must be a sequence of key names, received {self.keys!r}")
+                raise ActionParseError(f"{self.kind}: keys must be a sequence of key names, received {excerpt(self.keys)}")
+            if len(self.keys) > MAX_KEYS:
+                raise ActionParseError(f"{self.kind}: at most {MAX_KEYS} keys are pressed together, received {len(self.keys)}")
+            for key in self.keys:
+                check_text(key, f"{self.kind}: a key name", MAX_KEY_NAME_CHARS)
             object.__setattr__(self, "keys", tuple(normalize_key(k) for k in self.keys))
-        if self.element is not None and (isinstance(self.element, bool) or not isinstance(self.element, int) or self.element < 0):
-            raise ActionParseError(f"{self.kind}: element must be a non-negative int, received {self.element!r}")
+        if self.element is not None and (isinstance(self.element, bool) or not isinstance(self.element, int)
+                                         or not 0 <= self.element <= MAX_ELEMENT_INDEX):
+            raise ActionParseError(f"{self.kind}: element must be a non-negative int (at most {MAX_ELEMENT_INDEX}), "
+                                   f"received {excerpt(self.element)}")
         _REQUIREMENTS[self.kind](self)
 
     def __repr__(self) -> str:
@@ -138,15 +170,18 @@ class Action:
         if not isinstance(data, Mapping):
             raise ActionParseError(f"expected an action object, received {type(data).__name__}")
         names = {f.name for f in dataclasses.fields(cls)}
+        if len(data) > len(names):
+            raise ActionParseError(f"an action object has at most {len(names)} fields, received {len(data)}")
         unknown = set(data) - names
         if unknown:
-            raise ActionParseError(f"unknown action field(s) {sorted(unknown)}; expected some of {sorted(names)}")
+            raise ActionParseError(f"unknown action field(s) {excerpt(sorted(map(str, unknown)))}; "
+                                   f"expected some of {sorted(names)}")
         if "kind" not in data:
             raise ActionParseError("action object has no 'kind'")
         fields = dict(data)
         if fields.get("keys") is not None:
             if isinstance(fields["keys"], str) or not isinstance(fields["keys"], (list, tuple)):
-                raise ActionParseError(f"keys must be a list of key names, received {fields['keys']!r}")
+                raise ActionParseError(f"keys must be a list of key names, received {excerpt(fields['keys'])}")
             fields["keys"] = tuple(fields["keys"])
         try:
             return cls(**fields)
@@ -216,6 +251,33 @@ class Action:
         return cls("goto", text=url)
 
 
+def finite_float(value: Any, where: str) -> float:
+    """`value` as a float, or `ActionParseError` (`where` names the field) unless it is a
+    finite int or float: not a bool, not NaN or inf, not an integer too large for a float."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ActionParseError(f"{where} must be a finite number, received {excerpt(value)}")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise ActionParseError(f"{where} must be a finite number, received an integer too large for a float "
+                               f"({value.bit_length()} bits)") from None
+    if not math.isfinite(number):
+        raise ActionParseError(f"{where} must be a finite number, received {value!r}")
+    return number
+
+
+def check_text(text: str, what: str, limit: int) -> None:
+    """Raise `ActionParseError` unless `text` is at most `limit` characters of valid Unicode
+    (a lone surrogate cannot be typed, sent or written to a file)."""
+    if len(text) > limit:
+        raise ActionParseError(f"{what} is {len(text)} characters long; at most {limit} are accepted")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ActionParseError(f"{what} holds a lone surrogate (U+{ord(text[exc.start]):04X} at index {exc.start}); "
+                               "expected valid Unicode text") from None
+
+
 def _no_fields(*allowed: str):
     allowed_set = set(allowed) | {"kind"}
 
@@ -223,7 +285,7 @@ def _no_fields(*allowed: str):
         extra = [f.name for f in dataclasses.fields(action)
                  if f.name not in allowed_set and getattr(action, f.name) is not None]
         if extra:
-            raise ActionParseError(f"{action.kind}: unexpected field(s) {extra}")
+            raise ActionParseError(f"{action.kind}: unexpected field(s) {excerpt(extra)}")
     return check
 
 
@@ -242,22 +304,27 @@ def _check_pointer(action: Action) -> None:
     _require_point(action, optional=action.kind in ("mouse_down", "mouse_up"))
     if action.button is not None:
         if action.button not in BUTTONS:
-            raise ActionParseError(f"{action.kind}: button must be one of {BUTTONS}, received {action.button!r}")
+            raise ActionParseError(f"{action.kind}: button must be one of {BUTTONS}, received {excerpt(action.button)}")
         if action.kind not in ("click", "mouse_down", "mouse_up"):
             raise ActionParseError(f"{action.kind}: takes no button")
         if action.kind == "click" and action.button == "right":
             raise ActionParseError("click: a right-button click is kind 'right_click'")
         if action.button == "left":
             object.__setattr__(action, "button", None)  # left is the default; one spelling
-    if action.duration_s is not None and action.kind != "long_press":
-        raise ActionParseError(f"{action.kind}: takes no duration_s")
+    if action.duration_s is not None:
+        if action.kind != "long_press":
+            raise ActionParseError(f"{action.kind}: takes no duration_s")
+        if not 0 < action.duration_s <= MAX_WAIT_S:
+            raise ActionParseError(f"long_press: duration_s must be within (0, {MAX_WAIT_S:g}], received {action.duration_s:g}")
 
 
 def _check_two_points(action: Action) -> None:
     _no_fields("x", "y", "to_x", "to_y", "direction", "duration_s")(action)
+    if action.duration_s is not None and not 0 < action.duration_s <= MAX_WAIT_S:
+        raise ActionParseError(f"{action.kind}: duration_s must be within (0, {MAX_WAIT_S:g}], received {action.duration_s:g}")
     if action.kind == "swipe" and action.direction is not None:
         if action.direction not in DIRECTIONS:
-            raise ActionParseError(f"swipe: direction must be one of {DIRECTIONS}, received {action.direction!r}")
+            raise ActionParseError(f"swipe: direction must be one of {DIRECTIONS}, received {excerpt(action.direction)}")
         if action.to_x is not None or action.to_y is not None:
             raise ActionParseError("swipe: give a direction or an end point, not both")
         _require_point(action, optional=True)
@@ -272,11 +339,12 @@ def _check_scroll(action: Action) -> None:
     _no_fields("x", "y", "element", "direction", "amount")(action)
     _require_point(action, optional=True)
     if action.direction not in DIRECTIONS:
-        raise ActionParseError(f"scroll: direction must be one of {DIRECTIONS}, received {action.direction!r}")
+        raise ActionParseError(f"scroll: direction must be one of {DIRECTIONS}, received {excerpt(action.direction)}")
     if action.amount is None:
         object.__setattr__(action, "amount", DEFAULT_SCROLL_AMOUNT)
-    if isinstance(action.amount, bool) or not isinstance(action.amount, int) or action.amount <= 0:
-        raise ActionParseError(f"scroll: amount must be a positive int (wheel notches), received {action.amount!r}")
+    if isinstance(action.amount, bool) or not isinstance(action.amount, int) or not 0 < action.amount <= MAX_SCROLL_AMOUNT:
+        raise ActionParseError(f"scroll: amount must be a positive int (wheel notches, at most {MAX_SCROLL_AMOUNT}), "
+                               f"received {excerpt(action.amount)}")
 
 
 def _check_text(required: bool, *extra: str):
@@ -284,8 +352,10 @@ def _check_text(required: bool, *extra: str):
 
     def check(action: Action) -> None:
         base(action)
-        if action.text is not None and not isinstance(action.text, str):
-            raise ActionParseError(f"{action.kind}: text must be a string, received {action.text!r}")
+        if action.text is not None:
+            if not isinstance(action.text, str):
+                raise ActionParseError(f"{action.kind}: text must be a string, received {excerpt(action.text)}")
+            check_text(action.text, f"{action.kind}: the text", MAX_TEXT_CHARS)
         if required and not action.text:
             raise ActionParseError(f"{action.kind}: needs a non-empty text")
         if action.kind == "type":
@@ -307,8 +377,8 @@ def _check_keys(exactly_one: bool):
 
 def _check_wait(action: Action) -> None:
     _no_fields("duration_s")(action)
-    if action.duration_s is not None and not 0 <= action.duration_s <= 60:
-        raise ActionParseError(f"wait: duration_s must be within [0, 60], received {action.duration_s}")
+    if action.duration_s is not None and not 0 <= action.duration_s <= MAX_WAIT_S:
+        raise ActionParseError(f"wait: duration_s must be within [0, {MAX_WAIT_S:g}], received {action.duration_s:g}")
 
 
 _REQUIREMENTS = {
@@ -351,3 +421,61 @@ def format_action(action: Action, fmt: str = "json", **context: Any) -> Any:
     from gui_gym.action_formats import get_format
 
     return get_format(fmt).format(action, **context)
+
+
+def read_actions(value: "Action | str | Mapping[str, Any] | list[Any]", fmt: str = "json",
+                 **context: Any) -> list[Action]:
+    """The actions an agent's output asks for, checked against the limits above and the
+    screen of ``context["screen_size"]`` (width, height, when given), or `ActionParseError`.
+
+    The door of every env step: an `Action` is vetted by the format when it has a ``check``
+    (a multiple-choice answer must name an option); anything else is parsed by the format
+    named `fmt`, with `context` (see `parse_action`).
+    """
+    from gui_gym.action_formats import get_format
+
+    module = get_format(fmt)
+    if isinstance(value, Action):
+        if hasattr(module, "check"):
+            module.check(value, **context)
+        actions = [value]
+    else:
+        if isinstance(value, str):
+            check_text(value, f"the {fmt} output", MAX_OUTPUT_CHARS)
+        actions = module.parse_many(value, **context) if hasattr(module, "parse_many") else [module.parse(value, **context)]
+    check_step(actions, context.get("screen_size"))
+    return actions
+
+
+def check_action_count(count: int) -> None:
+    """Raise `ActionParseError` when one output holds more actions than a step takes; parsers
+    call it as they go, so that a million-fold repetition stops at the first one too many."""
+    if count > MAX_ACTIONS_PER_STEP:
+        raise ActionParseError(f"the output holds more than {MAX_ACTIONS_PER_STEP} actions; one step takes at most "
+                               f"{MAX_ACTIONS_PER_STEP}")
+
+
+def check_step(actions: "list[Action]", screen: tuple[int, int] | None) -> None:
+    """Raise `ActionParseError` unless `actions` fit in one step (count, typing, waiting) and
+    every point lies on `screen`, give or take `SCREEN_MARGIN` screens."""
+    if not actions:
+        raise ActionParseError("the output holds no action")
+    check_action_count(len(actions))
+    typed = sum(len(a.text) for a in actions if a.kind == "type")
+    if typed > MAX_TEXT_CHARS:
+        raise ActionParseError(f"the output types {typed} characters; one step types at most {MAX_TEXT_CHARS}")
+    waited = sum(DEFAULT_WAIT_S if a.duration_s is None else a.duration_s for a in actions
+                 if a.kind in ("wait", "long_press"))
+    if waited > MAX_WAIT_S:
+        raise ActionParseError(f"the output waits {waited:g} s; one step waits at most {MAX_WAIT_S:g} s in all")
+    if screen is None:
+        return
+    width, height = screen
+    for action in actions:
+        for name, value, size in (("x", action.x, width), ("y", action.y, height),
+                                  ("to_x", action.to_x, width), ("to_y", action.to_y, height)):
+            if value is not None and not -SCREEN_MARGIN * size <= value <= (1 + SCREEN_MARGIN) * size:
+                raise ActionParseError(
+                    f"{action.kind}: {name}={value:g} is off the {width}x{height} screen; expected screen pixels "
+                    f"within [{-SCREEN_MARGIN * size:g}, {(1 + SCREEN_MARGIN) * size:g}] (at most "
+                    f"{SCREEN_MARGIN:g} screen beyond the edge)")

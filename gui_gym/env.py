@@ -4,7 +4,12 @@ The contract (DESIGN.md) in short: ``reset(seed, options={"task_id"})`` draws or
 ``step`` takes an `Action` or a string in the env's `action_format`; the reward is 0 until
 the episode ends, then the task's evaluator score; `terminated` when the agent says
 done/fail/answer, `truncated` at the step limit or when the infrastructure fails. A string
-that does not parse is not an exception: it is ``info["action_error"]`` and costs a step.
+that does not parse, or an action past the limits of `gui_gym.actions` (a point off the
+screen by more than a screen, a step that types or waits too long), is not an exception:
+it is ``info["action_error"]`` and costs a step; what a format accepted but ignored
+(AndroidWorld's irrelevant fields) is listed in ``info["action_warnings"]``. A backend call
+that outlives the backend's ``step_timeout_s`` is aborted: the step ends truncated with
+``info["infra_error"]``.
 
 Tolerance taken for `gymnasium.utils.env_checker.check_env`: ids are registered with
 ``nondeterministic=True`` because ``info`` carries wall-clock timings (``step_time_s``) that
@@ -14,6 +19,7 @@ tests check seeded determinism of observations, rewards and the non-timing info 
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any, Iterator
 
@@ -21,12 +27,14 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from gui_gym.actions import Action, parse_action
-from gui_gym.action_formats import get_format
+from gui_gym.actions import Action, read_actions
+from gui_gym.action_formats import collect_warnings, get_format
 from gui_gym.backends.base import Backend, Observation
 from gui_gym.errors import ActionExecutionError, ActionParseError, InfraError, TaskConfigError
 from gui_gym.spaces import ActionSpace, FreeText
 from gui_gym.suites.base import Episode, Task, TaskSuite
+
+logger = logging.getLogger(__name__)
 
 TIMING_KEYS = frozenset({"step_time_s", "settle_time_s", "reset_time_s", "evaluate_time_s"})
 """Info keys holding wall-clock timings: the only info that differs between two identical runs."""
@@ -148,7 +156,8 @@ class GUIEnv(gym.Env):
         started = time.perf_counter()
         info: dict[str, Any] = {"action_error": None, "parsed_action": None, "infra_error": None,
                                 "success": False, "score": None}
-        actions, info["action_error"] = self._parse(action)
+        with collect_warnings() as info["action_warnings"]:  # what the format accepted but ignored
+            actions, info["action_error"] = self._parse(action)
         terminated = truncated = False
         settle_s = 0.0
         if actions:
@@ -249,27 +258,14 @@ class GUIEnv(gym.Env):
             self.task.setup(self.backend)
 
     def _parse(self, action: Any) -> tuple[list[Action], str | None]:
-        fmt = get_format(self.action_format)
-        if isinstance(action, Action):
-            if not hasattr(fmt, "check"):
-                return [action], None
-            try:  # a format may vet actions too (a multiple-choice answer must name an option)
-                fmt.check(action, **self.format_context)
-            except ActionParseError as exc:
-                return [], str(exc)
-            return [action], None
         try:
-            if hasattr(fmt, "parse_many"):
-                actions = fmt.parse_many(action, **self.format_context)
-            else:
-                actions = [parse_action(action, self.action_format, **self.format_context)]
+            return read_actions(action, self.action_format, **self.format_context), None
         except ActionParseError as exc:
             return [], str(exc)
-        except Exception as exc:  # a parser bug must not take the episode down
+        except Exception as exc:  # a parser bug must not take the episode down; the fuzz tests find none
+            logger.error("the %s parser failed on an agent output instead of rejecting it", self.action_format,
+                         exc_info=True)
             return [], f"{type(exc).__name__} while parsing the action: {exc}"
-        if not actions:
-            return [], "the output holds no action"
-        return actions, None
 
     def _follow_screen_size(self) -> None:
         """Recordings differ in size from one episode to the next (static backend): agent

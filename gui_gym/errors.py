@@ -8,6 +8,10 @@ never the agent's fault and ends the episode as truncated with ``info["infra_err
 
 from __future__ import annotations
 
+from typing import Any
+
+EXCERPT_CHARS = 200
+
 
 class GUIGymError(Exception):
     """Base class of every error raised on purpose by gui-gym."""
@@ -66,3 +70,19 @@ class AgentError(GUIGymError):
 class HarnessError(GUIGymError):
     """`gui-bench` cannot run as asked: a task filter that selects nothing, a results folder
     that belongs to another run, workers that cannot start."""
+
+
+def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
+    """`value` for an error message: its repr (text stripped first), cut to `limit`
+    characters. Agent and judge outputs can be megabytes long, and integers past Python's
+    4,300-digit limit have no repr at all; a message must stay short and must not fail."""
+    if isinstance(value, str):
+        text = value.strip()
+        return repr(text if len(text) <= limit else text[:limit] + "...")
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 4 * limit:
+        return f"an integer of {value.bit_length()} bits"
+    try:
+        shown = repr(value)
+    except ValueError:  # a container holding an integer past the digit limit
+        shown = f"<{type(value).__name__}>"
+    return shown if len(shown) <= limit else shown[:limit] + "..."

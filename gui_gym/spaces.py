@@ -14,6 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 from gymnasium import spaces
 
+from gui_gym.action_formats import get_format
 from gui_gym.actions import DIRECTIONS, Action, parse_action
 from gui_gym.errors import ActionParseError
 
@@ -69,15 +70,24 @@ class ActionSpace(spaces.Space):
         return parse_action(x, self.action_format, **self.format_context)
 
     def contains(self, x: Any) -> bool:
+        """Whether `x` is a valid output: every action it holds parses and lies on the screen
+        (one output may hold several, e.g. AndroidWorld's input_text with clear_text)."""
         try:
-            action = self.parse(x)
+            actions = self._parse_all(x)
         except ActionParseError:
             return False
         width, height = self.screen_size
-        for px, py in ((action.x, action.y), (action.to_x, action.to_y)):
-            if px is not None and not (0 <= px < width and 0 <= py < height):
-                return False
-        return True
+        for action in actions:
+            for px, py in ((action.x, action.y), (action.to_x, action.to_y)):
+                if px is not None and not (0 <= px < width and 0 <= py < height):
+                    return False
+        return bool(actions)
+
+    def _parse_all(self, x: Any) -> list[Action]:
+        fmt = get_format(self.action_format)
+        if isinstance(x, Action) or not hasattr(fmt, "parse_many"):
+            return [self.parse(x)]
+        return list(fmt.parse_many(x, **self.format_context))
 
     def sample(self, mask: Any = None, probability: Any = None) -> Action:
         if mask is not None or probability is not None:

@@ -7,7 +7,12 @@ cd "$ROOT"
 
 DEBIAN_PACKAGES=(chromium chromium-driver fonts-dejavu-core
                  xvfb openbox wmctrl xterm lxterminal mousepad x11-utils dbus-x11 bubblewrap
-                 libreoffice-calc libreoffice-writer libreoffice-gtk3 python3-pyatspi at-spi2-core slirp4netns)
+                 libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 python3-pyatspi at-spi2-core
+                 slirp4netns
+                 # the apps of OSWorld's tasks that Debian packages (Chromium stands in for Chrome), and the
+                 # programs their setup commands and evaluators run
+                 gimp vlc thunderbird evince nautilus socat xsel jq git unzip zip expect sysstat
+                 pulseaudio pulseaudio-utils desktop-file-utils ffmpeg tesseract-ocr tesseract-ocr-eng)
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

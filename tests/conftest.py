@@ -19,3 +19,24 @@ def shared_data() -> Path:
             f"shared data not found at {SHARED_DATA}; set GUI_GYM_SHARED_DATA to the folder holding "
             "osworld-verified/ and androidworld/")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="module")
+def osworld_ref():
+    """OSWorld's own metric modules (desktop-env 1.0.2, installed once under ``.cache/``),
+    importable for the tests of one module; see `osworld_reference.Reference`."""
+    from osworld_reference import Reference
+
+    with Reference() as ref:
+        yield ref
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """The parity table (ours against OSWorld's metric code) when parity tests ran."""
+    from osworld_reference import format_tallies
+
+    lines = list(format_tallies())
+    if lines:
+        terminalreporter.section("OSWorld metric parity (cases, agreeing, documented differences)")
+        for line in lines:
+            terminalreporter.write_line(line)

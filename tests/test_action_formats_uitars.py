@@ -387,3 +387,18 @@ def test_generated_outputs_round_trip(kind):
         again = uitars.parse(uitars.format(action, style=style, thought=_content(rng), **CTX), **CTX)
         # a box centre can fall on half a model pixel, which formatting rounds
         assert_same(again, action, abs_px=math.ceil(1920 / 1932 * 10) / 10)
+
+
+def test_a_plus_joined_hotkey_is_split_where_the_reference_parser_keeps_one_key():
+    """bytedance/UI-TARS codes/ui_tars/action_parser.py, parsing_response_to_pyautogui_code,
+    hotkey branch: `keys = hotkey.split()` splits at whitespace only, so key='ctrl+c' is
+    written `pyautogui.hotkey('ctrl+c')`: one key, which pyautogui presses nothing for. We
+    split at '+' too (a documented, deliberate difference), so the chord is pressed."""
+    from gui_gym.actions import format_action
+
+    reference_keys = "ctrl+c".split()                                   # the reference's reading
+    assert reference_keys == ["ctrl+c"]
+    ours = uitars.parse("Action: hotkey(key='ctrl+c')", **CTX)
+    assert ours == Action.hotkey("ctrl", "c") and list(ours.keys) != reference_keys
+    assert format_action(ours, "pyautogui") == "pyautogui.hotkey('ctrl', 'c')"
+    assert uitars.parse("Action: hotkey(key='ctrl c')", **CTX).keys == tuple("ctrl c".split())  # agree here

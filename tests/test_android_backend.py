@@ -127,11 +127,16 @@ def test_settle_gives_up_on_a_ui_that_never_holds_still(server, phone):
     (Action.click(100, 200), ("tap", 100, 200)),
     (Action("long_press", x=30, y=40), ("swipe", 30, 40, 30, 40, 1000)),
     (Action("long_press", x=30, y=40, duration_s=2), ("swipe", 30, 40, 30, 40, 2000)),
-    (Action("swipe", direction="up"), ("swipe", 180, 400, 180, 160, 400)),
+    # AndroidWorld's swipe (env/actuation.py:169-191): edge to edge through the middle, 500 ms
+    (Action("swipe", direction="up"), ("swipe", 180, 800, 180, 0, 500)),
+    (Action("swipe", direction="up", x=100, y=500), ("swipe", 100, 500, 100, 260, 400)),  # 30% of the screen
     (Action("swipe", x=10, y=20, to_x=30, to_y=40), ("swipe", 10, 20, 30, 40, 400)),
     (Action.drag(10, 20, 30, 40), ("swipe", 10, 20, 30, 40, 400)),
-    (Action.scroll("down"), ("swipe", 180, 559, 180, 240, 400)),
-    (Action.scroll("up", x=100, y=300), ("swipe", 100, 180, 100, 420, 400)),  # 40% of a 600 px region
+    # AndroidWorld's scroll (env/actuation.py:138-167): centre of (0, 0, 360, 800) to its top edge,
+    # no duration given (the device's default; the fake's is 300 ms)
+    (Action.scroll("down"), ("swipe", 180, 400, 180, 0, 300)),
+    (Action.scroll("up", x=100, y=300), ("swipe", 100, 300, 100, 600, 300)),  # a 600 px region about the point
+    (Action.click(100.9, 200.5), ("tap", 100, 200)),  # int(), as actuation.py:64
     (Action.key("enter"), ("key", "KEYCODE_ENTER")),
     (Action.key("@"), ("text", "@")),
     (Action.hotkey("ctrl", "a"), ("keycombination", "KEYCODE_CTRL_LEFT", "KEYCODE_A")),
@@ -174,7 +179,8 @@ def test_scroll_on_an_element_swipes_inside_it(backend, phone):
     listing = index_of(backend, "Alarms") - 1  # the RecyclerView holding the rows
     assert backend.elements()[listing].is_scrollable
     backend.execute(Action("scroll", direction="down", element=listing))
-    assert phone.events[-1] == ("swipe", 180, 550, 180, 282, 400)  # 40% of its 672 px, about its centre 416
+    # AndroidWorld's scroll of an element: its box's centre (80 + 752) // 2 to its top edge
+    assert phone.events[-1] == ("swipe", 180, 416, 180, 80, 300)
 
 
 @pytest.mark.parametrize("action, message", [

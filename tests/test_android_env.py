@@ -87,3 +87,33 @@ def test_the_env_passes_gymnasiums_checker(server):
     env = gym.make("GUI/Android-v0", adb_port=server.port, settle_timeout_s=1.0)
     check_env(env.unwrapped, skip_render_check=True)
     env.close()
+
+
+def test_androidworld_json_actions_run_as_androidworld_executes_them(server):
+    """google-research/android_world env/actuation.py:74-110 (input_text with clear_text:
+    focus, ctrl+a and delete, type, Enter) and 138-167 (scroll: `if action.index:`, so index
+    0 scrolls the whole screen from its centre to its top edge); fields the type does not use
+    are ignored, with a note in info["action_warnings"]."""
+    phone = next(iter(server.devices.values()))
+    env = gym.make("GUI/Android-v0", adb_port=server.port, observe_a11y=True)
+    try:
+        env.reset(options={"task_id": "ContactsAddContact"})
+        env.step({"action_type": "open_app", "app_name": "Contacts"})
+        backend = env.unwrapped.backend
+        create = next(i for i, e in enumerate(backend.elements()) if e.label == "Create contact")
+        env.step({"action_type": "click", "index": str(create)})
+        field = next(i for i, e in enumerate(backend.elements()) if e.label == "First name")
+        start = len(phone.events)
+        _, _, _, _, info = env.step({"action_type": "input_text", "text": "Ann", "index": float(field),
+                                     "clear_text": True, "direction": "up"})
+        assert info["action_error"] is None and len(info["parsed_action"]) == 4
+        assert info["action_warnings"] == ["AndroidWorld: input_text does not use ['direction']; "
+                                           "ignored, as AndroidWorld ignores them"]
+        events = [e for e in phone.events[start:] if e[0] != "tap"]
+        assert events == [("keycombination", "KEYCODE_CTRL_LEFT", "KEYCODE_A"), ("key", "KEYCODE_DEL"),
+                          ("text", "Ann"), ("key", "KEYCODE_ENTER")]
+        _, _, _, _, info = env.step({"action_type": "scroll", "direction": "down", "index": 0})
+        assert phone.events[-1] == ("swipe", 180, 400, 180, 0, 300)
+        assert "index 0 scrolls the whole screen" in info["action_warnings"][0]
+    finally:
+        env.close()

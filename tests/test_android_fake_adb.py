@@ -11,7 +11,8 @@ import adbutils
 import pytest
 from PIL import Image
 
-from fakes.adb_server import FakeAdbServer, android_input_text, parse_command_line, run_command_line
+from fakes.adb_server import COMMANDS, FakeAdbServer
+from fakes.device_shell import android_input_text, parse_command_line, run_command_line
 from fakes.virtual_device import ALARMS_DB, VirtualDevice
 
 
@@ -140,7 +141,7 @@ def test_command_lines_parse_as_sh_parses_them(line, expected):
 
 @pytest.mark.parametrize("line", ["input text a|b", "input text a&b", "input text <b>", "echo $HOME", "echo `id`"])
 def test_unquoted_shell_operators_fail_loudly(line):
-    code, output = run_command_line(VirtualDevice(), line)
+    code, output = run_command_line(VirtualDevice(), line, COMMANDS)
     assert code == 2 and b"does not" in output[0][1]
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from fakes.adb_server import android_input_text
-from gui_gym.backends.android_input import (direction_swipe, key_command, keycode, resolve_package, scroll_swipe,
+from fakes.device_shell import android_input_text
+from gui_gym.backends.android_input import (direction_swipe, key_command, keycode, resolve_package, screen_swipe, scroll_swipe,
                                             text_commands)
 from gui_gym.errors import ActionExecutionError
 
@@ -53,11 +53,27 @@ def test_unknown_key_names_the_known_ones():
         keycode("printscreen")
 
 
-def test_scroll_down_drags_the_finger_up_over_the_region():
-    # default 5 notches: 40% of the region, centred
-    assert scroll_swipe((0, 0, 1000, 2000), "down", 5) == (500, 1400, 500, 600)
-    assert scroll_swipe((0, 0, 1000, 2000), "right", 10) == (900, 1000, 100, 1000)
-    assert scroll_swipe((0, 0, 1000, 2000), "up", 50) == (500, 200, 500, 1800)  # at most 80%
+def test_scroll_at_the_default_amount_is_androidworlds_scroll():
+    """google-research/android_world env/actuation.py:138-167: start at the region's centre
+    ((min + max) // 2), end at its edge against the direction (down: y_min, up: y_max,
+    right: x_min, left: x_max). The expected paths are those on a 1080x2400 screen and on an
+    element box [100, 301] x [500, 901]."""
+    assert scroll_swipe((0, 0, 1080, 2400), "down", 5) == (540, 1200, 540, 0)
+    assert scroll_swipe((0, 0, 1080, 2400), "up", 5) == (540, 1200, 540, 2400)
+    assert scroll_swipe((100, 500, 301, 901), "right", 5) == (200, 700, 100, 700)
+    assert scroll_swipe((100, 500, 301, 901), "left", 5) == (200, 700, 301, 700)
+    # other amounts go that share of the way, at most to the edge
+    assert scroll_swipe((0, 0, 1000, 2000), "down", 2) == (500, 1000, 500, 600)
+    assert scroll_swipe((0, 0, 1000, 2000), "up", 50) == (500, 1000, 500, 2000)
+
+
+def test_screen_swipe_is_androidworlds_swipe():
+    """env/actuation.py:169-191: through the middle, from edge to edge (0 and the full width
+    or height); its "left" is the finger moving right, which the format reads as "right"."""
+    assert screen_swipe("up", (1080, 2400)) == (540, 2400, 540, 0)
+    assert screen_swipe("down", (1080, 2400)) == (540, 0, 540, 2400)
+    assert screen_swipe("right", (1080, 2400)) == (0, 1200, 1080, 1200)
+    assert screen_swipe("left", (1080, 2400)) == (1080, 1200, 0, 1200)
 
 
 def test_direction_swipe_moves_the_finger_and_stays_on_screen():

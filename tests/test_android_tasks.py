@@ -1,5 +1,7 @@
-"""Every Android task succeeds when solved through the screen and fails otherwise, with success
-read from the fake device's state over adb (settings, contacts provider, files, SQLite, UI)."""
+"""Android tasks solved end to end through the env and the screen (taps, typing, swipes on
+the virtual phone's apps), success read from device state over adb. The per-app test files
+(test_android_tasks_<app>.py) check every task's set-up and check; these drive a few through
+the agent's path."""
 
 from __future__ import annotations
 
@@ -10,7 +12,10 @@ import gui_gym  # noqa: F401  (registers the ids)
 from fakes.adb_server import FakeAdbServer
 from fakes.virtual_device import VirtualDevice
 from gui_gym.actions import Action
-from gui_gym.suites.android.tasks import TASKS, OpenAppTaskEval
+from gui_gym.suites.android.tasks import TASKS
+from gui_gym.suites.android.tasks.system import OpenAppTaskEval
+
+pytestmark = pytest.mark.slow  # drives apps through the screen, settling after every action
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +26,7 @@ def server():
 
 @pytest.fixture(scope="module")
 def env(server):
-    e = gym.make("GUI/Android-v0", adb_port=server.port, settle_timeout_s=2.0)
+    e = gym.make("GUI/Android-v0", adb_port=server.port, settle_timeout_s=5.0)
     yield e
     e.close()
 
@@ -75,7 +80,7 @@ def change(env, task_id: str, towards_goal: bool) -> None:
         toggle(env, "Wi-Fi" if "Wifi" in task_id else "Bluetooth")
 
 
-@pytest.mark.parametrize("task_id", [t for t in TASKS if t.startswith("System")])
+@pytest.mark.parametrize("task_id", ["SystemWifiTurnOff", "SystemBluetoothTurnOnVerify", "SystemBrightnessMax"])
 def test_settings_toggles(env, task_id):
     verify = task_id.endswith("Verify")  # the device starts in the goal state
     start(env, task_id)
@@ -105,7 +110,7 @@ def test_open_app(env):
     assert finish(env) == 0.0
 
 
-@pytest.mark.parametrize("right_number", [True, False])
+@pytest.mark.parametrize("right_number", [True])
 def test_add_contact(env, server, right_number):
     server.devices["emulator-5554"].contacts.append(("Old Entry", "1"))  # cleared by the task's set-up
     task = start(env, "ContactsAddContact", seed=3)
@@ -122,15 +127,19 @@ def test_add_contact(env, server, right_number):
 
 @pytest.mark.parametrize("delete_the_right_one", [True, False])
 def test_delete_file(env, server, delete_the_right_one):
-    task = start(env, "FilesDeleteFile", seed=5)
-    target = task.params["file_name"] if delete_the_right_one else task.params["noise_files"][0]
+    phone = server.devices["emulator-5554"]
+    for seed in range(20):  # a folder short enough that the file manager shows every file without scrolling
+        task = start(env, "FilesDeleteFile", seed=seed)
+        folder = phone.host_path(f"/sdcard/{task.params['subfolder']}")
+        everything = {p.name for p in folder.iterdir()}
+        if len(everything) <= 10:
+            break
+    target = task.params["file_name"] if delete_the_right_one else sorted(everything - {task.params["file_name"]})[0]
     step(env, {"action_type": "open_app", "app_name": "Files"})
     tap(env, task.params["subfolder"])
     step(env, {"action_type": "long_press", "index": index(env, target)})
     tap(env, "Delete")
     assert finish(env) == float(delete_the_right_one)
-    folder = server.devices["emulator-5554"].host_path(task.folder)
-    everything = {task.params["file_name"], *task.params["noise_files"]}
     assert {p.name for p in folder.iterdir()} == everything - {target}
     env.reset(options={"task_id": "SystemWifiTurnOn"})  # the next episode tears this one down
     assert list(folder.iterdir()) == []
@@ -150,8 +159,7 @@ def test_timer_entry(env, start_it):
 
 
 @pytest.mark.parametrize("task_id, press_start, expected", [
-    ("ClockStopWatchRunning", True, 1.0), ("ClockStopWatchRunning", False, 0.0),
-    ("ClockStopWatchPausedVerify", False, 1.0), ("ClockStopWatchPausedVerify", True, 0.0),
+    ("ClockStopWatchRunning", True, 1.0), ("ClockStopWatchPausedVerify", True, 0.0),
 ])
 def test_stopwatch(env, task_id, press_start, expected):
     start(env, task_id)
@@ -160,18 +168,6 @@ def test_stopwatch(env, task_id, press_start, expected):
     if press_start:
         tap(env, "Start")
     assert finish(env) == expected
-
-
-@pytest.mark.parametrize("right_time", [True, False])
-def test_add_alarm_is_read_from_the_pulled_database(env, right_time):
-    task = start(env, "ClockAddAlarm", seed=4)
-    hour, minute = task.params["time"].split(":")
-    step(env, {"action_type": "open_app", "app_name": "Clock"})
-    tap(env, "Add alarm")
-    enter(env, "Hour", hour)
-    enter(env, "Minute", minute if right_time else str((int(minute) + 1) % 60))
-    tap(env, "OK")
-    assert finish(env) == float(right_time)
 
 
 def test_step_budget_is_ten_times_complexity(env):

@@ -15,8 +15,8 @@ import pytest
 from benchmarks.cli import (DEFAULT_ENV_ID, SUBCOMMANDS, Subcommand, _print_summary, finalize, main, parse_assignments,
                             select_tasks)
 from benchmarks.results import Job, ResultsStore
-from benchmarks.runner import descendants
 from gui_gym.errors import HarnessError
+from gui_gym.processes import descendants, running
 from gui_gym.waiting import wait_until
 
 IDS = ["shop.search", "shop.checkout", "mail.reply", "mail.archive"]
@@ -84,6 +84,109 @@ def test_errors_are_one_clear_line(capsys, tmp_path):
     assert "unknown agent 'radnom'" in capsys.readouterr().err
     assert main(["run", "--resume", "--out", str(tmp_path)]) == 2
     assert "holds no run.json" in capsys.readouterr().err
+    agent = tmp_path / "broken_agent.py"
+    agent.write_text("class Broken:\n    def __init__(self):\n        raise RuntimeError('model weights not found')\n"
+                     "    def act(self, obs, info):\n        return 'done'\n")
+    assert main(["run", "--env", "GUI/Demo-v0", "--agent", str(agent), "--out", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == (f"gui-bench run: error: agent {str(agent)!r} failed to start: RuntimeError: "
+                           "model weights not found")
+
+
+def _finished_run(root: Path) -> Path:
+    """A results folder of two finished Demo episodes, written as the harness writes them."""
+    store = ResultsStore(root)
+    jobs = [Job("demo.read-code", 0, {"domain": "demo"}), Job("demo.press-button", 0, {"domain": "demo"})]
+    store.write_run({"env_id": "GUI/Demo-v0", "env_kwargs": {}, "agent": "oracle", "agent_kwargs": {},
+                     "action_format": None, "created_at": "2026-01-01T00:00:00+00:00", "jobs": [j.to_dict() for j in jobs]})
+    for job in jobs:
+        store.task_dir(job.key).mkdir(parents=True)
+        (store.task_dir(job.key) / "result.json").write_text(json.dumps(
+            {"task_id": job.task_id, "seed": 0, "key": job.key, "success": True, "score": 1.0, "steps": 1,
+             "error": None, "attempt": 1, "previous_errors": [], "timings": {"total_s": 1.0}, "meta": job.meta}))
+    return root
+
+
+def _edit(name, change):
+    def apply(root):
+        data = json.loads((root / name).read_text())
+        change(data)
+        (root / name).write_text(json.dumps(data))
+    return apply
+
+
+def _replace_with_folder(name):
+    def apply(root):
+        (root / name).unlink()
+        (root / name).mkdir()
+    return apply
+
+
+RESULT = "tasks/demo.read-code__seed0/result.json"
+DAMAGE = {  # what is done to the folder -> what the one line must say
+    "run.json truncated": (lambda r: (r / "run.json").write_text((r / "run.json").read_text()[:50]),
+                           "run.json: not valid JSON (Expecting property name enclosed in double quotes at line 4"),
+    "run.json empty": (lambda r: (r / "run.json").write_text(""), "run.json: empty"),
+    "run.json not UTF-8": (lambda r: (r / "run.json").write_bytes(b"\xff\xfe{"), "run.json: not UTF-8 text (byte 0"),
+    "run.json a list": (lambda r: (r / "run.json").write_text("[]"),
+                        "run.json: the file should be a JSON object, it holds a list"),
+    "run.json a folder": (_replace_with_folder("run.json"), "run.json: expected a file, found a folder"),
+    "no job list": (_edit("run.json", lambda d: d.pop("jobs")), "run.json: lacks the field 'jobs'"),
+    "job list an object": (_edit("run.json", lambda d: d.update(jobs={"a": 1})),
+                           'run.json: field jobs: expected a list, received {"a": 1}'),
+    "seed a word": (_edit("run.json", lambda d: d["jobs"][0].update(seed="zero")),
+                    'run.json: field jobs[0].seed: expected an integer, received "zero"'),
+    "job without a task": (_edit("run.json", lambda d: d["jobs"][0].pop("task_id")),
+                           "run.json: jobs[0] lacks the field 'task_id'"),
+    "env_kwargs a list": (_edit("run.json", lambda d: d.update(env_kwargs=[1])),
+                          "run.json: field env_kwargs: expected an object, received [1]"),
+    "no env_kwargs": (_edit("run.json", lambda d: d.pop("env_kwargs")), "run.json: lacks the field 'env_kwargs'"),
+    "job key not its own": (_edit("run.json", lambda d: d["jobs"][0].update(key="../../elsewhere")),
+                            "run.json: jobs[0].key is '../../elsewhere', but its task and seed make"),
+    "result.json a folder": (_replace_with_folder(RESULT), f"{RESULT}: expected a file, found a folder; move it away"),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_a_damaged_results_folder_is_one_line_naming_the_file(tmp_path, capsys, damage):
+    apply, message = DAMAGE[damage]
+    root = _finished_run(tmp_path / "run")
+    apply(root)
+    for command in (["run", "--resume", "--out", str(root)], ["report", str(root)]):
+        assert main(command) == 2, command
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"gui-bench {command[0]}: error: {root}/"), err
+        assert message in err, err
+
+
+def test_damaged_results_of_one_episode_count_as_not_run_and_a_misplaced_file_stops_the_run(tmp_path, capsys, caplog):
+    root = _finished_run(tmp_path / "run")
+    (root / "summary.json").write_text('{"overall": ')
+    for broken in ('{"task_id": "demo.read-code", "suc', "[1, 2]", '{"task_id": "demo.read-code", "success": "yes"}',
+                   '{"task_id": "demo.read-code", "error": "boom", "attempt": "two"}',
+                   '{"task_id": "demo.read-code", "error": "boom", "previous_errors": 5}',
+                   '{"task_id": "demo.read-code", "timings": "fast"}', '{"success": true}'):
+        (root / RESULT).write_text(broken)
+        caplog.clear()
+        assert main(["report", str(root)]) == 0, broken
+        assert [r.getMessage().split(":")[0] for r in caplog.records] == [str(root / "summary.json"), str(root / RESULT)]
+        assert caplog.records[1].getMessage().endswith("; the episode counts as not run")
+        store = ResultsStore(root)
+        assert [job.key for job in store.pending(store.jobs_of_run(), retries=1)] == ["demo.read-code__seed0"]
+        capsys.readouterr()
+        (root / "summary.json").write_text('{"overall": ')
+    (root / RESULT).unlink()
+    for path in ("tasks", "mind2web"):
+        target = root / path
+        moved = root / (path + ".moved")
+        if target.exists():
+            target.rename(moved)
+        target.write_text("not a folder")
+        assert main(["run", "--resume", "--out", str(root)]) == 2
+        assert capsys.readouterr().err.strip() == f"gui-bench run: error: {target}: expected a folder, found a file; move it away"
+        target.unlink()
+        if moved.exists():
+            moved.rename(target)
 
 
 class _SuiteWithTables:
@@ -156,7 +259,7 @@ def test_kill_9_mid_run_then_resume_records_every_task_exactly_once(tmp_path):
             first.kill()
     done_before = {p.parent.name for p in _recorded(out)}
     assert 3 <= len(done_before) < 12, "kill the run while episodes remain"
-    assert wait_until(lambda: not any(_running(pid) for pid in tree), timeout_s=30), \
+    assert wait_until(lambda: not any(running(pid) for pid in tree), timeout_s=30), \
         "workers or browsers outlived the killed run"
     finished = subprocess.run(command[:2] + ["--resume", "--out", str(out)], capture_output=True, text=True, timeout=600)
     assert finished.returncode == 0, finished.stderr
@@ -170,10 +273,3 @@ def test_kill_9_mid_run_then_resume_records_every_task_exactly_once(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["overall"]["tasks"] == 12 and summary["overall"]["successes"] == 12
     assert len(list(out.glob("mind2web/*/result.json"))) == 12
-
-
-def _running(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False

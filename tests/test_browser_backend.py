@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import socket
+import threading
 import time
 
 import numpy as np
@@ -43,6 +45,9 @@ def app(environ, start_response):
         body, ctype = b"arrived", "text/plain"
     elif path == "/other":
         body, ctype = b"<html><body><h1>Other tab</h1></body></html>", "text/html"
+    elif path == "/redirect":  # a page of the env's own server that sends the browser elsewhere
+        start_response("302 Found", [("Location", environ["QUERY_STRING"]), ("Content-Length", "0")])
+        return [b""]
     else:
         body, ctype = RECORDER.encode(), "text/html"
     start_response("200 OK", [("Content-Type", ctype), ("Content-Length", str(len(body)))])
@@ -58,7 +63,8 @@ def server():
 
 @pytest.fixture(scope="module")
 def backend(server):
-    b = BrowserBackend(allowed_hosts={"127.0.0.1"}, viewport=(1200, 700))
+    b = BrowserBackend(allowed_hosts=set(), viewport=(1200, 700))
+    server.admit(b)
     b.start()
     yield b
     b.close()
@@ -171,6 +177,103 @@ def test_new_tab_becomes_the_active_page_and_history_works(page, server):
     assert page.url == server.url + "/other"
 
 
+HOST_FILE_ATTACKS = ["file://127.0.0.1/etc/passwd", "file:///etc/passwd", "file://localhost/etc/passwd",
+                     "chrome://version/", "chrome://127.0.0.1/", "devtools://devtools/bundled/inspector.html",
+                     "ftp://127.0.0.1/", "javascript:document.title='x'", "data:text/html,<h1>root:x:0:0</h1>"]
+
+
+def _shows_host_file(backend) -> bool:
+    obs = backend.observe(a11y=True)
+    return "root:x:0:0" in obs.a11y_tree or not obs.url.startswith("http://127.0.0.1:")
+
+
+def test_only_http_and_https_open_and_no_host_file_reaches_the_page(page, server):
+    before = page.observe().screenshot
+    for url in HOST_FILE_ATTACKS + [f"view-source:{server.url}/"]:
+        with pytest.raises(ActionExecutionError, match="only http and https URLs may be opened"):
+            page.execute(Action.goto(url))
+        assert not _shows_host_file(page), url
+    assert np.array_equal(page.observe().screenshot, before)
+    # Past the action's check (a navigation the agent caused some other way): the request route
+    # refuses file: URLs, and a document no route sees is blanked before anyone observes it.
+    for url in ("file://127.0.0.1/etc/passwd", "file:///etc/passwd"):
+        with pytest.raises(Exception, match="ERR_BLOCKED_BY_CLIENT"):
+            page.page.goto(url)
+        assert "root:x:0:0" not in page.observe(a11y=True).a11y_tree
+    page.page.goto("chrome://version/")
+    obs = page.observe(a11y=True)
+    assert obs.url == "about:blank" and "Chromium" not in obs.a11y_tree
+    assert {"file://127.0.0.1/etc/passwd", "file:///etc/passwd", "chrome://version/"} <= set(page.blocked_requests)
+
+
+class _Listener:
+    """A loopback port that counts the connections it is offered (a server of another env)."""
+
+    def __init__(self):
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.accepted = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            conn.close()
+
+    def close(self):
+        self.sock.close()
+
+
+def test_another_server_on_loopback_is_out_of_reach_by_any_route(page, server):
+    other = LoopbackServer(app).start()  # another env's server: same host, another port
+    spy = _Listener()
+    try:
+        with pytest.raises(ActionExecutionError, match=r"is not one of this env's servers \(it reaches 127.0.0.1:"):
+            page.execute(Action.goto(other.url + "/other"))
+        assert page.url == server.url + "/"
+        spy_url = f"127.0.0.1:{spy.port}"
+        outcome = page.evaluate("""async ([other, spy]) => {
+            const closed = url => new Promise(done => { const ws = new WebSocket(url);
+              ws.onopen = () => done('open'); ws.onerror = ws.onclose = () => done('refused'); });
+            const fetched = await fetch(other + '/other').then(() => 'fetched', () => 'refused');
+            const link = document.createElement('link'); link.rel = 'preconnect'; link.href = 'http://' + spy;
+            document.head.appendChild(link);
+            const image = new Image(); image.src = 'http://' + spy + '/pixel.png';
+            const worker = new Worker(URL.createObjectURL(new Blob([
+              `const ws = new WebSocket('ws://${spy}/'); ws.onerror = ws.onclose = () => postMessage('refused');` +
+              `ws.onopen = () => postMessage('open');`])));
+            const fromWorker = await new Promise(done => { worker.onmessage = e => done(e.data); });
+            return [fetched, await closed('ws://' + spy + '/'), fromWorker];
+        }""", [other.url, spy_url])
+        page.execute(Action.wait(0.5))  # time for a preconnect to try
+        with pytest.raises(Exception, match="ERR_"):  # a redirect's next hop: the route never sees it
+            page.page.goto(f"{server.url}/redirect?http://{spy_url}/")
+        assert outcome == ["refused", "refused", "refused"] and spy.accepted == 0
+        assert any(url.startswith(other.url) for url in page.blocked_requests)
+        assert f"ws://{spy_url}/" in page.blocked_requests
+    finally:
+        other.stop()
+        spy.close()
+
+
+def test_a_failed_navigation_is_the_agents_error_page_not_an_infra_error(backend, server):
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    closed_url = f"http://127.0.0.1:{closed.getsockname()[1]}/"
+    closed.close()
+    backend.allow_server(closed_url)  # reachable by the policy, but nothing listens there
+    backend.new_episode()
+    for _ in range(3):  # the error page swaps the renderer; observing it raced with that
+        backend.set_start_url(server.url + "/")
+        with pytest.raises(ActionExecutionError, match="ERR_CONNECTION_REFUSED"):
+            backend.execute(Action.goto(closed_url))
+        assert backend.observe(a11y=True).screenshot.shape == (700, 1200, 3) and backend.healthy
+
+
 def test_requests_off_loopback_are_blocked(page):
     with pytest.raises(ActionExecutionError, match="blocked"):
         page.execute(Action.goto("http://203.0.113.9/"))
@@ -204,8 +307,10 @@ def test_page_scripts_element_list_is_json_clean(page):
 
 
 def test_a_screen_smaller_than_the_viewport_and_a_page_kept_across_episodes(server):
-    b = BrowserBackend(allowed_hosts={"127.0.0.1"}, viewport=(1200, 700), screen=(600, 400), keep_page=True)
+    b = BrowserBackend(allowed_hosts=frozenset(), viewport=(1200, 700), screen=(600, 400), keep_page=True)
+    other = LoopbackServer(app)
     try:
+        server.admit(b)
         b.start()
         b.new_episode()
         b.set_start_url(server.url + "/")
@@ -228,8 +333,15 @@ def test_a_screen_smaller_than_the_viewport_and_a_page_kept_across_episodes(serv
         b.new_episode()  # kept: the same page, still scrolled, its script state intact
         assert b.page is page and b.evaluate("window.scrollY") == 300 and events(b, "wheel")
         assert b.start_url is None and b.blocked_requests == []
+        other.admit(b)
+        b.new_episode()  # a server admitted since: a fresh context, which sends it its token
+        assert b.page is not page and b.url == "about:blank"
+        b.goto(other.url + "/")
+        assert "403" not in b.evaluate("document.body.innerText") and b.blocked_requests == []
+        page = b.page
         b.config.keep_page = False
         b.new_episode()
         assert b.page is not page and b.url == "about:blank"
     finally:
         b.close()
+        other.stop()

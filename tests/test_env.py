@@ -3,6 +3,12 @@ the end, terminated vs truncated, malformed input, determinism, check_env, close
 
 from __future__ import annotations
 
+import logging
+import os
+import signal
+import threading
+import time
+
 import gymnasium as gym
 import numpy as np
 import psutil
@@ -13,8 +19,9 @@ import gui_gym
 from gui_gym import Action
 from gui_gym.env import TIMING_KEYS
 from gui_gym.errors import TaskConfigError
+from tests.fakes.hostile_agent import run_navigation_attacks
 
-STEP_INFO_KEYS = {"success", "score", "action_error", "parsed_action", "step_time_s", "infra_error",
+STEP_INFO_KEYS = {"success", "score", "action_error", "action_warnings", "parsed_action", "step_time_s", "infra_error",
                   "task_id", "instruction", "domain"}
 
 
@@ -178,6 +185,51 @@ def test_crashed_browser_is_an_infra_error_then_relaunched_at_reset():
         assert env.step(env.unwrapped.oracle_action())[4]["infra_error"] is None
     finally:
         env.close()
+
+
+def test_an_agents_navigation_attacks_are_its_own_action_errors_and_show_no_host_file():
+    env = gym.make("GUI/Demo-v0", observe_a11y=True, max_steps=50)
+    try:
+        run_navigation_attacks(env, "demo.press-button")
+    finally:
+        env.close()
+
+
+@pytest.mark.slow
+def test_a_frozen_browser_or_driver_cannot_hang_reset_or_close(caplog):
+    """BrowserContext.close() has no timeout: a browser that stops answering hung reset. Each
+    freeze here (SIGSTOP) must cost one relaunch and a warning, not the run."""
+    outcome: dict = {}
+
+    def scenario():  # a thread of its own, so the driver it kills is nobody else's
+        env = gym.make("GUI/Demo-v0", close_timeout_s=3)
+        backend = env.unwrapped.backend
+        try:
+            env.reset(seed=0, options={"task_id": "demo.press-button"})
+            for frozen in ("browser", "driver"):
+                pid = backend.browser_pid if frozen == "browser" else backend._driver.pid
+                os.kill(pid, signal.SIGSTOP)
+                started = time.monotonic()
+                obs, _ = env.reset(seed=0, options={"task_id": "demo.press-button"})
+                outcome[frozen] = (time.monotonic() - started, obs in env.observation_space, backend.relaunches,
+                                   psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie")
+            os.kill(backend.browser_pid, signal.SIGSTOP)
+            started = time.monotonic()
+        finally:
+            env.close()
+        outcome["close"] = time.monotonic() - started
+
+    worker = threading.Thread(target=scenario, daemon=True)
+    with caplog.at_level(logging.WARNING, logger="gui_gym.backends"):
+        worker.start()
+        worker.join(240)
+    assert not worker.is_alive(), "reset or close hung on a frozen browser"
+    assert outcome["browser"][1:] == (True, 1, False) and outcome["browser"][0] < 60, outcome
+    assert outcome["driver"][1:] == (True, 2, False) and outcome["driver"][0] < 60, outcome
+    assert outcome["close"] < 30, outcome
+    warnings = [r.getMessage() for r in caplog.records]
+    assert any("closing the episode's context did not finish within close_timeout_s=3 s" in w for w in warnings)
+    assert any("aborting harder" in w for w in warnings), warnings
 
 
 def test_import_does_not_import_torch_and_registers_ids():

@@ -6,6 +6,8 @@ from __future__ import annotations
 import base64
 import io
 import threading
+import time
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -98,6 +100,39 @@ def test_a_hanging_server_times_out_and_is_retried(server):
     finally:
         release.set()
     assert len(server.requests) == 2
+
+
+@pytest.mark.parametrize("attempts", [1, 2])
+def test_a_server_that_trickles_its_answer_cannot_hold_a_call_past_its_deadline(server, attempts):
+    server.push(*[Reply(content="slow", trickle_s=0.5)] * attempts)  # a byte every 0.5 s: no read ever times out
+    with OpenAIJudge("m", server.base_url, timeout_s=2, attempts=attempts, backoff_s=0.1) as judge:
+        started = time.monotonic()
+        with pytest.raises(JudgeError, match=rf"failed after {attempts} attempt\(s\): ReadTimeout"):
+            judge.complete([Message.user("hi")])
+        elapsed = time.monotonic() - started
+    assert elapsed < attempts * 2 + 0.1 + 1.5, elapsed  # each attempt ends at its 2 s deadline (was: past 60 s)
+    assert len(server.requests) == attempts
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_a_huge_answer_is_refused_without_reading_it_into_memory(server, chunked):
+    server.push(Reply(pad_to_bytes=200 * 2**20, chunked=chunked), "fine")
+    with OpenAIJudge("m", server.base_url, attempts=3, backoff_s=0.01) as judge:
+        tracemalloc.start()
+        try:
+            with pytest.raises(JudgeError, match="sent an answer too large to accept: the answer is 209715" if not chunked
+                               else "sent an answer too large to accept: the answer passed the 16777216 bytes"):
+                judge.complete([Message.user("hi")])
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 64 * 2**20, peak  # a 200 MB answer once took 656 MB
+        assert len(server.requests) == 1  # not retried: asking again gets the same answer
+        assert judge.complete([Message.user("hi")]) == "fine"  # the client is still fine
+    with OpenAIJudge("m", server.base_url, max_answer_bytes=10) as small:
+        server.push("twelve chars")
+        with pytest.raises(JudgeError, match="more than the 10 accepted"):
+            small.complete([Message.user("hi")])
 
 
 def test_malformed_completions_are_errors_not_answers(server):

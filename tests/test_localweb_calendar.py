@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from typing import Iterator
-from urllib.request import urlopen
+from urllib.request import Request, urlopen
 
 import gymnasium as gym
 import pytest
@@ -111,12 +111,15 @@ def test_month_and_week_pages_over_http():
     try:
         suite.install_world(suite.new_world(0))
         events = suite.app_server.states["calendar"]["events"]
-        april = urlopen(f"{suite.url}/calendar/month?m=2026-04", timeout=10).read().decode()
+
+        def get(path: str) -> str:  # the server answers only requests carrying its token
+            return urlopen(Request(f"{suite.url}{path}", headers=suite.server.auth_headers), timeout=10).read().decode()
+        april = get("/calendar/month?m=2026-04")
         assert "April 2026" in april and "data-month='2026-04'" in april
-        week = urlopen(f"{suite.url}/calendar/week?d=2026-03-04", timeout=10).read().decode()
+        week = get("/calendar/week?d=2026-03-04")
         shown = {int(i) for i in re.findall(r"class='week-ev' data-id='(\d+)'", week)}
         assert shown == {e["id"] for e in events if "2026-03-02" <= e["date"] <= "2026-03-08"}
-        fallback = urlopen(f"{suite.url}/calendar/month?m=1999-01", timeout=10).read().decode()
+        fallback = get("/calendar/month?m=1999-01")
         assert "March 2026" in fallback
     finally:
         suite.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from typing import Iterator
-from urllib.request import urlopen
+from urllib.request import Request, urlopen
 
 import gymnasium as gym
 import pytest
@@ -71,7 +71,7 @@ def test_search_and_pagination_over_http():
     try:
         suite.install_world(suite.new_world(4))
         def rows(path: str) -> list[int]:
-            page = urlopen(f"{suite.url}/mail{path}", timeout=10).read().decode()
+            page = urlopen(Request(f"{suite.url}/mail{path}", headers=suite.server.auth_headers), timeout=10).read().decode()
             return [int(i) for i in re.findall(r"class='msg-row[^']*' data-id='(\d+)'", page)]
         first, second = rows("/folder/inbox"), rows("/folder/inbox?page=2")
         assert len(first) == store.PAGE_SIZE and second and not set(first) & set(second)

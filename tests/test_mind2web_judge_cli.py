@@ -44,10 +44,10 @@ def scripted_judge(rules):
 
 
 def _bench_folder(root, episodes):
-    """A gui-bench results folder with (task, env success, action count) per episode."""
+    """A gui-bench results folder with (task, env success, action count[, final answer]) per episode."""
     root.mkdir(parents=True)
     (root / "run.json").write_text(json.dumps({"env_id": "GUI/OnlineMind2Web-v0", "jobs": []}))
-    for n, (task, success, actions) in enumerate(episodes):
+    for n, (task, success, actions, *answer) in enumerate(episodes):
         key = f"t{n}__seed0"
         (root / "tasks" / key).mkdir(parents=True)
         (root / "tasks" / key / "result.json").write_text(json.dumps({"success": success, "meta": {"evaluator": "env"}}))
@@ -55,7 +55,7 @@ def _bench_folder(root, episodes):
         (root / "mind2web" / key / "result.json").write_text(json.dumps({
             "schema_version": "online-mind2web-v2", "task": task, "task_id": f"t{n}",
             "action_history": [{"step": i, "action": f"CLICK ({i}, {i})"} for i in range(actions)]
-            + [{"step": actions, "action": "TASK_COMPLETE -> ANSWER: "}]}))
+            + [{"step": actions, "action": f"TASK_COMPLETE -> ANSWER: {answer[0] if answer else ''}"}]}))
 
 
 def _judge(capsys, server, *dirs, extra=()):
@@ -113,6 +113,31 @@ def test_other_agents_folders_with_labels_and_without_ground_truth(tmp_path, cap
                                                                      str(tmp_path / "labels.json")])
     assert "(n=2: tp 1, fp 0, fn 1, tn 0)" in out and out.count("(recorded earlier)") == 2
     assert (tmp_path / "om2w" / "x1" / "webjudge" / "j1" / "verdict.json").is_file()
+
+
+def test_protocols_are_judged_side_by_side_and_their_agreement_tabled(tmp_path, capsys):
+    """The scripted protocol judge (tests/fakes/web_judge.py) decides from what each protocol
+    shows: the official protocol shows no final answer, the keypoint one asks per clause."""
+    from tests.fakes import web_judge
+
+    _bench_folder(tmp_path / "a", [("Star it.", True, 1, "starred"),                   # tp, fn, tp
+                                   ("Find the cheapest mat, and read its price.", True, 2),  # fn, fn, tp
+                                   ("Buy it.", False, 4),                              # fp, fp, fp
+                                   ("Book it, pay, and print it.", False, 2)])          # tn, tn, tn
+    assert web_judge.main([str(tmp_path / "a")]) == 0
+    out = capsys.readouterr().out
+    assert out.count("(strict protocol): ") == out.count("(official protocol): ") == out.count("(keypoint protocol): ") == 1
+    assert ("agreement with ground truth by protocol:\n"
+            "| protocol | n | accuracy | precision | recall | tp | fp | fn | tn |\n"
+            "|---|---|---|---|---|---|---|---|---|\n"
+            "| strict | 4 | 50.0% | 50.0% | 50.0% | 1 | 1 | 1 | 1 |\n"
+            "| official | 4 | 25.0% | 0.0% | 0.0% | 0 | 1 | 2 | 1 |\n"
+            "| keypoint | 4 | 75.0% | 66.7% | 100.0% | 2 | 1 | 0 | 1 |") in out
+    episode = tmp_path / "a" / "mind2web" / "t1__seed0" / "webjudge"
+    assert sorted(p.name for p in episode.iterdir()) == ["scripted", "scripted-keypoint", "scripted-official"]
+    assert json.loads((episode / "scripted-keypoint" / "verdict.json").read_text())["key_point_results"][1] == {
+        "key_point": "read its price", "status": "success", "thoughts": "2 action(s), answer not shown."}
+    assert json.loads((tmp_path / "a" / "webjudge-scripted-official.json").read_text())["settings"]["protocol"] == "official"
 
 
 def test_bad_arguments_are_one_clear_line(tmp_path, capsys):

@@ -59,6 +59,8 @@ def test_the_verdict_is_the_reward_and_a_judge_error_is_no_success():
 def test_judges_are_built_from_dicts_and_live_envs_get_the_wrapper(tmp_path):
     built = as_web_judge({"model": "m", "base_url": "http://127.0.0.1:9/v1"})
     assert isinstance(built, WebJudge) and built.judge.temperature == 0.0 and as_web_judge(built) is built
+    assert built.protocol == "strict"
+    assert as_web_judge({"model": "m", "base_url": "http://127.0.0.1:9/v1", "protocol": "official"}).protocol == "official"
     with pytest.raises(ValueError, match=r"judge: expected OpenAIJudge arguments .*received \['modle'\]"):
         as_web_judge({"modle": "m"})
     with pytest.raises(TypeError, match="judge: expected a WebJudge, a Judge, or a dict"):

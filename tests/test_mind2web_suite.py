@@ -6,6 +6,8 @@ mode), and the arguments."""
 from __future__ import annotations
 
 import json
+from urllib.error import HTTPError
+from urllib.request import urlopen
 
 import gymnasium as gym
 import pytest
@@ -44,10 +46,12 @@ def test_a_local_task_starts_at_its_website_and_the_oracle_solves_it():
     task = next(t for t in BUNDLED if t["localweb"]["template"] == "mail.star")
     env = gym.make("GUI/OnlineMind2Web-v0", mode="local", settle_timeout_s=10)  # generous on a loaded machine
     try:
-        assert env.unwrapped.backend.config.allowed_hosts == frozenset({"127.0.0.1"})
+        assert env.unwrapped.backend.config.allowed_hosts == frozenset()  # its LocalWeb server only
         obs, info = env.reset(seed=3, options={"task_id": task["task_id"]})
         assert obs["instruction"] == info["instruction"] == task["confirmed_task"]
         assert obs["url"].startswith("http://127.0.0.1:") and obs["url"].endswith(task["website"])
+        with pytest.raises(HTTPError, match="403"):  # its server answers the env's own browser only
+            urlopen(obs["url"], timeout=10)
         steps, done = 0, False
         while not done:
             obs, reward, terminated, truncated, info = env.step(env.unwrapped.oracle_action())

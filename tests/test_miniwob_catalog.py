@@ -109,12 +109,13 @@ def test_the_env_spaces_listing_and_bad_options():
 def test_the_page_server_serves_the_package_files_and_nothing_else():
     server = LoopbackServer(static_app(catalog.html_dir())).start()
     try:
-        page = httpx.get(f"{server.url}/miniwob/click-test.html", timeout=5)
+        assert httpx.get(f"{server.url}/miniwob/click-test.html", timeout=5).status_code == 403  # no token
+        page = httpx.get(f"{server.url}/miniwob/click-test.html", headers=server.auth_headers, timeout=5)
         assert page.status_code == 200 and "genProblem" in page.text and page.headers["content-type"].startswith("text/html")
-        assert httpx.get(f"{server.url}/core/core.js", timeout=5).text.startswith("var core = {};")
+        assert httpx.get(f"{server.url}/core/core.js", headers=server.auth_headers, timeout=5).text.startswith("var core = {};")
         for path in ("/../catalog.py", "/%2e%2e/catalog.py", "/miniwob/nope.html", "/"):
-            assert httpx.get(server.url + path, timeout=5).status_code == 404, path
-        assert httpx.post(f"{server.url}/miniwob/click-test.html", timeout=5).status_code == 405
+            assert httpx.get(server.url + path, headers=server.auth_headers, timeout=5).status_code == 404, path
+        assert httpx.post(f"{server.url}/miniwob/click-test.html", headers=server.auth_headers, timeout=5).status_code == 405
     finally:
         server.stop()
 

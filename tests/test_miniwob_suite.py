@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import time
+from urllib.error import HTTPError
+from urllib.request import urlopen
 
 import gymnasium as gym
 import numpy as np
@@ -15,7 +17,9 @@ from gymnasium.utils.env_checker import check_env
 import gui_gym  # noqa: F401
 from benchmarks.cli import main
 from gui_gym import Action
-from gui_gym.suites.miniwob import oracles
+from gui_gym.actions import format_action
+from gui_gym.env import GUIEnv
+from gui_gym.suites.miniwob import MiniWoBSuite, oracles
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +92,15 @@ def test_leaving_the_task_page_ends_the_episode_with_nothing(env):
     env.reset(options={"task_id": "click-test", "instance_seed": 1})
     _, _, terminated, _, info = env.step(Action.goto("http://192.0.2.1/"))
     assert not terminated and "blocked" in info["action_error"]
+    other = MiniWoBSuite("debug").server.start()  # another env's MiniWoB server, on the same loopback
+    try:
+        _, _, terminated, _, info = env.step(Action.goto(f"{other.url}/miniwob/click-test.html"))
+        assert not terminated and "is not one of this env's servers" in info["action_error"]
+        assert env.unwrapped.backend.evaluate("fetch(%r).then(() => 'fetched', () => 'refused')" % other.url) == "refused"
+        with pytest.raises(HTTPError, match="403"):  # and this env's server answers only this env's browser
+            urlopen(env.unwrapped.backend.url, timeout=10)
+    finally:
+        other.stop()
 
 
 def test_the_env_contract(env):
@@ -96,6 +109,19 @@ def test_the_env_contract(env):
     assert env.render().shape == (210, 160, 3)
     _, reward, terminated, truncated, info = env.step("not an action")
     assert info["action_error"] and not terminated and not truncated and reward == 0.0
+
+
+def test_every_action_format_clicks_in_the_task_screen(env):
+    backend, suite = env.unwrapped.backend, env.unwrapped.suite
+    for fmt in ("json", "uitars", "pyautogui", "computer_13", "androidworld"):
+        formatted = GUIEnv(backend, suite, action_format=fmt)  # another format on the same browser
+        formatted.reset(options={"task_id": "click-test", "instance_seed": 3})
+        click = oracles.click(backend, "#subbtn")
+        written = format_action(click, fmt, **formatted.format_context)
+        _, reward, terminated, _, info = formatted.step(written)
+        parsed = info["parsed_action"]  # UI-TARS writes points on its resized image: within a pixel
+        assert parsed["kind"] == "click" and (parsed["x"], parsed["y"]) == pytest.approx((click.x, click.y), abs=1), (fmt, written)
+        assert terminated and reward == 1.0, (fmt, written, info)
 
 
 def test_time_limit_a11y_another_action_format_and_a_kept_page(env):

@@ -46,3 +46,36 @@ def test_check_vets_action_objects():
 def test_format_writes_the_answer_text():
     assert format_action(Action.answer("C"), "choice") == "C"
     assert parse_action(format_action(Action.answer("C"), "choice"), "choice") == Action.answer("C")
+
+
+# What MMBench-GUI's own evaluation makes of the same outputs. It stores the model's raw
+# response as the prediction and reads it with `parser_answers_into_option`
+# (open-compass/MMBench-GUI utils/misc.py:69-83, called from
+# benchmarks/l1_content_understanding.py:97-106 and 315-336): six patterns in order over the
+# whole text, the first that matches anywhere wins. Pattern 4, `^[ \t]*([A-F])[\.:]?` per
+# line, matches the "A" opening an "Action:" line and the "f" opening a "finished(" line.
+UITARS_B = "Thought: the heading says Form.\nAction: finished(content='B')"
+
+
+@pytest.mark.parametrize("output, official, meant", [
+    (UITARS_B, "A", "B"),                                               # "Action:" opens line 2
+    ("finished(content='C')", "F", "C"),                                # "finished" opens the line
+    ("Thought: option C. fits\nAction: finished(content='C')", "C", "C"),  # pattern 1 finds "C." first
+    ("The answer is B.", "B", "B"),                                     # free text: both read it whole
+    ('{"kind": "answer", "text": "D"}', "D", "D"),                       # officially: the quoted letter "D"
+])
+def test_official_mode_reads_the_whole_output_as_the_official_parser_does(output, official, meant):
+    """Expected letters written from utils/misc.py:69-83 applied to the raw output."""
+    from gui_gym.suites.mmbench.answers import parse_option_letter
+
+    read = parse_action(output, "choice", answers="official")
+    assert read == Action.answer(output)                                # taken whole, untrimmed
+    assert parse_option_letter(read.text) == official
+    assert parse_option_letter(parse_action(output, "choice").text) == meant
+
+
+def test_official_mode_still_refuses_outputs_without_a_letter():
+    with pytest.raises(ActionParseError, match=r"found no option letter A-F in the answer 'I am not sure'"):
+        parse_action("I am not sure", "choice", answers="official")
+    with pytest.raises(ActionParseError, match=r"unknown answers mode 'raw'; expected one of \['meant', 'official'\]"):
+        parse_action("B", "choice", answers="raw")

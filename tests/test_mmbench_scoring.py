@@ -94,3 +94,28 @@ def test_breakdown_and_tables():
     assert "Average accuracy 55.0 | Basic accuracy 50.0 | Advanced accuracy 60.0" in tables
     assert "1 episode(s) without a score" in tables
     assert breakdown_tables([]) == "no MMBench-GUI episodes to report"
+
+
+def test_official_l1_scores_are_nan_where_a_platform_lacks_a_difficulty():
+    """open-compass/MMBench-GUI benchmarks/matrics.py:8-38 (normal) and 41-88 (weighted):
+    every platform of the whole result is scored under every difficulty; os_mac has no medium
+    question, so its medium cell is np.mean([]) = NaN on 0 samples, and the medium level score,
+    np.sum over score * sample_num (NaN * 0 = NaN) / 2, is NaN. Easy is unaffected."""
+    import math
+
+    normal = l1_scores(L1_RECORDS, answers="official")
+    assert math.isnan(normal["medium"]["os_mac"]["score"]) and normal["medium"]["os_mac"]["sample_num"] == 0
+    assert math.isnan(normal["medium"]["level_score"]) and normal["medium"]["level_sample_num"] == 2
+    assert normal["easy"]["level_score"] == pytest.approx(0.75) and normal["total_sample_num"] == 6
+    weighted = l1_scores(L1_RECORDS, weighted=True, answers="official")["medium"]
+    assert all(math.isnan(weighted["os_mac"][k]) for k in ("score", "score_weighted", "score_base"))
+    assert math.isnan(weighted["level_score"])
+    # ours by default leaves the empty cell out and reads the level from what was asked
+    assert "os_mac" not in l1_scores(L1_RECORDS)["medium"] and l1_scores(L1_RECORDS)["medium"]["level_score"] == 0.0
+
+
+def test_tables_say_how_answers_were_read():
+    official = breakdown_tables(L1_RECORDS, answers="official")
+    assert "answers read: official" in official and "NaN (0)" in official
+    assert "answers read: meant" in breakdown_tables(L1_RECORDS)
+    assert breakdown(L1_RECORDS, answers="official")["L1"]["answers"] == "official"

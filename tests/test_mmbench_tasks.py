@@ -192,3 +192,33 @@ def test_edge_cases_through_the_env(edge_root, task, output, context, reward):
     env.reset(options={"task_id": f"mmbench-l2.{task}"})
     assert env.step(output)[1] == reward
     env.close()
+
+
+def test_answers_official_scores_what_the_official_parser_reads():
+    """A UI-TARS answer naming the right letter: by default it scores; with answers="official"
+    the letter read is the "A" opening its "Action:" line (open-compass/MMBench-GUI
+    utils/misc.py:69-83 over the raw prediction, benchmarks/l1_content_understanding.py:315-336),
+    so it scores only where A is right. The report says which reading was used."""
+    meant = gym.make(L1_ID, data_root="sample")
+    official = gym.make(L1_ID, data_root="sample", answers="official")
+    try:
+        base = official.unwrapped
+        answers = {t: base.suite.make_task(t, 0).question.answer for t in base.task_ids}
+        task_a = next(t for t, letter in answers.items() if letter == "A")
+        task_b = next(t for t, letter in answers.items() if letter != "A")
+        for task_id, official_reward in ((task_a, 1.0), (task_b, 0.0)):
+            output = f"Thought: I pick it.\nAction: finished(content='{answers[task_id]}')"
+            assert _run(meant, task_id, output)[1] == 1.0
+            _, reward, terminated, _, info = _run(official, task_id, output)
+            assert (reward, terminated, info["action_error"]) == (official_reward, True, None)
+        results = [{"task_id": task_b, "score": 0.0}]
+        assert "answers read: official" in base.suite.report(results)
+        assert "answers read: meant" in meant.unwrapped.suite.report(results)
+    finally:
+        meant.close()
+        official.close()
+    with pytest.raises(ValueError, match=r"answers='official' reads the whole output text, which only the 'choice' "
+                                         r"action format keeps; received action_format='uitars'"):
+        gym.make(L1_ID, data_root="sample", answers="official", action_format="uitars")
+    with pytest.raises(ValueError, match=r"answers must be one of \('meant', 'official'\), received 'raw'"):
+        gym.make(L1_ID, data_root="sample", answers="raw")

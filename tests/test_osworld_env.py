@@ -27,12 +27,12 @@ def test_make_env_routes_arguments_without_starting_anything(tmp_path):
 
 
 def test_a_task_with_unmet_needs_fails_at_reset_naming_them(tmp_path, shared_data):
-    env = gym.make("GUI/OSWorld-v0", tasks=shared_data / "osworld-verified", domains=["libreoffice_impress"],
+    env = gym.make("GUI/OSWorld-v0", tasks=shared_data / "osworld-verified", domains=["multi_apps"],
                    provider="local", screen_size=(640, 480), accessibility=False)
     try:
-        task_id = "5d901039-a89c-4bfb-967b-bf66f4df075e"
-        with pytest.raises(MissingResourceError, match=rf"task {task_id} \(libreoffice_impress\) needs what this "
-                                                       r"install lacks: metrics: check_image_stretch_and_center"):
+        task_id = "22a4636f-8179-4357-8e87-d1743ece1f81"  # uploads to OSWorld's Google Drive account
+        with pytest.raises(MissingResourceError, match=rf"task {task_id} \(multi_apps\) needs what this "
+                                                       r"install lacks: setup: googledrive, login"):
             env.reset(options={"task_id": task_id})
     finally:
         env.close()

@@ -60,14 +60,16 @@ def test_missing_results_score_zero(ctx):  # noqa: F811
     ev = evaluator(func="compare_text_file", result={"type": "vm_file", "path": "/nope.txt", "dest": "n.txt"},
                    expected={"type": "local_file", "path": "g.txt"})
     result = evaluate(ctx, ev, None)
-    assert result.score == 0.0 and result.details[0]["error"] == "result not found"
+    assert result.score == 0.0 and "found nothing" in result.details[0]["note"]
 
 
 def test_metric_errors_on_bad_files_score_zero_with_the_reason(vm, ctx):  # noqa: F811
     vm.files["/home/user/bad.docx"] = b"not a document"
     bad = {"type": "vm_file", "path": "/home/user/bad.docx", "dest": "bad.docx"}
-    result = evaluate(ctx, evaluator(func="compare_docx_tables", result=bad, expected=bad), None)
+    assert evaluate(ctx, evaluator(func="compare_docx_tables", result=bad, expected=bad), None).score == 0.0
+    result = evaluate(ctx, evaluator(func="fuzzy_place_math", result=bad, expected=rule({"expected": []})), None)
     assert result.score == 0.0 and "Package not found" in result.details[0]["error"]
+    assert len(result.details) == 1
     vm.files["/home/user/bad.xlsx"] = b"not a workbook"
     table = evaluator(func="compare_table", result={"type": "vm_file", "path": "/home/user/bad.xlsx", "dest": "b.xlsx"},
                       options={"rules": [{"type": "sheet_name"}]})
@@ -82,3 +84,12 @@ def test_postconfig_runs_before_scoring(vm, ctx):  # noqa: F811
                    postconfig=[{"type": "execute", "parameters": {"command": ["save"]}}])
     assert evaluate(ctx, ev, None).score == 1.0
     assert ("/setup/execute", ["save"]) in vm.calls
+
+
+def test_a_metric_that_raises_fails_the_whole_evaluation(ctx):  # noqa: F811
+    """In OSWorld (``desktop_env.py::DesktopEnv.evaluate``) an exception in a metric ends the
+    evaluation, so a later metric of an ``or`` cannot rescue the task: it scores 0."""
+    ev = evaluator(func=["is_in_list", "exact_match"], conj="or", result=[rule(None), rule("a")],
+                   expected=[rule({"expected": "x"}), rule(MATCH)])
+    result = evaluate(ctx, ev, None)
+    assert result.score == 0.0 and len(result.details) == 1 and "TypeError" in result.details[0]["error"]

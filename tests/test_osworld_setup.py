@@ -106,3 +106,22 @@ def test_remote_backend_runs_actions_as_pyautogui_in_the_vm(vm, ctx):
     assert "pyautogui.write('a ')\npyautogui.hotkey('shift', ',')\npyautogui.write(' b')" in command[2]
     obs = ctx.backend.observe()
     assert obs.screenshot.shape == (3, 4, 3) and tuple(obs.screenshot[0, 0]) == (10, 20, 30)
+
+
+def test_update_browse_history_fills_chrome_history(vm, ctx):  # noqa: F811
+    """OSWorld's ``_update_browse_history_setup``: its empty history database (from the file
+    cache) with a url and a visit row per item, uploaded to Chrome's profile."""
+    import sqlite3
+
+    template = ctx.task_cache / "history_new.sqlite"
+    template.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(template) as db:
+        db.execute("create table urls (id integer primary key, url, title, visit_count, typed_count, last_visit_time, hidden)")
+        db.execute("create table visits (id integer primary key, url, visit_time, from_visit, transition, segment_id, "
+                   "visit_duration)")
+    run(ctx, "update_browse_history", history=[{"url": "https://a.org", "title": "A", "visit_time_from_now_in_seconds": 60}])
+    uploaded = ctx.scratch / "History"
+    uploaded.write_bytes(vm.files["/home/user/.config/google-chrome/Default/History"])
+    with sqlite3.connect(uploaded) as db:
+        assert db.execute("select url, title, visit_count from urls").fetchall() == [("https://a.org", "A", 1)]
+        assert db.execute("select transition from visits").fetchall() == [(805306368,)]

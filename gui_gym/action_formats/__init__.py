@@ -6,12 +6,21 @@ may hold several actions, e.g. a pyautogui snippet), ``parse(value, **context) -
 ``format(action, **context)``. The
 registry below is the only place that knows them all; `gui_gym.actions.parse_action` and
 `format_action` dispatch through it.
+
+A parser that accepts an output but ignores part of it, as the benchmark's own code does
+(AndroidWorld drops fields irrelevant to the action type), says so with `warn`; the env
+collects these notes per step into ``info["action_warnings"]`` (`collect_warnings`).
+Outside a collection they are logged.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import importlib
+import logging
 from types import ModuleType
+from typing import Iterator
 
 from gui_gym.errors import ActionParseError
 
@@ -25,6 +34,30 @@ FORMATS: dict[str, str] = {
     "point": "gui_gym.suites.mmbench.point_format",
 }
 """Format name -> module path. Imported on first use."""
+
+logger = logging.getLogger(__name__)
+_WARNINGS: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("gui_gym_action_warnings", default=None)
+"""The notes of the parse under way in this context (thread, task), or None outside one."""
+
+
+def warn(message: str) -> None:
+    """Note something a parser accepted but did not carry out as written."""
+    notes = _WARNINGS.get()
+    if notes is None:
+        logger.warning(message)
+    else:
+        notes.append(message)
+
+
+@contextlib.contextmanager
+def collect_warnings() -> Iterator[list[str]]:
+    """Collect the `warn` notes of the parsing done inside the block into the yielded list."""
+    notes: list[str] = []
+    token = _WARNINGS.set(notes)
+    try:
+        yield notes
+    finally:
+        _WARNINGS.reset(token)
 
 
 def get_format(name: str) -> ModuleType:

@@ -21,13 +21,12 @@ carry no text or duration, so a done/fail text and a wait duration are not writt
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any, Mapping
 
-from gui_gym.actions import Action
+from gui_gym.actions import MAX_OUTPUT_CHARS, Action, check_text, finite_float
 from gui_gym.action_formats.pyautogui_code import PointerTrail
-from gui_gym.errors import ActionParseError
+from gui_gym.action_formats.reading import load_json, strip_fence
+from gui_gym.errors import ActionParseError, excerpt
 
 PARAMETERS: dict[str, tuple[str, ...]] = {
     "MOVE_TO": ("x", "y"), "CLICK": ("button", "x", "y", "num_clicks"), "MOUSE_DOWN": ("button",),
@@ -38,7 +37,6 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
 """action_type -> the parameters OSWorld's ACTION_SPACE defines for it."""
 
 EXAMPLE = '{"action_type": "CLICK", "parameters": {"x": 100, "y": 200}}'
-_FENCE = re.compile(r"\s*```(?:json)?[ \t]*\n(.*?)\n?[ \t]*```\s*", re.DOTALL)
 _SIMPLE = {"WAIT": Action("wait"), "DONE": Action.done(), "FAIL": Action.fail()}
 _CLICKS = {(1, None): "click", (1, "middle"): "click", (2, None): "double_click", (3, None): "triple_click",
            (1, "right"): "right_click"}
@@ -64,17 +62,13 @@ def parse_many(value: "str | Mapping[str, Any] | list[Any]", **_context: Any) ->
 
 def _items(value: Any) -> list[Any]:
     if isinstance(value, str):
-        fenced = _FENCE.fullmatch(value)
-        text = (fenced.group(1) if fenced else value).strip()
+        check_text(value, "the computer_13 output", MAX_OUTPUT_CHARS)
+        text = strip_fence(value, ("json",)).strip()
         if text in _SIMPLE:
             return [text]
         if not text:
             raise ActionParseError(f"expected a computer_13 action like {EXAMPLE}, received an empty string")
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ActionParseError(f"expected a computer_13 action like {EXAMPLE}, received invalid JSON "
-                                   f"({exc.msg} at {exc.pos})") from exc
+        value = load_json(text, f"a computer_13 action like {EXAMPLE}")
     if isinstance(value, Mapping):
         return [value]
     if isinstance(value, list) and value:
@@ -91,23 +85,23 @@ def _read(item: Any, trail: PointerTrail, where: str) -> None:
         raise ActionParseError(f"{where}: expected an object like {EXAMPLE}, received {type(item).__name__}")
     action_type = item.get("action_type")
     if not isinstance(action_type, str) or action_type.upper() not in PARAMETERS:
-        raise ActionParseError(f"{where}: unknown action_type {action_type!r}; expected one of {list(PARAMETERS)}")
+        raise ActionParseError(f"{where}: unknown action_type {excerpt(action_type)}; expected one of {list(PARAMETERS)}")
     action_type = action_type.upper()
     where = f"{where} ({action_type})"
     if "parameters" in item:
         extra = sorted(set(item) - {"action_type", "parameters"})
         if extra:
             raise ActionParseError(f"{where}: give parameters either under 'parameters' or flat, not both; "
-                                   f"received {extra} beside 'parameters'")
+                                   f"received {excerpt(extra)} beside 'parameters'")
         params = item["parameters"] if item["parameters"] is not None else {}
         if not isinstance(params, Mapping):
-            raise ActionParseError(f"{where}: 'parameters' must be an object, received {params!r}")
+            raise ActionParseError(f"{where}: 'parameters' must be an object, received {excerpt(params)}")
     else:
         params = {key: v for key, v in item.items() if key != "action_type"}
     unknown = sorted(set(params) - set(PARAMETERS[action_type]))
     if unknown:
         expected = ", ".join(PARAMETERS[action_type]) or "no parameters"
-        raise ActionParseError(f"{where} takes {expected}; received unknown {unknown}")
+        raise ActionParseError(f"{where} takes {expected}; received unknown {excerpt(unknown)}")
     _READERS[action_type](_Params(params, where), trail)
 
 
@@ -120,29 +114,29 @@ class _Params:
         x, y = self.values.get("x"), self.values.get("y")
         for name, v in (("x", x), ("y", y)):
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
-                raise ActionParseError(f"{self.where}: {name} must be a number of screen pixels, received {v!r}")
+                raise ActionParseError(f"{self.where}: {name} must be a number of screen pixels, received {excerpt(v)}")
         if x is None and y is None and not required:
             return None
         if x is None or y is None:
-            raise ActionParseError(f"{self.where}: needs both x and y (screen pixels), received {dict(self.values)}")
-        return float(x), float(y)
+            raise ActionParseError(f"{self.where}: needs both x and y (screen pixels), received {excerpt(dict(self.values))}")
+        return finite_float(x, f"{self.where}: x"), finite_float(y, f"{self.where}: y")
 
     def button(self) -> str | None:
         button = self.values.get("button", "left")
         if button not in ("left", "middle", "right"):
-            raise ActionParseError(f"{self.where}: button must be 'left', 'middle' or 'right', received {button!r}")
+            raise ActionParseError(f"{self.where}: button must be 'left', 'middle' or 'right', received {excerpt(button)}")
         return None if button == "left" else button
 
     def integer(self, name: str) -> int:
         v = self.values.get(name, 0)
         if isinstance(v, bool) or not isinstance(v, int):
-            raise ActionParseError(f"{self.where}: {name} must be an int, received {v!r}")
+            raise ActionParseError(f"{self.where}: {name} must be an int, received {excerpt(v)}")
         return v
 
     def text(self, name: str) -> str:
         v = self.values.get(name)
         if not isinstance(v, str) or not v:
-            raise ActionParseError(f"{self.where}: {name} must be a non-empty string, received {v!r}")
+            raise ActionParseError(f"{self.where}: {name} must be a non-empty string, received {excerpt(v)}")
         return v
 
 
@@ -150,7 +144,7 @@ def _click(p: _Params, trail: PointerTrail) -> None:
     button, clicks = p.button(), p.values.get("num_clicks", 1)
     kind = _CLICKS.get((clicks, button)) if isinstance(clicks, int) and not isinstance(clicks, bool) else None
     if kind is None:
-        raise ActionParseError(f"{p.where}: num_clicks={clicks!r} with button {button or 'left'!r} has no canonical "
+        raise ActionParseError(f"{p.where}: num_clicks={excerpt(clicks)} with button {button or 'left'!r} has no canonical "
                                "action; use num_clicks 1, 2 or 3 with the left button, or 1 with right/middle")
     trail.click(kind, p.point(), button if kind == "click" else None, p.where)
 
@@ -168,7 +162,7 @@ def _scroll(p: _Params, trail: PointerTrail) -> None:
 def _hotkey(p: _Params, trail: PointerTrail) -> None:
     keys = p.values.get("keys")
     if not isinstance(keys, list) or not keys or not all(isinstance(k, str) and k for k in keys):
-        raise ActionParseError(f"{p.where}: keys must be a non-empty list of key names, received {keys!r}")
+        raise ActionParseError(f"{p.where}: keys must be a non-empty list of key names, received {excerpt(keys)}")
     trail.add(Action("key" if len(keys) == 1 else "hotkey", keys=tuple(keys)))
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
-from gui_gym.actions import Action
+from gui_gym.actions import MAX_OUTPUT_CHARS, Action, check_action_count, check_text
+from gui_gym.action_formats.reading import load_json
 from gui_gym.errors import ActionParseError
 
 
@@ -24,15 +25,12 @@ def parse(value: "str | Mapping[str, Any] | list[Any]", **context: Any) -> Actio
 def parse_many(value: "str | Mapping[str, Any] | list[Any]", **_context: Any) -> list[Action]:
     """Every action in a JSON action object or a non-empty list of them."""
     if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise ActionParseError(
-                f"expected a JSON action object, received invalid JSON ({exc.msg} at {exc.pos})"
-            ) from exc
+        check_text(value, "the JSON output", MAX_OUTPUT_CHARS)
+        value = load_json(value, "a JSON action object")
     if isinstance(value, list):
         if not value:
             raise ActionParseError("expected a JSON action object or a list of them, received an empty list")
+        check_action_count(len(value))
         return [Action.from_dict(item) for item in value]
     return [Action.from_dict(value)]
 

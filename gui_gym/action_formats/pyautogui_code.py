@@ -20,15 +20,14 @@ positive clicks scroll up; ``hscroll``: positive scrolls right. ``interval``, ``
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from gui_gym.actions import Action
-from gui_gym.errors import ActionParseError
+from gui_gym.actions import MAX_OUTPUT_CHARS, Action, check_action_count, check_text, finite_float
+from gui_gym.action_formats.reading import strip_fence
+from gui_gym.errors import ActionParseError, excerpt
 
 _SPECIALS = {"WAIT": Action("wait"), "DONE": Action.done(), "FAIL": Action.fail()}
-_FENCE = re.compile(r"\s*```(?:python|py)?[ \t]*\n(.*?)\n?[ \t]*```\s*", re.DOTALL)
 _IGNORED = ("interval", "duration", "logScreenshot", "_pause")
 _BUTTONS = {"left": "left", "primary": "left", "right": "right", "secondary": "right", "middle": "middle"}
 _TO_PYAUTOGUI_KEY = {"meta": "win"}
@@ -44,6 +43,7 @@ class PointerTrail:
     pointer: tuple[float, float] | None = None
 
     def add(self, action: Action) -> None:
+        check_action_count(len(self.actions) + 1)
         self.actions.append(action)
         if action.kind == "drag":
             self.pointer = (action.to_x, action.to_y)  # type: ignore[assignment]
@@ -99,17 +99,20 @@ def parse_many(value: str, **_context: Any) -> list[Action]:
     if not isinstance(value, str):
         raise ActionParseError("expected pyautogui code like 'pyautogui.click(100, 200)', "
                                f"received {type(value).__name__}")
-    fenced = _FENCE.fullmatch(value)
-    code = (fenced.group(1) if fenced else value).strip()
+    check_text(value, "pyautogui code", MAX_OUTPUT_CHARS)
+    code = strip_fence(value, ("python", "py")).strip()
     if not code:
         raise ActionParseError("expected pyautogui code like 'pyautogui.click(100, 200)', received an empty string")
     if code in _SPECIALS:
         return [_SPECIALS[code]]
     try:
         tree = ast.parse(code)
-    except SyntaxError as exc:
+    except SyntaxError as exc:  # also integer literals past Python's 4,300-digit limit
         raise ActionParseError(f"line {exc.lineno}: invalid Python ({exc.msg}); expected pyautogui calls "
-                               "like pyautogui.click(100, 200)") from exc
+                               "like pyautogui.click(100, 200)") from None
+    except (MemoryError, RecursionError):  # the parser's stack: a long run of unary minus signs, say
+        raise ActionParseError("the code nests too deep to read; expected pyautogui calls with literal arguments "
+                               "like pyautogui.click(100, 200)") from None
     trail = PointerTrail()
     for statement in tree.body:
         _statement(statement, code, trail)
@@ -191,10 +194,10 @@ def _bind(params: tuple[str, ...], args: list[Any], kwargs: dict[str, Any], wher
         bound = dict(zip(params, args))
     for key, value in kwargs.items():
         if key in bound:
-            raise ActionParseError(f"{where}: argument {key!r} given twice")
+            raise ActionParseError(f"{where}: argument {excerpt(key)} given twice")
         if key not in params and key not in _IGNORED:
             accepted = [p for p in params if not p.startswith("*")] + list(_IGNORED)
-            raise ActionParseError(f"{where}: unknown argument {key!r}; accepted: {', '.join(accepted)}")
+            raise ActionParseError(f"{where}: unknown argument {excerpt(key)}; accepted: {', '.join(accepted)}")
         bound[key] = value
     return bound
 
@@ -203,24 +206,24 @@ def _bind(params: tuple[str, ...], args: list[Any], kwargs: dict[str, Any], wher
 
 def _number(value: Any, what: str, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ActionParseError(f"{where}: {what} must be a number, received {value!r}")
-    return value
+        raise ActionParseError(f"{where}: {what} must be a number, received {excerpt(value)}")
+    return finite_float(value, f"{where}: {what}")
 
 
 def _count(value: Any, what: str, where: str, allow_negative: bool = False) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value == 0 or (value < 0 and not allow_negative):
         expected = "a non-zero int" if allow_negative else "a positive int"
-        raise ActionParseError(f"{where}: {what} must be {expected}, received {value!r}")
+        raise ActionParseError(f"{where}: {what} must be {expected}, received {excerpt(value)}")
     return value
 
 
 def _point(b: dict[str, Any], where: str, names: tuple[str, str] = ("x", "y")) -> tuple[float, float] | None:
     x, y = b.get(names[0]), b.get(names[1])
     if isinstance(x, str):
-        raise ActionParseError(f"{where}: locating an image on the screen ({x!r}) is not supported; give x and y")
+        raise ActionParseError(f"{where}: locating an image on the screen ({excerpt(x)}) is not supported; give x and y")
     if isinstance(x, list) and y is None:
         if len(x) != 2:
-            raise ActionParseError(f"{where}: a point must be (x, y), received {x!r}")
+            raise ActionParseError(f"{where}: a point must be (x, y), received {excerpt(x)}")
         x, y = x
     if x is None and y is None:
         return None
@@ -232,7 +235,7 @@ def _point(b: dict[str, Any], where: str, names: tuple[str, str] = ("x", "y")) -
 def _button(b: dict[str, Any], where: str) -> str | None:
     raw = b.get("button", "left")
     if not isinstance(raw, str) or raw.lower() not in _BUTTONS:
-        raise ActionParseError(f"{where}: button must be 'left', 'middle' or 'right', received {raw!r}")
+        raise ActionParseError(f"{where}: button must be 'left', 'middle' or 'right', received {excerpt(raw)}")
     button = _BUTTONS[raw.lower()]
     return None if button == "left" else button
 
@@ -245,7 +248,7 @@ def _chord(keys: list[str]) -> Action:
 def _key_list(value: Any, where: str) -> list[str]:
     keys = [value] if isinstance(value, str) else value
     if not isinstance(keys, list) or not keys or not all(isinstance(k, str) and k for k in keys):
-        raise ActionParseError(f"{where}: expected a key name or a list of key names, received {value!r}")
+        raise ActionParseError(f"{where}: expected a key name or a list of key names, received {excerpt(value)}")
     return keys
 
 
@@ -316,7 +319,7 @@ def _write(b: dict[str, Any], trail: PointerTrail, where: str) -> None:
     elif isinstance(message, str) and message:
         trail.add(Action.type(message))
     else:
-        raise ActionParseError(f"{where}: expected a non-empty string (or a list of key names), received {message!r}")
+        raise ActionParseError(f"{where}: expected a non-empty string (or a list of key names), received {excerpt(message)}")
 
 
 def _press(b: dict[str, Any], trail: PointerTrail, where: str) -> None:

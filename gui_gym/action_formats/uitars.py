@@ -16,11 +16,18 @@ Mapping (UI-TARS -> kind): click/left_single -> click, left_double -> double_cli
 right_single -> right_click, hover -> move, long_press -> long_press (``time`` ignored),
 drag/select/swipe(start, end) and the old mobile scroll(start_box, end_box) -> drag,
 scroll(point?, direction) -> scroll with ``DEFAULT_SCROLL_AMOUNT`` (UI-TARS has no amount),
-hotkey(key='ctrl c') -> hotkey (one key -> key), press -> key, keydown -> key_down,
+hotkey(key='ctrl c') -> hotkey (one key -> key; 'ctrl+c' is split at the '+' too, see
+below), press -> key, keydown -> key_down,
 keyup/release -> key_up, enter() -> key enter, type(content) -> type (a trailing newline
 is kept: it means submit), wait() -> wait, finished(content?) -> done(text=content or None),
 call_user() -> fail(text="call_user"), open_app(app_name) -> open_app, press_home() ->
 navigate_home, press_back() -> navigate_back, open_url(url) -> goto.
+
+Where we differ from the reference parser (bytedance/UI-TARS ``codes/ui_tars/action_parser.py``,
+``parsing_response_to_pyautogui_code``): it splits a hotkey's keys at spaces only, so
+``hotkey(key='ctrl+c')`` becomes ``pyautogui.hotkey('ctrl+c')``, one key that pyautogui does
+not know and presses nothing for. We split at '+' as well, so the chord is pressed: the
+model's evident intent, and the reason we keep it.
 
 Writing: `format` is the inverse for those kinds; an answer is written as
 ``finished(content=...)`` (UI-TARS answers that way, and it reads back as done), a scroll
@@ -34,9 +41,9 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from gui_gym.actions import Action
+from gui_gym.actions import MAX_OUTPUT_CHARS, Action, check_action_count, check_text
 from gui_gym.action_formats.coords import CoordinateMapping
-from gui_gym.errors import ActionParseError
+from gui_gym.errors import ActionParseError, excerpt
 
 STYLES = ("box", "box_token", "point")
 EXAMPLE = "click(start_box='(x,y)')"
@@ -44,13 +51,16 @@ EXAMPLE = "click(start_box='(x,y)')"
 _ACTION_LINE = re.compile(r"^[ \t]*Action[ \t]*:[ \t]*", re.MULTILINE)
 _CALL_START = re.compile(r"\s*(?:Action[ \t]*:\s*)?([A-Za-z_]\w*)\s*\(\s*")
 _KEYWORD = re.compile(r"([A-Za-z_]\w*)\s*=\s*")
-_STRING_CLOSES = re.compile(r"\s*(?:,\s*[A-Za-z_]\w*\s*=|,?\s*\)[ \t]*(?:\r?\n|$)|$)")
+_SPACE = re.compile(r"\s*")
+_STRING_CLOSES = re.compile(r",\s*[A-Za-z_]\w*\s*=|,?\s*\)[ \t]*(?:\r?\n|$)|$")
+"""What follows a closing quote, after its whitespace (skipped first: a leading ``\\s*`` here
+would backtrack over the whole run of spaces at every quote)."""
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"'}
 _TAGS = re.compile(r"<\|box_start\|>|<\|box_end\|>|</?point>|</?bbox>")
 _NUM = r"-?\d+(?:\.\d+)?"
-_POINT = re.compile(
-    rf"\s*(?P<open>[\(\[]?)\s*(?P<nums>{_NUM}(?:(?:\s*,\s*|\s+){_NUM}){{1,3}})\s*(?P<close>[\)\]]?)\s*"
-)
+_POINT = re.compile(rf"(?P<open>[\(\[]?)\s*(?P<nums>{_NUM}(?:(?:\s*,\s*|\s+){_NUM}){{1,3}})\s*(?P<close>[\)\]]?)")
+"""A point or box, matched against stripped text (outer ``\\s*`` on both sides would make a
+long run of spaces quadratic)."""
 _POINT_ALIASES = {"start_box": "start", "point": "start", "start_point": "start",
                   "end_box": "end", "end_point": "end"}
 _SPELLED = {"start": "start_box (or point)", "end": "end_box (or end_point)"}
@@ -74,6 +84,7 @@ def parse_many(value: str, *, screen_size: tuple[int, int] | None = None,
     """
     if not isinstance(value, str):
         raise ActionParseError(f"expected UI-TARS text like \"Action: {EXAMPLE}\", received {type(value).__name__}")
+    check_text(value, "UI-TARS output", MAX_OUTPUT_CHARS)
     text = value.strip()
     if not text:
         raise ActionParseError(f"expected UI-TARS text like \"Action: {EXAMPLE}\", received an empty string")
@@ -86,6 +97,16 @@ def parse_many(value: str, *, screen_size: tuple[int, int] | None = None,
         raise ActionParseError(f"expected an action call after 'Action:', e.g. {EXAMPLE}")
     points = _Points(screen_size, coordinates)
     return [_build(name, kwargs, points) for name, kwargs in _read_calls(text)]
+
+
+def thought(text: str) -> str | None:
+    """The ``Thought:`` of a UI-TARS output (up to its ``Action:`` line), or None."""
+    start = text.find("Thought:")
+    if start < 0:
+        return None
+    start += len("Thought:")
+    action = _ACTION_LINE.search(text, start)
+    return text[start:action.start() if action else len(text)].strip()
 
 
 def format(action: Action, *, screen_size: tuple[int, int] | None = None,
@@ -111,6 +132,9 @@ def _read_calls(text: str) -> list[tuple[str, dict[str, str]]]:
         if not start:
             raise ActionParseError(f"expected an action call like {EXAMPLE}, received {_snippet(text[pos:])!r}")
         name, pos = start.group(1), start.end()
+        if name not in _READERS:
+            shown = name if len(name) <= 60 else name[:60] + "..."
+            raise ActionParseError(f"unknown UI-TARS action {shown}(...); expected one of {sorted(_READERS)}")
         kwargs: dict[str, str] = {}
         while not text.startswith(")", pos):
             keyword = _KEYWORD.match(text, pos)
@@ -121,7 +145,7 @@ def _read_calls(text: str) -> list[tuple[str, dict[str, str]]]:
                 )
             key, pos = keyword.group(1), keyword.end()
             if key in kwargs:
-                raise ActionParseError(f"{name}(...): argument {key!r} given twice")
+                raise ActionParseError(f"{name}(...): argument {excerpt(key)} given twice")
             kwargs[key], pos = _read_string(text, pos, f"{name}({key}=...)")
             pos = _skip_space(text, pos)
             if text.startswith(",", pos):
@@ -129,6 +153,7 @@ def _read_calls(text: str) -> list[tuple[str, dict[str, str]]]:
             elif not text.startswith(")", pos):
                 raise ActionParseError(f"{name}(...) is missing its closing ')'")
         calls.append((name, kwargs))
+        check_action_count(len(calls))
         pos += 1
     return calls
 
@@ -143,7 +168,7 @@ def _read_string(text: str, pos: int, where: str) -> tuple[str, int]:
         if char == "\\" and i + 1 < len(text):
             out.append(_ESCAPES.get(text[i + 1], text[i:i + 2]))
             i += 2
-        elif char == quote and _STRING_CLOSES.match(text, i + 1):
+        elif char == quote and _STRING_CLOSES.match(text, _SPACE.match(text, i + 1).end()):
             return "".join(out), i + 1
         else:
             out.append(char)
@@ -185,13 +210,13 @@ class _Points:
         return self._mapping
 
     def read(self, where: str, raw: str) -> tuple[float, float]:
-        match = _POINT.fullmatch(_TAGS.sub(" ", raw))
+        match = _POINT.fullmatch(_TAGS.sub(" ", raw).strip())
         pairs = {"": "", "(": ")", "[": "]"}
         nums = [float(n) for n in re.findall(_NUM, match.group("nums"))] if match else []
         if not match or pairs[match.group("open")] != match.group("close") or len(nums) not in (2, 4):
             raise ActionParseError(
                 f"{where}: expected a point like '(x,y)', '<|box_start|>(x,y)<|box_end|>', "
-                f"'<point>x y</point>' or a box '[x1,y1,x2,y2]', received {raw!r}"
+                f"'<point>x y</point>' or a box '[x1,y1,x2,y2]', received {excerpt(raw)}"
             )
         if len(nums) == 4:
             nums = [(nums[0] + nums[2]) / 2, (nums[1] + nums[3]) / 2]
@@ -209,15 +234,13 @@ class _Points:
 
 
 def _build(name: str, kwargs: dict[str, str], points: _Points) -> Action:
-    if name not in _READERS:
-        raise ActionParseError(f"unknown UI-TARS action {name}(...); expected one of {sorted(_READERS)}")
     allowed, reader = _READERS[name]
     args: dict[str, str] = {}
     for key, raw in kwargs.items():
         canonical = _POINT_ALIASES.get(key, key)
         if canonical not in allowed:
             expected = ", ".join(sorted(_SPELLED.get(a, a) for a in allowed)) or "no arguments"
-            raise ActionParseError(f"{name}(...) takes {expected}; received {key!r}")
+            raise ActionParseError(f"{name}(...) takes {expected}; received {excerpt(key)}")
         if canonical in args:
             raise ActionParseError(f"{name}(...): the {canonical} point is given twice")
         args[canonical] = raw
@@ -277,7 +300,7 @@ def _one_key(kind: str) -> Callable[[_Args], Action]:
     def read(a: _Args) -> Action:
         keys = a.keys()
         if len(keys) != 1:
-            raise ActionParseError(f"{a.name}(...) takes one key, received {list(keys)}; "
+            raise ActionParseError(f"{a.name}(...) takes one key, received {excerpt(list(keys))}; "
                                    "use hotkey(key='...') for chords")
         return Action(kind, keys=keys)
     return read

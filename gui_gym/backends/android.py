@@ -24,6 +24,7 @@ import os
 import re
 import socket
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -32,9 +33,10 @@ from PIL import Image
 
 from gui_gym.actions import Action
 from gui_gym.backends.android_elements import UIElement, element_at, elements_text, parse_uiautomator_xml
-from gui_gym.backends.android_input import (direction_swipe, key_command, keycode, resolve_package, scroll_swipe,
-                                            text_commands)
-from gui_gym.backends.base import Backend, Observation
+from gui_gym.backends.android_input import (direction_swipe, key_command, keycode, resolve_package, screen_swipe,
+                                            scroll_swipe, text_commands)
+from gui_gym.backends.android_sync import SyncSession
+from gui_gym.backends.base import DEFAULT_STEP_TIMEOUT_S, Backend, Observation
 from gui_gym.errors import ActionExecutionError, GUIGymError, InfraError, MissingResourceError
 from gui_gym.waiting import wait_until
 
@@ -59,10 +61,19 @@ class AndroidConfig:
     """(width, height); None: read from the device (`wm size`) when the env is made."""
     connect_timeout_s: float = 2.0
     command_timeout_s: float = 30.0
+    step_timeout_s: float | None = DEFAULT_STEP_TIMEOUT_S
+    """Bound on each action (with its settling) and each observation; past it the adb
+    connections in flight are cut and the device is reconnected at the next reset."""
     settle_timeout_s: float = 4.0
     settle_interval_s: float = 0.05
     long_press_s: float = 1.0
     swipe_ms: int = 400
+    """Duration of a drag, a two-point swipe, and a direction swipe from a given point."""
+    screen_swipe_ms: int = 500
+    """Duration of a direction swipe across the screen (AndroidWorld's swipe: 500 ms)."""
+    scroll_ms: int | None = None
+    """Duration of a scroll's swipe; None gives none, so the device's default (300 ms), as
+    AndroidWorld's scroll does."""
     dump_path: str = "/data/local/tmp/gui_gym_window_dump.xml"
 
     def __post_init__(self) -> None:
@@ -94,6 +105,24 @@ class ShellResult:
     stderr: str
 
 
+@dataclass(frozen=True)
+class DirEntry:
+    """One entry of a device folder as adb sync lists it."""
+
+    name: str
+    mode: int
+    size: int
+    mtime_s: int
+
+    @property
+    def is_file(self) -> bool:
+        return (self.mode & 0o170000) == 0o100000
+
+    @property
+    def is_dir(self) -> bool:
+        return (self.mode & 0o170000) == 0o040000
+
+
 class AndroidBackend(Backend):
     """One Android device driven over adb."""
 
@@ -114,6 +143,10 @@ class AndroidBackend(Backend):
     def screen_size(self) -> tuple[int, int]:
         return self._screen_size
 
+    @property
+    def step_timeout_s(self) -> float | None:  # type: ignore[override]
+        return self.config.step_timeout_s
+
     # ---- what suites ask of the device -----------------------------------------------------
 
     def shell(self, command: str | Sequence[str], *, check: bool = True) -> ShellResult:
@@ -131,7 +164,7 @@ class AndroidBackend(Backend):
         return self._guard(work)
 
     def write_file(self, path: str, data: bytes, mode: int = 0o644) -> None:
-        """Write a device file (adb push); its folder must exist."""
+        """Write a device file (adb push); adbd creates missing folders."""
         self._guard(lambda: self._device.sync.push(data, path, mode))
         self._xml = None
 
@@ -142,12 +175,48 @@ class AndroidBackend(Backend):
         """Names in a device folder (adb sync LIST), without . and ..; [] when it is absent."""
         return self._guard(lambda: [f.path for f in self._device.sync.list(path) if f.path not in (".", "..")])
 
+    def list_entries(self, path: str) -> list[DirEntry]:
+        """The entries of a device folder with their mode, size and modification time (adb
+        sync LIST), without . and ..; [] when it is absent."""
+        def work() -> list[DirEntry]:
+            return [DirEntry(f.path, f.mode, f.size, int(f.mtime.timestamp()) if f.mtime else 0)
+                    for f in self._device.sync.list(path) if f.path not in (".", "..")]
+        return self._guard(work)
+
+    def list_and_read(self, folder: str, names: Sequence[str]) -> dict[str, bytes]:
+        """The files of `folder` among `names` that exist, read over one sync connection."""
+        def work(session: SyncSession) -> dict[str, bytes]:
+            present = {entry[0] for entry in session.list(folder)}
+            found = {name: session.read(f"{folder}/{name}") for name in names if name in present}
+            return {name: data for name, data in found.items() if data is not None}
+        return self._guard(lambda: self._with_sync(work))
+
+    def _with_sync(self, work):
+        connection = self._device.open_transport()
+        try:
+            connection.send_command("sync:")
+            connection.check_okay()
+            session = SyncSession(connection.conn)
+            result = work(session)
+            session.close()
+            return result
+        finally:
+            connection.close()
+
+    def adb_root(self) -> str:
+        """Ask adbd to restart as root (``adb root``); its answer. The device drops off the adb
+        server for a moment while adbd restarts."""
+        return self._guard(lambda: self._device.root())
+
     def foreground(self) -> tuple[str, str]:
         """(package, activity) of the focused window; ("", "") when none has focus."""
         return self._guard(self._foreground)
 
-    def elements(self) -> list[UIElement]:
-        """The current screen's UI elements, indexed as element-index actions index them."""
+    def elements(self, fresh: bool = False) -> list[UIElement]:
+        """The current screen's UI elements, indexed as element-index actions index them;
+        `fresh`: dump the screen again rather than reuse the dump taken since the last action."""
+        if fresh:
+            self._xml = None
         return self._guard(self._current_elements)
 
     def open_app(self, name: str) -> str:
@@ -231,7 +300,7 @@ class AndroidBackend(Backend):
             x, y = self._point(action)
             if kind == "long_press":
                 ms = round((action.duration_s or self.config.long_press_s) * 1000)
-                self._input(["input", "swipe", x, y, x, y, ms])
+                self._swipe(x, y, x, y, ms)
             for _ in range({"click": 1, "double_click": 2}.get(kind, 0)):
                 self._input(["input", "tap", x, y])
         elif kind == "type":
@@ -240,15 +309,16 @@ class AndroidBackend(Backend):
             for command in text_commands(action.text):
                 self._input(command)
         elif kind == "scroll":
-            self._swipe(*scroll_swipe(self._scroll_region(action), action.direction, action.amount))
+            self._swipe(*scroll_swipe(self._scroll_region(action), action.direction, action.amount),
+                        self.config.scroll_ms)
         elif kind in ("swipe", "drag"):
             if action.to_x is not None:
                 path = (*self._checked(action.x, action.y), *self._checked(action.to_x, action.to_y))
+            elif action.x is not None:
+                path = direction_swipe(self._checked(action.x, action.y), action.direction, self._screen_size)
             else:
-                width, height = self._screen_size
-                start = self._checked(action.x, action.y) if action.x is not None else (width / 2, height / 2)
-                path = direction_swipe(start, action.direction, self._screen_size)
-            self._swipe(*path)
+                path = screen_swipe(action.direction, self._screen_size)
+            self._swipe(*path, self.config.swipe_ms if action.x is not None else self.config.screen_swipe_ms)
         elif kind == "key":
             self._input(key_command(action.keys[0]))
         elif kind == "hotkey":
@@ -272,30 +342,34 @@ class AndroidBackend(Backend):
     def _input(self, argv: Sequence[Any]) -> None:
         self._shell([str(a) for a in argv], check=True)
 
-    def _swipe(self, x1: int, y1: int, x2: int, y2: int) -> None:
-        self._input(["input", "swipe", x1, y1, x2, y2, self.config.swipe_ms])
+    def _swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int | None) -> None:
+        self._input(["input", "swipe", x1, y1, x2, y2, *([] if duration_ms is None else [duration_ms])])
 
     def _checked(self, x: float, y: float) -> tuple[int, int]:
+        """A point on the screen as whole pixels, cut with int() as AndroidWorld's actuation
+        does (env/actuation.py: ``x, y = int(x), int(y)``)."""
         width, height = self._screen_size
         if not (0 <= x < width and 0 <= y < height):
             raise ActionExecutionError(f"point ({x:g}, {y:g}) is off the {width}x{height} screen")
-        return round(x), round(y)
+        return int(x), int(y)
 
     def _point(self, action: Action) -> tuple[int, int]:
         if action.element is not None:
             return self._checked(*element_at(self._current_elements(), action.element).bbox_pixels.center)
         return self._checked(action.x, action.y)
 
-    def _scroll_region(self, action: Action) -> tuple[float, float, float, float]:
+    def _scroll_region(self, action: Action) -> tuple[int, int, int, int]:
+        """What a scroll swipes over: the element's box cut to the screen, or the whole screen
+        (0, 0, width, height), as AndroidWorld's scroll; or a box centred on the given point."""
         width, height = self._screen_size
         if action.element is not None:
             box = element_at(self._current_elements(), action.element).bbox_pixels
-            return box.x_min, box.y_min, box.x_max, box.y_max
+            return max(box.x_min, 0), max(box.y_min, 0), min(box.x_max, width), min(box.y_max, height)
         if action.x is not None:
             x, y = self._checked(action.x, action.y)
             half_w, half_h = min(x, width - 1 - x), min(y, height - 1 - y)
             return x - half_w, y - half_h, x + half_w, y + half_h
-        return 0, 0, width - 1, height - 1
+        return 0, 0, width, height
 
     def _installed(self) -> list[str]:
         if self._packages is None:
@@ -378,6 +452,11 @@ class AndroidBackend(Backend):
         except (OSError, _adb_error()):
             return False
 
+    def _abort(self, force: bool) -> None:
+        client = self._client
+        if client is not None:
+            client.abort()
+
     def _close(self) -> None:
         self._client = self._device = None  # adb holds no connection open between commands
         self._xml = self._elements = self._packages = None
@@ -395,15 +474,40 @@ def _client_class():
         def _safe_connect(self):
             return self._create_socket()  # adbutils would run `adb start-server` on failure
 
+        def close(self):
+            """adbutils' close, less its 10 ms sleep after shutting the write side: every
+            request here is read to its end before the connection closes, and app-data checks
+            make dozens of connections."""
+            if self.closed:
+                return
+            sock = self.conn
+            try:
+                sock.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+            sock.close()
+            self._AdbConnection__conn = None
+
     class Client(adbutils.AdbClient):
         def __init__(self, host: str, port: int, socket_timeout: float):
             super().__init__(host, port, socket_timeout)
             self._timeout_s = socket_timeout
+            self._open: weakref.WeakSet = weakref.WeakSet()
 
         def make_connection(self, timeout: float | None = None):
             connection = Connection(self.host, self.port)
             connection.conn.settimeout(timeout or self._timeout_s)
+            self._open.add(connection)
             return connection
+
+        def abort(self) -> None:
+            """Shut down every connection in flight (from another thread), so that a command
+            waiting on a hung device returns at once instead of after its socket timeout."""
+            for connection in list(self._open):
+                try:
+                    connection.conn.shutdown(socket.SHUT_RDWR)
+                except Exception:  # closed already (adbutils raises its own error for that)
+                    pass
 
         @functools.cached_property
         def _version(self) -> int:

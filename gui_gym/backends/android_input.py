@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import string
 
+from gui_gym.actions import DEFAULT_SCROLL_AMOUNT
 from gui_gym.errors import ActionExecutionError
 
 KEYCODES: dict[str, str] = {
@@ -33,11 +34,8 @@ KEYCODES: dict[str, str] = {
 is a keyboard's Home (start of line); the phone's Home button is the ``navigate_home`` action."""
 
 _TYPEABLE = set(string.printable) - set("\r\x0b\x0c")
-SCROLL_SHARE_PER_NOTCH = 0.08
-"""A canonical scroll of n notches swipes n x 8% of the scrolled region (at most 80%): the
-default 5 notches move 40%, about one screenful of list rows without flinging."""
 SWIPE_SHARE = 0.3
-"""A swipe given only a direction moves the finger 30% of the screen."""
+"""A swipe given a direction and a start point moves the finger 30% of the screen."""
 
 
 def keycode(key: str) -> str:
@@ -82,15 +80,27 @@ def _pieces(line: str) -> list[str]:
     return [piece.replace(" ", "%s") for piece in pieces if piece]
 
 
-def scroll_swipe(region: tuple[float, float, float, float], direction: str, notches: int) -> tuple[int, int, int, int]:
+def scroll_swipe(region: tuple[int, int, int, int], direction: str, notches: int) -> tuple[int, int, int, int]:
     """Finger path (x1, y1, x2, y2) that scrolls `region` (x_min, y_min, x_max, y_max) by
-    `notches` in `direction`, the direction the view moves: scrolling down drags the finger up."""
-    x_min, y_min, x_max, y_max = region
-    cx, cy = (x_min + x_max) / 2, (y_min + y_max) / 2
-    share = min(0.8, SCROLL_SHARE_PER_NOTCH * notches)
-    dx, dy = {"down": (0, -1), "up": (0, 1), "right": (-1, 0), "left": (1, 0)}[direction]
-    half_w, half_h = share * (x_max - x_min) / 2, share * (y_max - y_min) / 2
-    return (round(cx - dx * half_w), round(cy - dy * half_h), round(cx + dx * half_w), round(cy + dy * half_h))
+    `notches` in `direction`, the direction the view moves. At the default 5 notches it is
+    AndroidWorld's scroll (env/actuation.py, its scroll branch): from the region's centre (by
+    integer division) to the region's edge, against the direction, so scrolling down drags
+    the finger up to the top edge; n notches go n/5 of that way, at most to the edge."""
+    x_min, y_min, x_max, y_max = (int(v) for v in region)
+    cx, cy = (x_min + x_max) // 2, (y_min + y_max) // 2
+    end_x, end_y = {"down": (cx, y_min), "up": (cx, y_max), "right": (x_min, cy), "left": (x_max, cy)}[direction]
+    share = min(1.0, notches / DEFAULT_SCROLL_AMOUNT)
+    return cx, cy, round(cx + (end_x - cx) * share), round(cy + (end_y - cy) * share)
+
+
+def screen_swipe(direction: str, screen_size: tuple[int, int]) -> tuple[int, int, int, int]:
+    """Finger path across the whole screen through its middle, moving `direction` (the
+    finger's), edge to edge: AndroidWorld's swipe (env/actuation.py, its swipe branch), whose
+    paths run from 0 to the screen's width or height."""
+    width, height = screen_size
+    mid_x, mid_y = int(0.5 * width), int(0.5 * height)
+    return {"up": (mid_x, height, mid_x, 0), "down": (mid_x, 0, mid_x, height),
+            "right": (0, mid_y, width, mid_y), "left": (width, mid_y, 0, mid_y)}[direction]
 
 
 def direction_swipe(start: tuple[float, float], direction: str, screen_size: tuple[int, int]) -> tuple[int, int, int, int]:

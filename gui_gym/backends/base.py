@@ -1,22 +1,43 @@
 """The backend contract the env relies on.
 
-Public methods do the bookkeeping (health, error classification, timing); subclasses
-implement the ``_``-prefixed methods. Any unexpected failure from the machinery below (a
-Playwright error from a dead browser, a closed socket) leaves as one typed error: `InfraError`
-when the backend is no longer usable, `ActionExecutionError` when only that action failed.
+Public methods do the bookkeeping (health, error classification, timing, deadlines);
+subclasses implement the ``_``-prefixed methods. Any unexpected failure from the machinery
+below (a Playwright error from a dead browser, a closed socket) leaves as one typed error:
+`InfraError` when the backend is no longer usable, `ActionExecutionError` when only that
+action failed.
+
+Every call a step makes (an action with its settling, an observation) runs under
+`step_timeout_s`. A call still running then is stopped from a watchdog
+thread by `_abort`, which each backend implements by killing what the call waits on (the
+browser's processes, the desktop client's socket, the adb connection), so the blocked call
+returns; the call then fails as an `InfraError` and the backend is relaunched at the next
+reset. A call that still does not return `ABORT_GRACE_S` later is aborted harder
+(``_abort(force=True)``). The harness's per-episode wall-clock limit stays the last line of
+defence.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
 from gui_gym.actions import Action
 from gui_gym.errors import ActionExecutionError, GUIGymError, InfraError
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+DEFAULT_STEP_TIMEOUT_S = 120.0
+"""Longer than any one action may take on a working screen (a wait of at most 60 s, 10,000
+typed characters, a navigation with its own 15 s timeout, settling), so that only a hang
+reaches it."""
+ABORT_GRACE_S = 5.0
 
 
 @dataclass
@@ -33,10 +54,14 @@ class Observation:
 class Backend(ABC):
     """A screen the env drives: started once, reset per episode, closed once."""
 
+    step_timeout_s: float | None = DEFAULT_STEP_TIMEOUT_S
+    """Bound on each call a step makes (None: unbounded); backends read it from their config."""
+
     def __init__(self) -> None:
         self.healthy = False
         self.relaunches = 0
         self.last_settle_s = 0.0
+        self.aborts = 0
         self._ever_started = False
 
     @property
@@ -69,19 +94,79 @@ class Backend(ABC):
 
     def execute(self, action: Action) -> None:
         """Carry out one non-terminal action, then wait until the screen settles."""
-        self._guard(lambda: self._execute(action))
-        started = time.perf_counter()
-        self._guard(self._settle)
-        self.last_settle_s = time.perf_counter() - started
+        def work() -> None:
+            self._guard(lambda: self._execute(action))
+            started = time.perf_counter()
+            self._guard(self._settle)
+            self.last_settle_s = time.perf_counter() - started
+        self.bounded(f"a {action.kind} action", work)
 
     def observe(self, a11y: bool = False) -> Observation:
         """The screen now. Failing to see it is never the agent's fault: it is an
         `InfraError`, and the backend is relaunched at the next reset."""
         try:
-            return self._guard(lambda: self._observe(a11y))
-        except ActionExecutionError as exc:
+            return self.bounded("an observation", lambda: self._guard(lambda: self._observe(a11y)))
+        except InfraError:
+            raise
+        except GUIGymError as exc:  # an action error, or a server's refusal
             self.healthy = False
             raise InfraError(f"{type(self).__name__} could not observe the screen: {exc}") from exc
+
+    def bounded(self, what: str, work: Callable[[], T], *, timeout_s: float | None = None,
+                limit: str = "step_timeout_s") -> T:
+        """`work()`, aborted by `_abort` from a watchdog thread when it runs past `timeout_s`
+        (default: `step_timeout_s`; `limit` names the setting in messages); then an
+        `InfraError` naming `what`, and the backend is unhealthy."""
+        if timeout_s is None:
+            timeout_s = self.step_timeout_s
+        if timeout_s is None:
+            return work()
+        expired, finished = threading.Event(), threading.Event()
+
+        def expire() -> None:
+            expired.set()
+            logger.warning("%s: %s did not finish within %s=%g s; aborting the backend",
+                           type(self).__name__, what, limit, timeout_s)
+            self._abort_quietly(force=False)
+            if not finished.wait(ABORT_GRACE_S):
+                logger.warning("%s: %s still blocked %g s after the abort; aborting harder",
+                               type(self).__name__, what, ABORT_GRACE_S)
+                self._abort_quietly(force=True)
+
+        watchdog = threading.Timer(timeout_s, expire)
+        watchdog.daemon = True
+        watchdog.name = f"{type(self).__name__}-deadline"
+        watchdog.start()
+        failure: Exception | None = None
+        try:
+            result = work()
+        except Exception as exc:
+            failure = exc
+        finally:
+            self._end_watch(watchdog, finished, expired)
+        if expired.is_set():  # also when it returned as the watchdog fired: the backend is aborted all the same
+            raise self._overran(what, limit, timeout_s) from failure
+        if failure is not None:
+            raise failure
+        return result
+
+    def _end_watch(self, watchdog: threading.Timer, finished: threading.Event, expired: threading.Event) -> None:
+        finished.set()
+        watchdog.cancel()
+        if expired.is_set():
+            watchdog.join()  # let the abort finish before anyone relaunches
+
+    def _overran(self, what: str, limit: str, timeout_s: float) -> InfraError:
+        self.healthy = False
+        self.aborts += 1
+        return InfraError(f"{type(self).__name__}: {what} did not finish within {limit}={timeout_s:g} s; "
+                          "the backend was aborted and is relaunched at the next reset")
+
+    def _abort_quietly(self, force: bool) -> None:
+        try:
+            self._abort(force)
+        except Exception:  # the watchdog must not die before the harder abort
+            logger.exception("%s: aborting failed", type(self).__name__)
 
     def close(self) -> None:
         """Release every process; safe to call twice."""
@@ -120,6 +205,12 @@ class Backend(ABC):
 
     def _settle(self) -> None:
         """Wait until the screen is ready after an action (bounded). Default: nothing to wait on."""
+
+    def _abort(self, force: bool) -> None:
+        """Make a call blocked in this backend return (it is called from another thread, while
+        the call runs): kill what the call waits on. `force` comes `ABORT_GRACE_S` after a
+        first abort that did not free the call. Default: nothing, for backends whose calls
+        cannot block."""
 
     @abstractmethod
     def _observe(self, a11y: bool) -> Observation: ...

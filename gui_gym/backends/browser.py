@@ -9,6 +9,23 @@ bounded by `settle_timeout_s`.
 Screenshots come from the DevTools protocol with ``optimizeForSpeed`` (a fast PNG encoder,
 still lossless), decoded once to a numpy array; the text caret is hidden, as Playwright's own
 screenshots do, so identical states give identical pixels.
+
+What the browser may reach is one `AccessPolicy` (see `web_access`), applied at the agent's
+``goto`` (an ``action_error``), in the route every request passes, in the WebSocket route,
+and, for documents no request route sees (``chrome:``, ``view-source:``), before each
+observation. A restricted context also gets a proxy that is a closed port, with only the
+allowed origins bypassing it, so a connection no route sees (a redirect's next hop, a
+preconnect, a worker's WebSocket) goes nowhere. Each server a suite registers
+(`allow_server`) gets its token cookie in every context, so the server can refuse any other
+browser. docs/security.md says what this guarantees and what it does not.
+
+Calls that can block are bounded (`Backend.bounded`): each action with its settling and each
+observation by `step_timeout_s`, and closing a context or the browser and opening a fresh
+context (which have no timeout in Playwright) by `close_timeout_s`. Past its bound a call is
+aborted by killing the browser's process tree (its pid is asked of the browser at launch), so
+Playwright fails it at once; when even that does not free it, the Playwright driver is killed
+too. A dead driver is noticed (the browser still reports itself connected), so its failures
+are infrastructure errors and the relaunch starts a fresh driver.
 """
 
 from __future__ import annotations
@@ -16,23 +33,29 @@ from __future__ import annotations
 import base64
 import dataclasses
 import io
+import logging
 import os
+import re
 import shutil
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import numpy as np
 from PIL import Image
 
 from gui_gym.actions import Action
-from gui_gym.backends.base import Backend, Observation
+from gui_gym.backends.base import DEFAULT_STEP_TIMEOUT_S, Backend, Observation
 from gui_gym.backends.page_scripts import (AWAIT_SCROLL_JS, ELEMENTS_JS, INIT_JS, READY_JS, SCROLL_STATE_JS,
                                            element_tree_text)
+from gui_gym.backends.web_access import AccessPolicy
 from gui_gym.errors import ActionExecutionError, InfraError, MissingResourceError
+from gui_gym.processes import kill_tree, parent, running
+
+logger = logging.getLogger(__name__)
 
 CHROMIUM_ENV_VAR = "GUI_GYM_CHROMIUM"
 QUIET_FLAGS = (
@@ -50,7 +73,10 @@ SCREENSHOT_PARAMS = {"format": "png", "optimizeForSpeed": True}
 SCROLL_WAIT_FRAMES = 4
 """Frames to wait for a wheel scroll to land; one suffices in practice, the rest are for a
 page at the end of its scroll range, which never moves."""
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+CAPTURE_RETRY_MS = 25
+"""Wait between screenshot attempts while a page swaps its renderer (an error page commits)."""
+NOT_WEB = re.compile(r"^(?!(?:https?|data|blob):)", re.IGNORECASE)
+"""URLs an unrestricted context still routes to the filter: anything not on the web."""
 
 _KEY_NAMES = {
     "ctrl": "Control", "shift": "Shift", "alt": "Alt", "meta": "Meta", "enter": "Enter",
@@ -72,35 +98,75 @@ def playwright_key(key: str) -> str:
     raise ActionExecutionError(f"the browser has no key named {key!r}")
 
 
+class Driver:
+    """One running Playwright driver (a node process) and the number of backends using it."""
+
+    def __init__(self) -> None:
+        from playwright.sync_api import sync_playwright
+
+        self._manager = sync_playwright()
+        self.playwright = self._manager.start()
+        self.users = 0
+        self.dead = False
+        self.pid: int | None = None
+        """The driver's process id, which Playwright does not publish: the first browser
+        launched from it finds it (`BrowserBackend._find_processes`)."""
+
+    @property
+    def running(self) -> bool:
+        """False once the driver was killed or died (its browsers still say they are connected)."""
+        return not self.dead and (self.pid is None or running(self.pid))
+
+    def kill(self) -> None:
+        """From a watchdog thread: kill the driver and the browsers under it. Every call
+        waiting on it fails at once; the next `PlaywrightDrivers.acquire` starts a new one."""
+        self.dead = True
+        pid = self.pid
+        if pid is not None:
+            kill_tree(pid)
+
+    def stop(self) -> None:
+        """Stop the driver (idempotent); stopping one that died may fail, which is logged."""
+        try:
+            self._manager.__exit__()
+        except Exception:
+            if self.running:
+                raise
+            logger.debug("stopping a dead Playwright driver failed", exc_info=True)
+
+
 class PlaywrightDrivers:
     """One Playwright driver per thread, shared by that thread's browsers.
 
     Playwright's sync API allows a single running instance per thread, while a process may
     hold several envs (a rollout pool, `check_env` making a second env); each env still gets
-    its own browser, launched from the shared driver, which stops with its last user.
+    its own browser, launched from the shared driver, which stops with its last user. A driver
+    that was killed (it hung) is stopped and replaced at the next acquire; its other users find
+    their browsers gone and relaunch on the new one.
     """
 
     def __init__(self) -> None:
         self._local = threading.local()
 
-    def acquire(self):
+    def acquire(self) -> Driver:
         local = self._local
-        if getattr(local, "users", 0) == 0:
-            from playwright.sync_api import sync_playwright
+        current: Driver | None = getattr(local, "driver", None)
+        if current is not None and not current.running:
+            current.stop()  # the thread holds one running instance at most
+            current = None
+        if current is None:
+            current = local.driver = Driver()
+        current.users += 1
+        return current
 
-            local.driver = sync_playwright().start()
-            local.users = 0
-        local.users += 1
-        return local.driver
-
-    def release(self) -> None:
-        local = self._local
-        local.users -= 1
-        if local.users == 0:
+    def release(self, driver: Driver) -> None:
+        driver.users -= 1
+        if driver.users == 0:
             try:
-                local.driver.stop()
+                driver.stop()
             finally:
-                local.driver = None
+                if getattr(self._local, "driver", None) is driver:
+                    self._local.driver = None
 
 
 DRIVERS = PlaywrightDrivers()
@@ -148,9 +214,18 @@ class BrowserConfig:
     executable_path: str | None = None
     headless: bool = True
     allowed_hosts: frozenset[str] | None = None
-    """When set, every request to another host is aborted (navigation included)."""
+    """When set, the browser reaches only these hosts ("host": any port; "host:port": one
+    origin) and the servers registered with `BrowserBackend.allow_server`; every other request,
+    navigation and WebSocket is aborted. None: any host. Either way only http(s) is opened."""
     settle_timeout_s: float = 2.0
     navigation_timeout_s: float = 15.0
+    step_timeout_s: float | None = DEFAULT_STEP_TIMEOUT_S
+    """Bound on each action (with its settling) and each observation; past it the browser is
+    killed and relaunched at the next reset (`gui_gym.backends.base`). None: unbounded."""
+    close_timeout_s: float = 30.0
+    """Bound on closing a context or the browser and on opening a fresh context (calls with
+    no timeout of their own); past it the browser is killed and relaunched. Generous: it only
+    catches a hang, and a spurious kill on a loaded machine costs a relaunch."""
     locale: str = "en-US"
     timezone: str = "UTC"
     extra_args: tuple[str, ...] = field(default_factory=tuple)
@@ -189,8 +264,13 @@ class BrowserBackend(Backend):
         if config.allowed_hosts is not None:
             config.allowed_hosts = frozenset(config.allowed_hosts)
         self.config = config
+        self.access = AccessPolicy(config.allowed_hosts)
         self.start_url: str | None = None
         self.blocked_requests: list[str] = []
+        self.browser_pid: int | None = None
+        self._cookies: list[dict[str, Any]] = []
+        self._proxy_hole: socket.socket | None = None
+        self._driver: Driver | None = None
         self._playwright = None
         self._browser = None
         self._context = None
@@ -201,10 +281,18 @@ class BrowserBackend(Backend):
         self._disconnected = False
         self._crashed = False
         self._closing_context = False
+        self._servers_allowed = 0
+        self._context_servers = 0
+        """`_servers_allowed` when the context opened: a server registered since needs a fresh
+        context (its cookie, the proxy's bypass list), even with `keep_page`."""
 
     @property
     def screen_size(self) -> tuple[int, int]:
         return self.config.screen or self.config.viewport
+
+    @property
+    def step_timeout_s(self) -> float | None:  # type: ignore[override]
+        return self.config.step_timeout_s
 
     @property
     def page(self):
@@ -212,6 +300,16 @@ class BrowserBackend(Backend):
         return self._page
 
     # ---- what suites ask of the browser -------------------------------------------------
+
+    def allow_server(self, url: str, cookie: tuple[str, str] | None = None) -> None:
+        """Let the browser reach the server at `url` (its host and port) and send it
+        `cookie` (name, value), its token, from the next episode on. Suites call it when they
+        start their servers (see `gui_gym.suites.http_server.LoopbackServer.admit`)."""
+        self.access.allow_origin(url)
+        self._servers_allowed += 1
+        if cookie is not None:
+            name, value = cookie
+            self._cookies.append({"name": name, "value": value, "url": url, "httpOnly": True, "sameSite": "Strict"})
 
     def goto(self, url: str) -> None:
         """Open `url` in the current page and wait until it is ready."""
@@ -262,7 +360,8 @@ class BrowserBackend(Backend):
 
     def _start(self) -> None:
         executable = find_chromium(self.config.executable_path)
-        self._playwright = DRIVERS.acquire()
+        self._driver = DRIVERS.acquire()
+        self._playwright = self._driver.playwright
         args = list(QUIET_FLAGS) + list(self.config.extra_args)
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             args.append("--no-sandbox")  # Chromium refuses its sandbox as root
@@ -271,32 +370,89 @@ class BrowserBackend(Backend):
                 executable_path=executable, headless=self.config.headless, args=args,
                 timeout=60_000)
         except Exception:
-            DRIVERS.release()
-            self._playwright = None
+            DRIVERS.release(self._driver)
+            self._driver = self._playwright = None
             raise
         self._disconnected = False
         self._browser.on("disconnected", lambda _b: setattr(self, "_disconnected", True))
+        self.browser_pid, driver_pid = self._find_processes()
+        if self._driver.pid is None:
+            self._driver.pid = driver_pid
+        if self.access.restricted and self._proxy_hole is None:
+            # A port held bound but never listening: connecting to it is refused at once, and
+            # no other program can take it while we hold it.
+            self._proxy_hole = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            self._proxy_hole.bind(("127.0.0.1", 0))
+
+    def _find_processes(self) -> tuple[int | None, int | None]:
+        """(browser pid, Playwright driver pid): the browser names its own process over the
+        DevTools protocol; the driver is the browser's ancestor that is this process's child.
+        Without them a hung call cannot be aborted; everything else still works."""
+        try:
+            session = self._browser.new_browser_cdp_session()
+            try:
+                processes = session.send("SystemInfo.getProcessInfo")["processInfo"]
+            finally:
+                session.detach()
+            browser = next(int(p["id"]) for p in processes if p.get("type") == "browser")
+        except Exception as exc:  # another Chromium build, a remote browser
+            logger.warning("browser: could not learn the browser's process id (%s: %s); a hung call "
+                           "will not be aborted", type(exc).__name__, exc)
+            return None, None
+        driver, me = browser, os.getpid()
+        while driver is not None and parent(driver) not in (me, None, 0, 1):
+            driver = parent(driver)
+        return browser, driver if driver is not None and parent(driver) == me else None
+
+    def _bounded(self, what: str, work):
+        """`work` (a Playwright call with no timeout of its own) under `close_timeout_s`."""
+        return self.bounded(what, work, timeout_s=self.config.close_timeout_s, limit="close_timeout_s")
+
+    def _abort(self, force: bool) -> None:
+        """From the watchdog thread: kill the browser (with `force`, or when its pid is
+        unknown, the driver too); the driver then fails every call waiting on it."""
+        self._disconnected = True
+        if self.browser_pid is not None:
+            kill_tree(self.browser_pid)
+        if (force or self.browser_pid is None) and self._driver is not None:
+            self._driver.kill()
 
     def _new_episode(self) -> None:
-        if self.config.keep_page and self._page is not None and not self._page.is_closed() and not self._crashed:
+        if (self.config.keep_page and self._page is not None and not self._page.is_closed() and not self._crashed
+                and self._context_servers == self._servers_allowed):
             self.blocked_requests = []
             self.start_url = None
             self._elements = None
             return
         self._close_context()
-        width, height = self.config.viewport
-        self._context = self._browser.new_context(
-            viewport={"width": width, "height": height}, device_scale_factor=1,
-            locale=self.config.locale, timezone_id=self.config.timezone,
-            service_workers="block", accept_downloads=False)
-        self._context.set_default_timeout(self.config.navigation_timeout_s * 1000)
-        self._context.add_init_script(INIT_JS)
-        if self.config.allowed_hosts is not None:
-            self._context.route("**/*", self._filter_request)
-        self._context.on("page", self._adopt_page)
         self.blocked_requests = []
         self.start_url = None
         self._page = None
+        self._bounded("opening a fresh context", self._open_context)
+
+    def _open_context(self) -> None:
+        width, height = self.config.viewport
+        options: dict[str, Any] = {}
+        if self.access.restricted:
+            # Everything but the allowed origins goes to a closed port (see the module docstring).
+            options["proxy"] = {"server": f"http://127.0.0.1:{self._proxy_hole.getsockname()[1]}",
+                                "bypass": ",".join(self.access.reachable)}
+        self._context = self._browser.new_context(
+            viewport={"width": width, "height": height}, device_scale_factor=1,
+            locale=self.config.locale, timezone_id=self.config.timezone,
+            service_workers="block", accept_downloads=False, **options)
+        self._context.set_default_timeout(self.config.navigation_timeout_s * 1000)
+        self._context.add_init_script(INIT_JS)
+        if self._cookies:
+            self._context.add_cookies(self._cookies)
+        self._context_servers = self._servers_allowed
+        if self.access.restricted:
+            self._context.route("**/*", self._filter_request)
+            self._context.route_web_socket(lambda url: self.access.refusal(url, navigation=False) is not None,
+                                           self._refuse_socket)
+        else:
+            self._context.route(NOT_WEB, self._filter_request)
+        self._context.on("page", self._adopt_page)
         self._adopt_page(self._context.new_page())
 
     def _adopt_page(self, page) -> None:
@@ -323,13 +479,18 @@ class BrowserBackend(Backend):
                 self._adopt_page(others[-1])
 
     def _filter_request(self, route) -> None:
-        url = route.request.url
-        parts = urlsplit(url)
-        if parts.scheme in ("data", "blob", "about") or (parts.hostname or "") in self.config.allowed_hosts:
+        request = route.request
+        if self.access.refusal(request.url, navigation=request.is_navigation_request()) is None:
             route.continue_()
         else:
-            self.blocked_requests.append(url)
+            self.blocked_requests.append(request.url)
             route.abort("blockedbyclient")
+
+    def _refuse_socket(self, socket_route) -> None:
+        """A WebSocket to a server this env may not reach (the matcher picked it): closed
+        before it connects."""
+        self.blocked_requests.append(socket_route.url)
+        socket_route.close(code=1008, reason="blocked by gui-gym")
 
     def _goto(self, url: str) -> None:
         self._page.goto(url, wait_until="load")
@@ -400,9 +561,10 @@ class BrowserBackend(Backend):
             raise ActionExecutionError(f"the browser cannot perform {kind!r}")
 
     def _navigate(self, go, url: str) -> None:
-        host = urlsplit(url).hostname
-        if self.config.allowed_hosts is not None and host not in self.config.allowed_hosts:
-            raise ActionExecutionError(f"navigation to {url!r} is blocked: this env only reaches {sorted(self.config.allowed_hosts)}")
+        reason = self.access.refusal(url, navigation=True)
+        if reason is not None:
+            self.blocked_requests.append(url)
+            raise ActionExecutionError(f"navigation to {url!r} is blocked: {reason}")
         go()
 
     def _point(self, action: Action) -> tuple[float, float] | None:
@@ -454,21 +616,22 @@ class BrowserBackend(Backend):
             if ready and not self._inflight:
                 return
             self._page.wait_for_timeout(16)
+        # Timed out. A page still "leaving" after the whole bound announced a navigation that
+        # never came (one the browser aborted: an unknown scheme, a 204 answer); forget it, or
+        # every later step would wait the whole bound for it too.
+        try:
+            self._page.evaluate("window.__guiGymLeaving = false")
+        except Exception:
+            pass  # a navigation is replacing the document after all: it has no flag
 
     def _observe(self, a11y: bool) -> Observation:
         if self._crashed:
             raise InfraError("the browser page crashed")
         if self._page.is_closed():  # the agent closed the last tab: a blank one, like a browser
             self._adopt_page(self._context.new_page())
+        self._refuse_documents()
         width, height = self.screen_size
-        try:
-            shot = self._capture(width, height)
-        except Exception:
-            # The DevTools session can detach from a page that swapped its renderer (a
-            # cross-process navigation); a new session on the same page sees it again.
-            self._cdp = self._context.new_cdp_session(self._page)
-            shot = self._capture(width, height)
-        png = base64.b64decode(shot["data"])
+        png = base64.b64decode(self._capture(width, height)["data"])
         image = Image.open(io.BytesIO(png))
         screenshot = np.asarray(image.convert("RGB"))
         extra = {"png": png}  # the encoded screenshot, so a recorder need not encode it again
@@ -482,14 +645,36 @@ class BrowserBackend(Backend):
             self._elements = None
         return Observation(screenshot=screenshot, a11y_tree=tree, url=self._page.url, extra=extra)
 
+    def _refuse_documents(self) -> None:
+        """Blank the page if it, or a frame in it, shows a document the policy refuses (a
+        scheme no request filter sees); the agent never observes it."""
+        for frame in self._page.frames:
+            reason = self.access.document_refusal(frame.url)
+            if reason is not None:
+                logger.warning("browser: the page showed %s (%s); blanked before the observation", frame.url, reason)
+                self.blocked_requests.append(frame.url)
+                self._page.goto("about:blank")
+                return
+
     def _capture(self, width: int, height: int) -> dict[str, Any]:
-        """The screenshot: the viewport, or its top-left screen (a clip is in page
-        coordinates, so it starts where the page is scrolled to)."""
-        if self.config.screen is None:
-            return self._cdp.send("Page.captureScreenshot", SCREENSHOT_PARAMS)
-        view = self._cdp.send("Page.getLayoutMetrics")["cssVisualViewport"]
-        clip = {"x": view["pageX"], "y": view["pageY"], "width": width, "height": height, "scale": 1}
-        return self._cdp.send("Page.captureScreenshot", {**SCREENSHOT_PARAMS, "clip": clip})
+        """One screenshot through DevTools: the viewport, or its top-left `width` x `height`
+        screen (a clip is in page coordinates, so it starts where the page is scrolled to).
+        The session detaches from a page that swaps its renderer (a cross-process navigation, the error page of a failed one) and capturing
+        fails until the new document has committed: retried with a new session, within
+        `settle_timeout_s`."""
+        deadline_at = time.monotonic() + self.config.settle_timeout_s
+        while True:
+            try:
+                if self.config.screen is None:
+                    return self._cdp.send("Page.captureScreenshot", SCREENSHOT_PARAMS)
+                view = self._cdp.send("Page.getLayoutMetrics")["cssVisualViewport"]
+                clip = {"x": view["pageX"], "y": view["pageY"], "width": width, "height": height, "scale": 1}
+                return self._cdp.send("Page.captureScreenshot", {**SCREENSHOT_PARAMS, "clip": clip})
+            except Exception:
+                if self._crashed or self._disconnected or time.monotonic() >= deadline_at:
+                    raise
+            self._page.wait_for_timeout(CAPTURE_RETRY_MS)
+            self._cdp = self._context.new_cdp_session(self._page)
 
     def _refresh_elements(self) -> list[dict[str, Any]]:
         self._elements = self._page.evaluate(ELEMENTS_JS, self.config.screen)
@@ -499,23 +684,30 @@ class BrowserBackend(Backend):
         if self._context is not None:
             self._closing_context = True
             try:
-                self._context.close()
+                self._bounded("closing the episode's context", self._context.close)
             finally:
                 self._closing_context = False
                 self._context = None
 
     def _alive(self) -> bool:
         return (self._browser is not None and not self._disconnected and self._browser.is_connected()
-                and not self._crashed)
+                and not self._crashed and (self._driver is None or self._driver.running))
 
     def _close(self) -> None:
         try:
             self._close_context()
-            if self._browser is not None:
-                self._browser.close()
         except Exception:
-            pass  # closing what is already dead; nothing left to release
-        if self._playwright is not None:
-            DRIVERS.release()
-        self._context = self._browser = self._playwright = self._page = self._cdp = None
+            pass  # closing what is already dead (or was just killed); nothing left to release
+        try:
+            if self._browser is not None:
+                self._bounded("closing the browser", self._browser.close)
+        except Exception:
+            pass
+        if self._driver is not None:
+            DRIVERS.release(self._driver)
+        if self._proxy_hole is not None:
+            self._proxy_hole.close()
+        self._context = self._browser = self._playwright = self._driver = self._page = self._cdp = None
+        self._proxy_hole = None
+        self.browser_pid = None
         self._elements = None

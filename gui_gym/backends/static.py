@@ -93,6 +93,9 @@ class StaticBackend(Backend):
     [Action(kind='click', x=3.0, y=4.0)]
     """
 
+    step_timeout_s = None
+    """No deadline: nothing here can block, so no watchdog is started per call."""
+
     def __init__(self, screen_size: tuple[int, int] = (1280, 720), cache_size: int = 8):
         super().__init__()
         width, height = screen_size

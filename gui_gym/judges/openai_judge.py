@@ -2,9 +2,11 @@
 
 Images travel as base64 PNG data URLs, downscaled to `max_image_side` first: a 1920x1080
 screenshot per step would otherwise blow the context and the request size. Every request has
-a timeout; connection failures, timeouts, 408/409/429 and 5xx answers are retried with
-exponential backoff through the project's one retry helper; any other HTTP error is a
-`JudgeError` at once, since asking again would get the same answer.
+a deadline, from connect to last byte (`gui_gym.bounded_http`: a server that trickles its
+answer cannot hold a call past it), and an answer longer than `max_answer_bytes` is refused
+unread. Connection failures, timeouts, 408/409/429 and 5xx answers are retried with
+exponential backoff through the project's one retry helper; any other HTTP error, and an
+oversized answer, is a `JudgeError` at once, since asking again would get the same answer.
 
 Settings come from the arguments, else from the environment:
 ``GUI_GYM_JUDGE_BASE_URL`` (then ``OPENAI_BASE_URL``), ``GUI_GYM_JUDGE_MODEL``,
@@ -19,6 +21,7 @@ from typing import Any, Sequence
 
 import httpx
 
+from gui_gym.bounded_http import AnswerTooLarge, make_client, request
 from gui_gym.errors import JudgeError, JudgeFormatError, MissingResourceError
 from gui_gym.judges.base import Message, SharedOnCopy, to_png
 from gui_gym.judges.parsing import excerpt
@@ -28,6 +31,8 @@ BASE_URL_VARS = ("GUI_GYM_JUDGE_BASE_URL", "OPENAI_BASE_URL")
 MODEL_VARS = ("GUI_GYM_JUDGE_MODEL",)
 API_KEY_VARS = ("GUI_GYM_JUDGE_API_KEY", "OPENAI_API_KEY")
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+MAX_ANSWER_BYTES = 16 * 2**20
+"""A chat completion is kilobytes; with token log-probs for a long answer, a few megabytes."""
 
 
 class _Retryable(Exception):
@@ -49,11 +54,13 @@ class OpenAIJudge(SharedOnCopy):
         api_key: sent as a bearer token when given.
         temperature: sampling temperature; independent judging rounds need it above 0.
         max_tokens: answer length cap.
-        timeout_s: per-request timeout.
+        timeout_s: the most one request may take, from connect to the answer's last byte
+            (each retry gets its own).
         attempts: tries per request, transport failures and 429/5xx included.
         max_image_side: images are downscaled so neither side exceeds this many pixels.
         backoff_s: the first retry's delay; it doubles per retry (with jitter).
         extra_body: further request fields (e.g. ``{"top_p": 0.9}``).
+        max_answer_bytes: a longer answer is refused (a `JudgeError`) without being read whole.
 
     >>> judge = OpenAIJudge(model="qwen2.5-vl-7b", base_url="http://127.0.0.1:8000/v1")
     >>> judge.identity
@@ -62,7 +69,8 @@ class OpenAIJudge(SharedOnCopy):
 
     def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
                  temperature: float = 0.7, max_tokens: int = 1024, timeout_s: float = 60.0, attempts: int = 4,
-                 max_image_side: int = 1280, backoff_s: float = 0.5, extra_body: dict[str, Any] | None = None):
+                 max_image_side: int = 1280, backoff_s: float = 0.5, extra_body: dict[str, Any] | None = None,
+                 max_answer_bytes: int = MAX_ANSWER_BYTES):
         self.base_url = _from_env(base_url, BASE_URL_VARS)
         self.model = _from_env(model, MODEL_VARS)
         if not self.base_url:
@@ -74,7 +82,8 @@ class OpenAIJudge(SharedOnCopy):
             raise ValueError(f"expected base_url to start with http:// or https://, received {self.base_url!r}")
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0, received {temperature}")
-        for name, value in (("max_tokens", max_tokens), ("attempts", attempts), ("max_image_side", max_image_side)):
+        for name, value in (("max_tokens", max_tokens), ("attempts", attempts), ("max_image_side", max_image_side),
+                            ("max_answer_bytes", max_answer_bytes)):
             if value < 1:
                 raise ValueError(f"{name} must be >= 1, received {value}")
         if timeout_s <= 0:
@@ -86,11 +95,13 @@ class OpenAIJudge(SharedOnCopy):
         self.max_image_side = int(max_image_side)
         self.backoff_s = float(backoff_s)
         self.extra_body = dict(extra_body or {})
+        self.timeout_s = float(timeout_s)
+        self.max_answer_bytes = int(max_answer_bytes)
         headers = {"Content-Type": "application/json"}
         key = _from_env(api_key, API_KEY_VARS)
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        self._client = httpx.Client(timeout=httpx.Timeout(timeout_s), headers=headers)
+        self._client = make_client(self.base_url, headers=headers, timeout_s=self.timeout_s)
         self.identity = (f"openai:{self.base_url}:{self.model}:t={self.temperature:g}:max_tokens={self.max_tokens}"
                          f":side={self.max_image_side}")
 
@@ -124,14 +135,19 @@ class OpenAIJudge(SharedOnCopy):
         self.close()
 
     def _post(self, url: str, body: dict[str, Any]) -> dict[str, Any]:
-        response = self._client.post(url, json=body)
+        try:
+            response = request(self._client, "POST", url, json=body, timeout_s=self.timeout_s,
+                               max_bytes=self.max_answer_bytes)
+        except AnswerTooLarge as exc:
+            raise JudgeError(f"judge at {url} sent an answer too large to accept: {exc} (max_answer_bytes); "
+                             "a chat completion is far smaller, so the endpoint is not what it should be") from exc
         if response.status_code in RETRY_STATUS:
             raise _Retryable(f"HTTP {response.status_code}: {excerpt(response.text)}")
         if response.status_code != 200:
             raise JudgeError(f"judge at {url} refused the request: HTTP {response.status_code}: {excerpt(response.text)}")
         try:
             return response.json()
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # not JSON, or JSON nested too deep to read
             raise JudgeError(f"judge at {url} answered with a body that is not JSON: {excerpt(response.text)}") from exc
 
     def _message(self, message: Message) -> dict[str, Any]:
@@ -156,5 +172,8 @@ class OpenAIJudge(SharedOnCopy):
         if isinstance(content, list):  # some servers answer in content parts
             content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
         if not isinstance(content, str) or not content.strip():
-            raise JudgeFormatError(f"expected a non-empty text answer, received {content!r}", str(content))
-        return content
+            shown = repr(content) if isinstance(content, str) and len(content) <= 200 else excerpt(content)
+            raise JudgeFormatError(f"expected a non-empty text answer, received {shown}", str(content))
+        # A lone surrogate (half an emoji, split by a server's tokenizer) is no text: it could not be
+        # sent back in the next request of a conversation, nor written to a file. "?" stands for it.
+        return content.encode("utf-8", "replace").decode("utf-8")

@@ -4,58 +4,94 @@ Models wrap JSON in prose and code fences, or answer in ``Key: value`` lines; bo
 here. An answer that holds neither is a `JudgeFormatError`, never a default value: `ask`
 shows the model its own answer and the error and asks again, and after the last attempt the
 error propagates, carrying every answer, so callers record it instead of scoring it.
+
+Reading takes time linear in the answer, which is at most `MAX_ANSWER_CHARS` long: a JSON
+object is looked for from at most `MAX_JSON_STARTS` opening braces (each failed attempt costs
+the length of the text before it, so trying every brace of 160k was quadratic: 8.5 s), and
+JSON that is nested too deep or holds an integer past Python's 4,300-digit limit is a
+`JudgeFormatError` like any other malformed answer.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
-from gui_gym.errors import JudgeFormatError
+from gui_gym.errors import JudgeFormatError, excerpt
 from gui_gym.judges.base import Judge, Message
 
 T = TypeVar("T")
 
-_EXCERPT_CHARS = 200
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+MAX_ANSWER_CHARS = 65_536
+"""Longest judge answer read (a verdict with its reasoning is a few thousand characters)."""
+MAX_JSON_STARTS = 32
+"""Opening braces (and fenced blocks) a JSON object is looked for from, in an answer that is
+not JSON as a whole."""
+_OBJECT_START = re.compile(r'\{\s*["}]')
+_NUMBERED = re.compile(r"[\[(*#-]*\s*(\d{1,6})\s*[.):\]]+\s*(.+)")
+"""A numbered line (stripped first): ``1. yes``, ``(2) no``, ``- 3: met``."""
 _TRUE = frozenset({"true", "yes", "y", "met", "1", "done", "completed", "complete", "success"})
 _FALSE = frozenset({"false", "no", "n", "unmet", "not met", "0", "not done", "incomplete", "failure"})
 
 
-def excerpt(text: str) -> str:
-    """`text` cut to a readable length for an error message."""
-    text = text.strip()
-    return repr(text if len(text) <= _EXCERPT_CHARS else text[:_EXCERPT_CHARS] + "...")
+def check_answer(text: Any) -> str:
+    """`text` when it is an answer this module reads (a string of at most
+    `MAX_ANSWER_CHARS` characters), else a `JudgeFormatError`."""
+    if not isinstance(text, str):
+        raise JudgeFormatError(f"expected the judge's answer as text, received {type(text).__name__}", str(text))
+    if len(text) > MAX_ANSWER_CHARS:
+        raise JudgeFormatError(f"the answer is {len(text)} characters long; at most {MAX_ANSWER_CHARS} are read",
+                               text[:MAX_ANSWER_CHARS])
+    return text
 
 
 def extract_json_object(text: str) -> dict[str, Any]:
-    """The first JSON object in `text`: the whole answer, a fenced block, or an object
-    embedded in prose."""
-    if not isinstance(text, str):
-        raise JudgeFormatError(f"expected the judge's answer as text, received {type(text).__name__}", str(text))
-    candidates = [text.strip(), *(block.strip() for block in _FENCE.findall(text))]
+    """The first JSON object in `text`: the whole answer, one of its first `MAX_JSON_STARTS`
+    fenced blocks, or an object embedded in prose (found from one of its first
+    `MAX_JSON_STARTS` opening braces that can begin an object)."""
+    check_answer(text)
+    fenced = text.split("```", 2 * MAX_JSON_STARTS)[1:2 * MAX_JSON_STARTS:2]  # the insides of ``` pairs, in order
+    candidates = [text.strip(), *(_without_language(block).strip() for block in fenced)]
     for candidate in candidates:
-        try:
-            value = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
+        value = _loads(candidate)
         if isinstance(value, dict):
             return value
     decoder = json.JSONDecoder()
-    for start in (i for i, char in enumerate(text) if char == "{"):
+    for start in _object_starts(text):
         try:
             value, _ = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(value, dict):
             return value
     raise JudgeFormatError(f"expected a JSON object in the answer, received {excerpt(text)}", text)
 
 
+def _loads(text: str) -> Any:
+    """The JSON value of `text`, or None when it is not JSON (nor readable JSON: nested too
+    deep, an integer past the digit limit)."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _without_language(block: str) -> str:
+    return block[4:] if block[:4] in ("json", "JSON") else block
+
+
+def _object_starts(text: str) -> Iterator[int]:
+    """Positions of the first `MAX_JSON_STARTS` braces that can open an object: a key's quote
+    or the closing brace follows, after whitespace."""
+    return (match.start() for match in itertools.islice(_OBJECT_START.finditer(text), MAX_JSON_STARTS))
+
+
 def parse_fields(text: str, names: Sequence[str]) -> dict[str, str]:
     """``Name: value`` lines (case-insensitive names, the last occurrence wins) for every
     name in `names`; a missing one is a `JudgeFormatError`."""
+    check_answer(text)
     found: dict[str, str] = {}
     wanted = {name.lower(): name for name in names}
     for line in text.splitlines():
@@ -90,6 +126,7 @@ def parse_flag(value: Any) -> bool:
 def parse_flags(text: str, key: str, count: int) -> list[bool]:
     """Exactly `count` yes/no flags, from JSON ``{key: [..]}`` or from numbered lines
     ``1: yes`` ... ``count: no``."""
+    check_answer(text)
     try:
         value = extract_json_object(text)
     except JudgeFormatError:
@@ -102,7 +139,7 @@ def parse_flags(text: str, key: str, count: int) -> list[bool]:
         return [parse_flag(flag) for flag in flags]
     numbered: dict[int, bool] = {}
     for line in text.splitlines():
-        match = re.match(r"^\s*[\[(*#-]*\s*(\d+)\s*[.):\]]+\s*(.+?)\s*$", line)
+        match = _NUMBERED.match(line.strip())
         if match:
             try:
                 numbered[int(match.group(1))] = parse_flag(match.group(2).strip("*` "))
@@ -125,9 +162,9 @@ def ask(judge: Judge, messages: Sequence[Message], parse: Callable[[str], T], *,
     answers: list[str] = []
     for attempt in range(1, attempts + 1):
         answer = judge.complete(conversation, seed=seed)
-        answers.append(answer if isinstance(answer, str) else repr(answer))
+        answers.append(answer[:MAX_ANSWER_CHARS] if isinstance(answer, str) else excerpt(answer))
         try:
-            return parse(answer)
+            return parse(check_answer(answer))
         except JudgeFormatError as exc:
             error = exc
         if attempt < attempts:

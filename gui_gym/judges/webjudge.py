@@ -1,5 +1,10 @@
 """A WebJudge-style evaluator: Online-Mind2Web's three-stage LVLM judge of web trajectories.
 
+Three protocols (`PROTOCOLS`): ``strict``, ours, described below (the default);
+``official``, the benchmark's own script step for step (`webjudge_official`); and
+``keypoint``, strict's first two stages with a verdict per key point, the task succeeding only
+if all are met (`webjudge_keypoints`). The strict protocol:
+
 1. **Key points**: the model lists the requirements the task states explicitly; superlatives
    ("cheapest", "newest") become sort or filter requirements.
 2. **Screenshots**: each screenshot is scored 1-5 for relevance to the key points, with its
@@ -33,10 +38,12 @@ import numpy as np
 
 from gui_gym.errors import JudgeError, JudgeFormatError
 from gui_gym.judges.base import PNG_SIGNATURE, ImageLike, Judge, Message, SharedOnCopy
-from gui_gym.judges.parsing import ask, excerpt
+from gui_gym.judges.parsing import ask, check_answer, excerpt
 from gui_gym.wrappers.recorder import atomic_write_json
 
 PROMPT_VERSION = "webjudge-v1"
+PROTOCOLS = ("strict", "official", "keypoint")
+PROMPT_VERSIONS = {"strict": PROMPT_VERSION, "official": "webjudge-official-v1", "keypoint": "webjudge-keypoint-v1"}
 DEFAULT_SCORE_THRESHOLD = 3
 DEFAULT_MAX_IMAGES = 50
 VERDICT_FILE = "verdict.json"
@@ -96,13 +103,17 @@ Answer in exactly this format:
 Thoughts: <your reasoning, checking each key point against the evidence>
 Status: success or failure"""
 
-_LEAD = r"^[\s>*#\-\d.)]*\**"
+_LEAD = r"^[ \t>*#\-\d.)]*"
+"""What may open a line before a field name (list marks, emphasis, quotes). Like every pattern
+here it is written so that no two neighbouring parts take the same characters, and it stays
+within its line: a judge's answer is read in time linear in its length."""
 _KEY_POINTS_HEADER = re.compile(r"key\s*points[\s*_]*:", re.IGNORECASE)
 _LIST_ITEM = re.compile(r"^\s*(?:\d+\s*[.):]|[-*\u2022])\s+(.*\S)")
-_SCORE = re.compile(_LEAD + r"score\**\s*[:=]\s*[\[(*`\"]*\s*(\d+)", re.IGNORECASE | re.MULTILINE)
+"""A list item, matched against a line without its trailing whitespace."""
+_SCORE = re.compile(_LEAD + r"score\**\s*[:=]\s*(?:[\[(*`\"]+\s*)?(\d{1,9})(?!\d)", re.IGNORECASE | re.MULTILINE)
 _REASONING = re.compile(_LEAD + r"reasoning\**\s*:\s*(.*?)(?=" + _LEAD + r"score\**\s*[:=]|\Z)",
                         re.IGNORECASE | re.MULTILINE | re.DOTALL)
-_STATUS = re.compile(_LEAD + r"status\**\s*:\s*[\"'*`\s]*([A-Za-z]+)", re.IGNORECASE | re.MULTILINE)
+_STATUS = re.compile(_LEAD + r"status\**\s*:[\"'*`\s]*([A-Za-z]+)", re.IGNORECASE | re.MULTILINE)
 _THOUGHTS = re.compile(_LEAD + r"thoughts\**\s*:\s*(.*?)(?=" + _LEAD + r"status\**\s*:|\Z)",
                        re.IGNORECASE | re.MULTILINE | re.DOTALL)
 
@@ -113,9 +124,11 @@ def _format_error(what: str, text: str) -> JudgeFormatError:
 
 def parse_key_points(text: str) -> list[str]:
     """The numbered (or bulleted) list after ``Key Points:``, or anywhere when there is no header."""
+    check_answer(text)
     headers = list(_KEY_POINTS_HEADER.finditer(text))
     body = text[headers[-1].end():] if headers else text
-    points = [m.group(1).strip().strip("*").strip() for m in map(_LIST_ITEM.match, body.splitlines()) if m]
+    lines = (line.rstrip() for line in body.splitlines())
+    points = [m.group(1).strip().strip("*").strip() for m in map(_LIST_ITEM.match, lines) if m]
     points = [p for p in points if p]
     if not points:
         raise _format_error("the key points as a numbered list after 'Key Points:'", text)
@@ -124,6 +137,7 @@ def parse_key_points(text: str) -> list[str]:
 
 def parse_screenshot_score(text: str) -> tuple[int, str]:
     """(score 1-5, reasoning) from ``Reasoning: ...`` and ``Score: N`` lines."""
+    check_answer(text)
     scores = _SCORE.findall(text)
     if not scores:
         raise _format_error("a line 'Score: <1-5>'", text)
@@ -137,6 +151,7 @@ def parse_screenshot_score(text: str) -> tuple[int, str]:
 
 def parse_status(text: str) -> tuple[str, str]:
     """(``"success"`` or ``"failure"``, the thoughts) from ``Thoughts:`` and ``Status:`` lines."""
+    check_answer(text)
     statuses = _STATUS.findall(text)
     if not statuses:
         raise _format_error("a line 'Status: success' or 'Status: failure'", text)
@@ -187,6 +202,8 @@ class Verdict:
     response: str = ""
     error: str | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    key_point_results: list[dict[str, Any]] = field(default_factory=list)
+    """The keypoint protocol's verdict on each key point: ``{key_point, status, thoughts}``."""
     judge: str = ""
     """The identity of the chat judge that answered."""
     calls: int = 0
@@ -276,12 +293,18 @@ class WebJudge(SharedOnCopy):
         judge: the chat model.
         score_threshold: screenshots scoring at least this (1-5) are shown to the verdict.
         max_images: at most this many screenshots are shown to the verdict.
-        attempts: tries per question when answers are off-format.
-        workers: screenshots scored concurrently.
+        attempts: tries per question when answers are off-format (the official protocol asks
+            each question once and reads whatever comes, as the benchmark's script does).
+        workers: screenshots (and key points) judged concurrently.
+        protocol: "strict" (ours), "official" (the benchmark's script), or "keypoint" (a
+            verdict per key point); see the module docstring and docs/mind2web.md.
     """
 
     def __init__(self, judge: Judge, *, score_threshold: int = DEFAULT_SCORE_THRESHOLD,
-                 max_images: int = DEFAULT_MAX_IMAGES, attempts: int = 3, workers: int = 4):
+                 max_images: int = DEFAULT_MAX_IMAGES, attempts: int = 3, workers: int = 4,
+                 protocol: str = "strict"):
+        if protocol not in PROTOCOLS:
+            raise ValueError(f"protocol must be one of {list(PROTOCOLS)}, received {protocol!r}")
         if not isinstance(judge, Judge):
             raise TypeError(f"expected a Judge (identity and complete(messages, seed=...)), received {type(judge).__name__}")
         if isinstance(score_threshold, bool) or score_threshold not in range(1, 6):
@@ -291,7 +314,9 @@ class WebJudge(SharedOnCopy):
                 raise ValueError(f"{name} must be an integer >= 1, received {value!r}")
         self.judge = judge
         self.score_threshold, self.max_images, self.attempts, self.workers = score_threshold, max_images, attempts, workers
-        self.identity = f"webjudge:{PROMPT_VERSION}:threshold={score_threshold}:max_images={max_images}:{judge.identity}"
+        self.protocol = protocol
+        self.identity = (f"webjudge:{PROMPT_VERSIONS[protocol]}:threshold={score_threshold}:max_images={max_images}"
+                         f":{judge.identity}")
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -299,7 +324,8 @@ class WebJudge(SharedOnCopy):
         reused only under the same settings. The model is told apart by the folder a verdict
         is written to (one per judge), not by its identity, which names the endpoint's URL
         and would change with a server's port."""
-        return {"prompt_version": PROMPT_VERSION, "score_threshold": self.score_threshold, "max_images": self.max_images}
+        return {"protocol": self.protocol, "prompt_version": PROMPT_VERSIONS[self.protocol],
+                "score_threshold": self.score_threshold, "max_images": self.max_images}
 
     def evaluate_or_resume(self, trajectory: WebTrajectory, folder: str | Path) -> tuple[Verdict, bool]:
         """(verdict, resumed): the verdict already in `folder` when it was reached under these
@@ -330,8 +356,15 @@ class WebJudge(SharedOnCopy):
     def _judge(self, trajectory: WebTrajectory, log: _CallLog, verdict: Verdict) -> None:
         if not trajectory.task.strip():
             raise ValueError("the episode has no task text")
-        verdict.key_points = self._ask(log, "key_points", [], [Message.system(KEY_POINTS_SYSTEM),
-                                                               Message.user(f"Task: {trajectory.task}")], parse_key_points)
+        if self.protocol == "official":
+            from gui_gym.judges.webjudge_official import judge_official
+
+            return judge_official(self, trajectory, log, verdict)
+        if self.protocol == "keypoint":
+            from gui_gym.judges.webjudge_keypoints import judge_key_points
+
+            return judge_key_points(self, trajectory, log, verdict)
+        verdict.key_points = self._key_points(trajectory, log)
         verdict.screenshots = self._score_screenshots(trajectory, verdict.key_points, log)
         kept = [s for s in verdict.screenshots if s.kept]
         images = [load_image(trajectory.screenshots[s.index]) for s in kept]
@@ -345,8 +378,16 @@ class WebJudge(SharedOnCopy):
         verdict.status, verdict.thoughts = self._ask(log, "verdict", [s.name for s in kept], messages, parse)
         verdict.response = responses[-1]
 
+    def _key_points(self, trajectory: WebTrajectory, log: _CallLog) -> list[str]:
+        return self._ask(log, "key_points", [], [Message.system(KEY_POINTS_SYSTEM), Message.user(f"Task: {trajectory.task}")],
+                         parse_key_points)
+
     def _ask(self, log: _CallLog, stage: str, images: list[str], messages: list[Message], parse):
         return ask(_LoggedJudge(self.judge, log, stage, images), messages, parse, attempts=self.attempts)
+
+    def _ask_once(self, log: _CallLog, stage: str, images: list[str], messages: list[Message]) -> str:
+        """One logged call, its answer as it came (the official protocol asks nothing twice)."""
+        return _LoggedJudge(self.judge, log, stage, images).complete(messages)
 
     def _score_screenshots(self, trajectory: WebTrajectory, key_points: list[str],
                            log: _CallLog) -> list[ScreenshotScore]:

@@ -77,7 +77,9 @@ def atomic_write(path: str | os.PathLike, data: bytes | str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     with open(tmp, "wb") as handle:
-        handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+        # backslashreplace: a lone surrogate (agent text that is not Unicode) is written as the
+        # \uXXXX escape JSON reads back, instead of failing the write
+        handle.write(data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data)
     os.replace(tmp, path)
 
 
@@ -302,7 +304,7 @@ class TrajectoryRecorder(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._episode = {"task_id": task_id, "seed": seed, "instance_seed": None, "instruction": None,
                          "domain": None, "steps": 0, "env_s": 0.0, "agent_s": 0.0, "reset_s": None,
                          "started": started, "started_at": started_at}
-        self._traj = open(folder / TRAJECTORY_FILE, "a", encoding="utf-8")
+        self._traj = open(folder / TRAJECTORY_FILE, "a", encoding="utf-8", errors="backslashreplace")
 
     def _save_screenshot(self, obs: Any, step: int) -> str | None:
         image = obs.get("screenshot") if isinstance(obs, dict) else None

@@ -10,10 +10,8 @@ name; answers are ``OKAY`` or ``FAIL`` + a hex-length-prefixed message. Services
 3 exit, and a 4-byte little-endian length) and ``sync:`` (STAT, LIST, RECV, SEND, DATA,
 DONE, QUIT; 4-byte id + 4-byte little-endian length).
 
-Shell command lines are parsed as ``sh`` would: quotes, backslashes, ``$?``, ``;``, ``&&``
-and ``||``; any other shell operator (``|``, ``&``, ``<``, ``>``, ...) makes the command fail,
-so a client that forgets to quote what it sends fails a test instead of passing by luck.
-The commands are the ones gui-gym and adbutils send, run against a `VirtualDevice`.
+Shell command lines run in `device_shell` (the parser and stock commands) and `app_shell`
+(what apps and their data need): the commands gui-gym and adbutils send.
 
 ``python -m tests.fakes.adb_server`` serves one virtual device until interrupted, to try the
 env by hand: ``ANDROID_ADB_SERVER_PORT=<port> python -c "import gymnasium as gym, gui_gym; ..."``.
@@ -22,14 +20,14 @@ env by hand: ``ANDROID_ADB_SERVER_PORT=<port> python -c "import gymnasium as gym
 from __future__ import annotations
 
 import argparse
-import shutil
 import socket
 import socketserver
 import struct
 import threading
-from typing import Callable
 
-from .virtual_device import LAUNCHER, OTHER_PACKAGES, VirtualDevice
+from .app_shell import APP_COMMANDS
+from .device_shell import BASE_COMMANDS, run_command_line
+from .virtual_device import VirtualDevice
 
 FEATURES = "shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,apex,abb,fixed_push_symlink_timestamp,abb_exec"
 SYNC_CHUNK = 64 * 1024
@@ -94,8 +92,19 @@ class FakeAdbServer:
         self.close()
 
 
+def _shell_options(request: str) -> set[str] | None:
+    """The options of a shell service (``shell,v2,TERM=xterm,raw:cmd`` -> {v2, TERM=xterm, raw}),
+    None for another service."""
+    head = request.split(":", 1)[0].split(",")
+    return set(head[1:]) if head[0] == "shell" and ":" in request else None
+
+
+def is_device_service(request: str) -> bool:
+    return _shell_options(request) is not None or request in ("sync:", "root:")
+
+
 class _Connection:
-    def __init__(self, server: FakeAdbServer, sock: socket.socket) -> None:
+    def __init__(self, server: FakeAdbServer | None, sock: socket.socket) -> None:
         self.server, self.sock = server, sock
         self.device: VirtualDevice | None = None
 
@@ -183,29 +192,40 @@ class _Connection:
         return next(iter(devices.values()))
 
     def device_service(self, request: str) -> None:
-        if request.startswith("shell,v2:") or request.startswith("shell,v2,raw:"):
-            self.okay()
+        """Answer a device service as the adb server does: OKAY, then the service's stream."""
+        if not is_device_service(request):
+            self.fail(f"unknown service: {request}")
+            return
+        self.okay()
+        self.serve_device_service(request)
+
+    def serve_device_service(self, request: str) -> None:
+        """The stream of a device service, as adbd writes it (the fake adbd behind a real adb
+        transport serves it too, see `adbd_transport`)."""
+        options = _shell_options(request)
+        if options is not None and "v2" in options:
             code, output = self.run(request.split(":", 1)[1])
             for packet_id, data in output:
                 for start in range(0, len(data), SYNC_CHUNK):
                     chunk = data[start:start + SYNC_CHUNK]
                     self.sock.sendall(bytes([packet_id]) + struct.pack("<I", len(chunk)) + chunk)
             self.sock.sendall(bytes([3]) + struct.pack("<I", 1) + bytes([code & 0xFF]))
-        elif request.startswith("shell:"):
-            self.okay()
-            _code, output = self.run(request[len("shell:"):])
+        elif options is not None:
+            _code, output = self.run(request.split(":", 1)[1])
             self.sock.sendall(b"".join(data for _, data in output))
         elif request == "sync:":
-            self.okay()
             self.sync()
-        else:
-            self.fail(f"unknown service: {request}")
+        elif request == "root:":
+            with self.device.lock:
+                answer = "adbd is already running as root\n" if self.device.root else "restarting adbd as root\n"
+                self.device.root = True
+            self.sock.sendall(answer.encode())
 
     def run(self, command_line: str) -> tuple[int, list[tuple[int, bytes]]]:
         if not command_line.strip():
             return 1, [(2, b"interactive shells are not supported by the fake adbd\n")]
         with self.device.lock:
-            return run_command_line(self.device, command_line)
+            return run_command_line(self.device, command_line, COMMANDS)
 
     def sync(self) -> None:
         device = self.device
@@ -281,369 +301,17 @@ class _Connection:
                 self.sync_fail(f"unexpected {kind!r} while receiving a file")
                 return False
         path = self.device.host_path(device_path)
-        if not path.parent.is_dir() or not self.readable(device_path):
-            self.sync_fail(f"remote couldn't create file: {device_path}: No such file or directory")
+        if not self.readable(device_path) or (path.parent.exists() and not path.parent.is_dir()):
+            self.sync_fail(f"remote couldn't create file: {device_path}: Not a directory")
             return False
+        path.parent.mkdir(parents=True, exist_ok=True)  # adbd makes the folders a pushed file needs
         path.write_bytes(data)
+        self.device.stamp(path)
         self.sock.sendall(b"OKAY" + struct.pack("<I", 0))
         return True
 
 
-# ---- adbd's shell --------------------------------------------------------------------------
-
-class ShellError(Exception):
-    """A command failed: exit `code`, `message` on stderr."""
-
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-EXIT_STATUS = "\0"
-"""Stands for ``$?`` inside a parsed word until the command runs."""
-_UNSUPPORTED = set("|&<>()`{}")
-
-
-def parse_command_line(line: str) -> list[tuple[str | None, list[str]]]:
-    """``[(connector, argv), ...]`` as sh splits a line; connector is None, ';', '&&' or '||'."""
-    commands: list[tuple[str | None, list[str]]] = []
-    words: list[str] = []
-    word: list[str] | None = None
-    connector: str | None = None
-    i = 0
-    while i < len(line):
-        c = line[i]
-        if c in " \t\n":
-            if word is not None:
-                words.append("".join(word))
-                word = None
-            i += 1
-            continue
-        if c == "#" and word is None:
-            break
-        if c == ";" or line.startswith(("&&", "||"), i):
-            op = ";" if c == ";" else line[i:i + 2]
-            if word is not None:
-                words.append("".join(word))
-                word = None
-            if not words:
-                raise ShellError(2, f"syntax error: unexpected '{op}'")
-            commands.append((connector, words))
-            words, connector = [], op
-            i += len(op)
-            continue
-        if c in _UNSUPPORTED:
-            raise ShellError(2, f"the fake shell does not support the operator {c!r} (did a caller forget to quote?)")
-        word = word if word is not None else []
-        if c == "'":
-            end = line.find("'", i + 1)
-            if end < 0:
-                raise ShellError(2, "syntax error: unterminated quoted string")
-            word.append(line[i + 1:end])
-            i = end + 1
-        elif c == '"':
-            i += 1
-            while i < len(line) and line[i] != '"':
-                if line[i] == "\\" and i + 1 < len(line) and line[i + 1] in '"\\$`':
-                    word.append(line[i + 1])
-                    i += 2
-                elif line[i] in "$`":
-                    i = _expand(line, i, word)
-                else:
-                    word.append(line[i])
-                    i += 1
-            if i >= len(line):
-                raise ShellError(2, "syntax error: unterminated quoted string")
-            i += 1
-        elif c == "\\":
-            word.append(line[i + 1:i + 2])
-            i += 2
-        elif c == "$":
-            i = _expand(line, i, word)
-        else:
-            word.append(c)
-            i += 1
-    if word is not None:
-        words.append("".join(word))
-    if words:
-        commands.append((connector, words))
-    elif connector in ("&&", "||"):
-        raise ShellError(2, f"syntax error: unexpected end after '{connector}'")
-    return commands
-
-
-def _expand(line: str, i: int, word: list[str]) -> int:
-    if line.startswith("$?", i):
-        word.append(EXIT_STATUS)
-        return i + 2
-    raise ShellError(2, f"the fake shell does not expand {line[i:i + 2]!r} (did a caller forget to quote?)")
-
-
-def run_command_line(device: VirtualDevice, line: str) -> tuple[int, list[tuple[int, bytes]]]:
-    """Run a shell command line on `device`: the exit code and the output in the order it was
-    written, as (1 for stdout or 2 for stderr, bytes) pieces."""
-    try:
-        commands = parse_command_line(line)
-    except ShellError as exc:
-        return exc.code, [(2, f"/system/bin/sh: {exc}\n".encode())]
-    code, output = 0, []
-    for connector, words in commands:
-        if (connector == "&&" and code != 0) or (connector == "||" and code == 0):
-            continue
-        argv = [w.replace(EXIT_STATUS, str(code)) for w in words]
-        handler = COMMANDS.get(argv[0])
-        try:
-            if handler is None:
-                raise ShellError(127, f"/system/bin/sh: {argv[0]}: inaccessible or not found")
-            result = handler(device, argv[1:])
-            output.append((1, result if isinstance(result, bytes) else result.encode()))
-            code = 0
-        except ShellError as exc:
-            output.append((2, f"{exc}\n".encode()))
-            code = exc.code
-    return code, output
-
-
-def _path(device: VirtualDevice, path: str):
-    if not device.root and path.startswith("/data/data"):
-        raise ShellError(1, f"{path}: Permission denied")
-    return device.host_path(path)
-
-
-def _flags(args: list[str]) -> tuple[set[str], list[str]]:
-    flags = {c for a in args if a.startswith("-") and len(a) > 1 for c in a[1:]}
-    return flags, [a for a in args if not (a.startswith("-") and len(a) > 1)]
-
-
-def _rm(device: VirtualDevice, args: list[str]) -> str:
-    flags, paths = _flags(args)
-    for name in paths:
-        path = _path(device, name)
-        if path.is_dir():
-            if "r" not in flags:
-                raise ShellError(1, f"rm: {name}: Is a directory")
-            shutil.rmtree(path)
-        elif path.exists():
-            path.unlink()
-        elif "f" not in flags:
-            raise ShellError(1, f"rm: {name}: No such file or directory")
-    return ""
-
-
-def _mkdir(device: VirtualDevice, args: list[str]) -> str:
-    flags, paths = _flags(args)
-    for name in paths:
-        path = _path(device, name)
-        if path.exists() and "p" not in flags:
-            raise ShellError(1, f"mkdir: '{name}': File exists")
-        if not path.parent.is_dir() and "p" not in flags:
-            raise ShellError(1, f"mkdir: '{name}': No such file or directory")
-        path.mkdir(parents=True, exist_ok=True)
-    return ""
-
-
-def _ls(device: VirtualDevice, args: list[str]) -> str:
-    _, paths = _flags(args)
-    out = []
-    for name in paths or ["/"]:
-        path = _path(device, name)
-        if not path.exists():
-            raise ShellError(1, f"ls: {name}: No such file or directory")
-        out += sorted(p.name for p in path.iterdir()) if path.is_dir() else [name]
-    return "".join(f"{line}\n" for line in out)
-
-
-def _cat(device: VirtualDevice, args: list[str]) -> bytes:
-    out = b""
-    for name in args:
-        path = _path(device, name)
-        if not path.is_file():
-            raise ShellError(1, f"cat: {name}: No such file or directory")
-        out += path.read_bytes()
-    return out
-
-
-def _settings(device: VirtualDevice, args: list[str]) -> str:
-    if len(args) < 2 or args[1] not in device.settings:
-        raise ShellError(255, f"Invalid namespace in {' '.join(args)!r}: expected global, system or secure")
-    verb, table = args[0], device.settings[args[1]]
-    if verb == "get" and len(args) == 3:
-        return table.get(args[2], "null") + "\n"
-    if verb == "put" and len(args) >= 4:
-        table[args[2]] = args[3]
-        return ""
-    if verb == "delete" and len(args) == 3:
-        return f"Deleted {int(table.pop(args[2], None) is not None)} rows\n"
-    if verb == "list" and len(args) == 2:
-        return "".join(f"{k}={v}\n" for k, v in sorted(table.items()))
-    raise ShellError(255, f"settings: bad arguments {args}")
-
-
-def _svc(device: VirtualDevice, args: list[str]) -> str:
-    keys = {"wifi": "wifi_on", "bluetooth": "bluetooth_on"}
-    if len(args) != 2 or args[0] not in keys or args[1] not in ("enable", "disable"):
-        raise ShellError(1, f"svc: unsupported {' '.join(args)!r}")
-    device.settings["global"][keys[args[0]]] = "1" if args[1] == "enable" else "0"
-    return ""
-
-
-KEYCODES = {3: "HOME", 4: "BACK", 61: "TAB", 62: "SPACE", 66: "ENTER", 67: "DEL", 111: "ESCAPE", 112: "FORWARD_DEL"}
-KEY_NAMES = {
-    *KEYCODES.values(), *(chr(c) for c in range(ord("A"), ord("Z") + 1)), *(str(d) for d in range(10)),
-    *(f"F{n}" for n in range(1, 13)), "DPAD_UP", "DPAD_DOWN", "DPAD_LEFT", "DPAD_RIGHT", "DPAD_CENTER", "MOVE_HOME",
-    "MOVE_END", "PAGE_UP", "PAGE_DOWN", "CTRL_LEFT", "SHIFT_LEFT", "ALT_LEFT", "META_LEFT", "INSERT", "CAPS_LOCK",
-    "VOLUME_UP", "VOLUME_DOWN", "VOLUME_MUTE", "POWER", "MENU", "SEARCH", "APP_SWITCH", "CAMERA", "COMMA", "PERIOD"}
-
-
-def _keycode(name: str) -> str:
-    if name.isdigit() and int(name) in KEYCODES:
-        return "KEYCODE_" + KEYCODES[int(name)]
-    bare = name.removeprefix("KEYCODE_")
-    if bare not in KEY_NAMES:
-        raise ShellError(255, f"Error: Unknown keycode {name!r}")
-    return "KEYCODE_" + bare
-
-
-def android_input_text(arg: str) -> str:
-    """What Android's `input text` types for its argument: ``%s`` is a space."""
-    out, escape = [], False
-    for ch in arg:
-        if escape and ch == "s":
-            out[-1], escape = " ", False
-        else:
-            out.append(ch)
-            escape = ch == "%"
-    return "".join(out)
-
-
-def _input(device: VirtualDevice, args: list[str]) -> str:
-    if args and args[0] in ("touchscreen", "keyboard", "mouse", "touchpad", "dpad", "stylus"):
-        args = args[1:]
-    if not args:
-        raise ShellError(255, "Usage: input [<source>] <command> [<arg>...]")
-    command, rest = args[0], args[1:]
-    try:
-        numbers = [round(float(a)) for a in rest] if command in ("tap", "swipe", "draganddrop") else []
-    except ValueError:
-        raise ShellError(255, f"Error: {command} takes numbers, received {rest}") from None
-    if command == "tap" and len(numbers) == 2:
-        device.tap(*numbers)
-    elif command in ("swipe", "draganddrop") and len(numbers) in (4, 5):
-        device.swipe(*numbers[:4], numbers[4] if len(numbers) == 5 else 300)
-    elif command == "text" and rest:
-        text = android_input_text(rest[0])
-        if not text.isascii():
-            raise ShellError(255, "java.lang.NullPointerException: no key events map the text to the virtual keyboard")
-        device.type_text(text)
-    elif command == "keyevent" and rest:
-        for name in (a for a in rest if not a.startswith("--")):
-            device.key(_keycode(name))
-    elif command == "keycombination" and rest:
-        device.events.append(("keycombination", *(_keycode(a) for a in rest)))
-    else:
-        raise ShellError(255, f"Error: Unknown command or arguments: input {' '.join(args)}")
-    return ""
-
-
-def _screencap(device: VirtualDevice, args: list[str]) -> bytes:
-    if args != ["-p"]:
-        raise ShellError(1, "screencap: only `screencap -p` (PNG to stdout) is supported by the fake")
-    return device.screencap_png()
-
-
-def _uiautomator(device: VirtualDevice, args: list[str]) -> str:
-    _, rest = _flags(args)
-    if not rest or rest[0] != "dump" or len(rest) > 2:
-        raise ShellError(1, f"uiautomator: unsupported {' '.join(args)!r}")
-    target = rest[1] if len(rest) == 2 else "/sdcard/window_dump.xml"
-    path = _path(device, target)
-    if not path.parent.is_dir():
-        raise ShellError(1, f"ERROR: could not write {target}")
-    path.write_text(device.dump_xml(), encoding="utf-8")
-    return f"UI hierchary dumped to: {target}\n"
-
-
-def _dumpsys(device: VirtualDevice, args: list[str]) -> str:
-    if not args or args[0] != "window":
-        return f"Can't find service: {args[0] if args else ''}\n"
-    component = f"{device.foreground}/{device.activity}"
-    return (f"WINDOW MANAGER WINDOWS (dumpsys window windows)\n  Window #0 Window{{5c1e2a7 u0 {component}}}:\n"
-            f"    mDisplayId=0 rootTaskId=1 mSession=Session{{1f0 1234:u0a10123}}\n"
-            f"  mCurrentFocus=Window{{5c1e2a7 u0 {component}}}\n"
-            f"  mFocusedApp=ActivityRecord{{9e83b01 u0 {component} t12}}\n")
-
-
-def _am(device: VirtualDevice, args: list[str]) -> str:
-    if args[:1] == ["force-stop"] and len(args) == 2:
-        device.force_stop(args[1])
-        return ""
-    if args[:1] == ["broadcast"]:
-        return "Broadcasting: Intent { act=" + (args[args.index("-a") + 1] if "-a" in args[:-1] else "") + " }\nBroadcast completed: result=0\n"
-    if args[:1] == ["start"] and "-d" in args[:-1]:
-        device.events.append(("view", args[args.index("-d") + 1]))
-        return f"Starting: Intent {{ act=android.intent.action.VIEW dat={args[args.index('-d') + 1]} }}\n"
-    if args[:1] == ["start"] and "-n" in args[:-1]:
-        component = args[args.index("-n") + 1]
-        if device.launch(component.split("/")[0]):
-            return f"Starting: Intent {{ cmp={component} }}\n"
-        raise ShellError(1, f"Error: Activity class {{{component}}} does not exist.")
-    raise ShellError(1, f"am: unsupported {' '.join(args)!r}")
-
-
-def _monkey(device: VirtualDevice, args: list[str]) -> str:
-    if "-p" not in args[:-1]:
-        raise ShellError(1, "monkey: expected -p <package>")
-    if not device.launch(args[args.index("-p") + 1]):
-        raise ShellError(252, "** No activities found to run, monkey aborted.")
-    return "Events injected: 1\n## Network stats: elapsed time=12ms (0ms mobile, 0ms wifi, 12ms not connected)\n"
-
-
-def _pm(device: VirtualDevice, args: list[str]) -> str:
-    if args[:2] == ["list", "packages"]:
-        return "".join(f"package:{p}\n" for p in sorted({LAUNCHER, *device.apps, *OTHER_PACKAGES}))
-    if args[:1] == ["clear"] and len(args) == 2:
-        if args[1] == "com.android.providers.contacts":
-            device.contacts.clear()
-        elif args[1] in device.apps:
-            device.force_stop(args[1])
-            device.apps[args[1]].clear_data()
-        return "Success\n"
-    raise ShellError(1, f"pm: unsupported {' '.join(args)!r}")
-
-
-PHONES_URI = "content://com.android.contacts/data/phones"
-RAW_CONTACTS_URI = "content://com.android.contacts/raw_contacts"
-
-
-def _content(device: VirtualDevice, args: list[str]) -> str:
-    options = dict(zip(args[1::2], args[2::2]))
-    uri = options.get("--uri")
-    if args[:1] == ["query"] and uri == PHONES_URI:
-        rows = [{"_id": str(n + 1), "display_name": name, "number": number}
-                for n, (name, number) in enumerate(device.contacts)]
-        columns = options.get("--projection", "_id:display_name:number").split(":")
-        if not set(columns) <= {"_id", "display_name", "number"}:
-            raise ShellError(1, f"Error while accessing provider:contacts: no such column in {columns}")
-        return "".join(f"Row: {n} " + ", ".join(f"{c}={row[c]}" for c in columns) + "\n"
-                       for n, row in enumerate(rows)) or "No result found.\n"
-    if args[:1] == ["delete"] and uri == RAW_CONTACTS_URI:
-        device.contacts.clear()
-        return ""
-    raise ShellError(1, f"content: unsupported {' '.join(args)!r}")
-
-
-PROPS = {"ro.build.version.sdk": "33", "ro.build.version.release": "13", "ro.product.model": "sdk_gphone64_x86_64"}
-
-COMMANDS: dict[str, Callable[[VirtualDevice, list[str]], str | bytes]] = {
-    "echo": lambda d, a: " ".join(a) + "\n",
-    "getprop": lambda d, a: (PROPS.get(a[0], "") if a else "".join(f"[{k}]: [{v}]\n" for k, v in PROPS.items())) + "\n",
-    "id": lambda d, a: ("0" if d.root else "2000") + "\n" if a == ["-u"] else f"uid={0 if d.root else 2000}\n",
-    "touch": lambda d, a: "".join(_path(d, p).touch() or "" for p in a),
-    "rm": _rm, "mkdir": _mkdir, "ls": _ls, "cat": _cat, "settings": _settings, "svc": _svc, "input": _input,
-    "screencap": _screencap, "uiautomator": _uiautomator,
-    "wm": lambda d, a: f"Physical size: {d.size[0]}x{d.size[1]}\n" if a == ["size"] else "Physical density: 420\n",
-    "dumpsys": _dumpsys, "am": _am, "monkey": _monkey, "pm": _pm, "content": _content,
-}
+COMMANDS = {**BASE_COMMANDS, **APP_COMMANDS}
 
 
 def record_sample(out_dir: str) -> None:

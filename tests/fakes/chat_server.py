@@ -3,8 +3,9 @@
 Agents and judges are tested against it with their real HTTP clients. What it answers comes
 from a queue of scripted replies or from a function of the request, so one server serves a
 fixed script (a UI-TARS episode) or a rule (a judge answering by what it was asked). Failures
-are scripted the same way: an HTTP status, a malformed body, or an answer held back until the
-test releases it (a client timeout, without sleeping).
+are scripted the same way: an HTTP status, a malformed body, an answer held back until the
+test releases it (a client timeout, without sleeping), an answer trickled one byte at a time (a
+server that never trips a read timeout), or an answer of any size, made as it is sent.
 
     with ChatServer(["Action: click(start_box='(10,20)')"]) as server:
         client = OpenAIJudge(model="fake-model", base_url=server.base_url)
@@ -31,12 +32,22 @@ from typing import Any, Callable, Iterable, Union
 class Reply:
     """One scripted answer: `content` as the assistant message, or an error `status`, or a
     raw `body` (anything JSON, or a str sent as is); `hold` keeps the answer back until the
-    event is set (or the server stops)."""
+    event is set (or the server stops); `chunk_bytes` and `chunk_delay_s` send the body in
+    pieces with a pause after each (a server that trickles, or streams a huge body), and the
+    bytes the client took before it hung up are counted in ``ChatServer.sent_bytes``;
+    `trickle_s` sends the whole response (status line included) one byte every that many
+    seconds; `pad_to_bytes` sends a completion whose content is that many bytes of "a",
+    generated chunk by chunk (`chunked`: without a Content-Length)."""
 
     content: str | None = None
     status: int = 200
     body: Any = None
     hold: threading.Event | None = None
+    chunk_bytes: int | None = None
+    chunk_delay_s: float = 0.0
+    trickle_s: float | None = None
+    pad_to_bytes: int | None = None
+    chunked: bool = False
 
 
 @dataclass
@@ -70,6 +81,7 @@ class _State:
     replies: collections.deque = field(default_factory=collections.deque)
     responder: Callable[[Request], Union[str, Reply]] | None = None
     requests: list[Request] = field(default_factory=list)
+    sent_bytes: list[int] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -99,6 +111,12 @@ class ChatServer:
         """Chat-completion requests received so far (``/models`` calls are not listed)."""
         with self._state.lock:
             return list(self._state.requests)
+
+    @property
+    def sent_bytes(self) -> list[int]:
+        """Body bytes sent per chunked reply, until the client hung up."""
+        with self._state.lock:
+            return list(self._state.sent_bytes)
 
     @property
     def base_url(self) -> str:
@@ -190,12 +208,17 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 while not reply.hold.wait(0.05):
                     if server._stopping.is_set():
                         return
-            if reply.body is not None or reply.status != 200:
-                self._send(reply.status, reply.body if reply.body is not None else {"error": {"message": "scripted"}})
+            if reply.trickle_s is not None:
+                self._trickle(completion(reply.content or "", str(body.get("model"))), reply.trickle_s)
+            elif reply.pad_to_bytes is not None:
+                self._send_padded(reply.pad_to_bytes, reply.chunked)
+            elif reply.body is not None or reply.status != 200:
+                self._send(reply.status, reply.body if reply.body is not None else {"error": {"message": "scripted"}},
+                           reply)
             elif body.get("stream"):
                 self._stream(reply.content or "", str(body.get("model")))
             else:
-                self._send(200, completion(reply.content or "", str(body.get("model"))))
+                self._send(200, completion(reply.content or "", str(body.get("model"))), reply)
 
         def _authorized(self) -> bool:
             if server.api_key is None or self.headers.get("Authorization") == f"Bearer {server.api_key}":
@@ -203,16 +226,63 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
             self._send(401, {"error": {"message": "invalid API key", "type": "invalid_request_error"}})
             return False
 
-        def _send(self, status: int, payload: Any) -> None:
+        def _send(self, status: int, payload: Any, reply: Reply | None = None) -> None:
             data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
+            chunk = reply.chunk_bytes if reply is not None and reply.chunk_bytes else len(data) or 1
+            sent = 0
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                for start in range(0, len(data), chunk):
+                    if server._stopping.is_set():
+                        return
+                    self.wfile.write(data[start:start + chunk])
+                    self.wfile.flush()
+                    sent += len(data[start:start + chunk])
+                    if reply is not None and reply.chunk_delay_s:
+                        time.sleep(reply.chunk_delay_s)  # the trickle this reply scripts
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up waiting (a timeout test)
+            finally:
+                if reply is not None and reply.chunk_bytes:
+                    with server._state.lock:
+                        server._state.sent_bytes.append(sent)
+
+        def _trickle(self, payload: Any, delay_s: float) -> None:
+            data = json.dumps(payload).encode()
+            raw = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+                   .encode() + data)
+            try:
+                for byte in raw:
+                    if server._stopping.wait(delay_s):
+                        return
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up: what the test wants
+            self.close_connection = True
+
+        def _send_padded(self, size: int, chunked: bool) -> None:
+            head, tail = b'{"choices": [{"message": {"role": "assistant", "content": "', b'"}}]}'
+            block = b"a" * 2**16
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                if chunked:
+                    self.send_header("Transfer-Encoding", "chunked")
+                else:
+                    self.send_header("Content-Length", str(len(head) + size + len(tail)))
+                self.end_headers()
+                frame = (lambda b: b"%x\r\n%s\r\n" % (len(b), b)) if chunked else (lambda b: b)
+                self.wfile.write(frame(head))
+                for start in range(0, size, len(block)):
+                    self.wfile.write(frame(block[:min(len(block), size - start)]))
+                self.wfile.write(frame(tail) + (b"0\r\n\r\n" if chunked else b""))
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            self.close_connection = True
 
         def _stream(self, content: str, model: str) -> None:
             chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": content}, "finish_reason": None}]},

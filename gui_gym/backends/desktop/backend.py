@@ -25,7 +25,7 @@ from PIL import Image
 
 from gui_gym.action_formats import pyautogui_code
 from gui_gym.actions import Action
-from gui_gym.backends.base import Backend, Observation
+from gui_gym.backends.base import DEFAULT_STEP_TIMEOUT_S, Backend, Observation
 from gui_gym.backends.desktop.a11y import linearize
 from gui_gym.backends.desktop.client import ServerClient, ServerError
 from gui_gym.backends.desktop.limits import SandboxLimits
@@ -57,6 +57,9 @@ class DesktopConfig:
     settle_interval_s: float = 0.04
     settle_change_timeout_s: float = 0.3
     """How long to wait for the screen to react at all before calling it settled."""
+    step_timeout_s: float | None = DEFAULT_STEP_TIMEOUT_S
+    """Bound on each action (with its settling) and each observation; past it the calls in
+    flight are cut (`ServerClient.abort`) and the desktop is relaunched at the next reset."""
     host: str | None = None
     port: int = 5000
     vm_path: str | None = None
@@ -97,6 +100,10 @@ class DesktopBackend(Backend):
     @property
     def screen_size(self) -> tuple[int, int]:
         return self.config.screen_size
+
+    @property
+    def step_timeout_s(self) -> float | None:  # type: ignore[override]
+        return self.config.step_timeout_s
 
     @property
     def client(self) -> ServerClient:
@@ -192,7 +199,21 @@ class DesktopBackend(Backend):
         return Observation(screenshot=pixels, a11y_tree=tree)
 
     def _alive(self) -> bool:
-        return self.provider.alive()
+        """The provider's desktop runs, and on our own server so does its session (a desktop
+        whose X server died still answers, with errors)."""
+        if not self.provider.alive():
+            return False
+        client = self._client
+        if client is None or "input" not in client.extensions:
+            return True
+        try:
+            return bool(client.call_json("GET", "/gui-gym/info", timeout_s=5.0).get("running", True))
+        except (InfraError, ServerError):
+            return False
+
+    def _abort(self, force: bool) -> None:
+        if self._client is not None:
+            self._client.abort()
 
     def _close(self) -> None:
         self.provider.stop()

@@ -6,8 +6,9 @@ to our own server (provider ``local``). Our server also offers a few ``/gui-gym/
 (canonical actions in-process, settling by screen stability, raw frames); `extensions` says
 which the server has, and callers fall back to the plain protocol when it has none.
 
-Every call has a timeout; transport failures raise `InfraError` (the VM is gone), protocol
-answers that say "no" come back as `ServerError` with the status and the server's message.
+Every call has a timeout, and `abort` ends the calls in flight at once (the backend's step
+deadline); transport failures raise `InfraError` (the VM is gone), protocol answers that say
+"no" come back as `ServerError` with the status and the server's message.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import http.client
 import json
 import secrets
 import socket
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -68,6 +70,8 @@ class ServerClient:
         self.endpoint = endpoint
         self.timeout_s = timeout_s
         self._extensions: frozenset[str] | None = None
+        self._open: set[http.client.HTTPConnection] = set()
+        self._open_lock = threading.Lock()
 
     # ---- transport ---------------------------------------------------------------------------
 
@@ -89,6 +93,8 @@ class ServerClient:
         ep = self.endpoint
         conn = (_UnixConnection(ep.socket_path, timeout) if ep.socket_path
                 else http.client.HTTPConnection(ep.host, ep.port, timeout=timeout))
+        with self._open_lock:
+            self._open.add(conn)
         try:
             conn.request(method, path, body=body, headers=headers)
             response = conn.getresponse()
@@ -97,7 +103,20 @@ class ServerClient:
             raise InfraError(f"desktop server at {ep.describe()} unreachable ({method} {path}): "
                              f"{type(exc).__name__}: {exc}") from exc
         finally:
+            with self._open_lock:
+                self._open.discard(conn)
             conn.close()
+
+    def abort(self) -> None:
+        """Make every request in flight fail at once (from another thread): its socket is shut
+        down, so a call waiting on a hung server returns instead of waiting out its timeout."""
+        with self._open_lock:
+            sockets = [conn.sock for conn in self._open if conn.sock is not None]
+        for sock in sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # already closed
 
     def call(self, method: str, path: str, **kwargs: Any) -> bytes:
         """`request`, raising ServerError on a non-200 answer."""
@@ -194,6 +213,11 @@ class ServerClient:
     def list_directory(self, path: str) -> dict | None:
         status, _, data = self.request("POST", "/list_directory", json_body={"path": path})
         return json.loads(data) if status == 200 else None
+
+    def wallpaper(self) -> bytes | None:
+        """The desktop's wallpaper image (OSWorld's ``/wallpaper``), or None when it has none."""
+        status, _, data = self.request("POST", "/wallpaper", timeout_s=60)
+        return data if status == 200 and data else None
 
     def cursor_position(self) -> tuple[int, int]:
         x, y = self.call_json("GET", "/cursor_position")

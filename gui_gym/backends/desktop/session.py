@@ -46,11 +46,36 @@ LIBREOFFICE_PREFS = """<?xml version="1.0" encoding="UTF-8"?>
 
 GTK_SETTINGS = "[Settings]\ngtk-cursor-blink = false\ngtk-enable-animations = false\n"
 """A steady caret and no animations: the screen holds still once an app is done."""
+VLC_PREFS = "[qt]\nqt-privacy-ask=0\n[core]\nextraintf=http\n[http]\nhttp-host=localhost\nhttp-port=8080\n[lua]\nhttp-password=password\n"
+"""VLC as on OSWorld's VM: no privacy question at first start, and its HTTP interface on the
+desktop's port 8080 with the password "password" (OSWorld's ``vlc_playing_info`` reads it)."""
 
-SHIMS = {"python": sys.executable, "python3": sys.executable,
-         "gnome-terminal": "/usr/bin/lxterminal", "x-terminal-emulator": "/usr/bin/lxterminal"}
-"""Commands OSWorld's tasks call -> the program that stands in for them here: ``python``
-with pyautogui (the VM's setup commands import it), Debian's terminal for GNOME's."""
+CHROME_FLAGS = ("--user-data-dir=/home/user/.config/google-chrome", "--no-first-run", "--no-default-browser-check",
+                "--password-store=basic", "--disable-dev-shm-usage", "--force-renderer-accessibility")
+"""Chromium as OSWorld's Chrome: its profile where OSWorld's getters read Chrome's (under
+``~/.config/google-chrome``), no first-run or default-browser questions, no keyring prompt,
+its accessibility tree on (OSWorld reads the address bar from it)."""
+SHIMS: dict[str, tuple[str, ...]] = {
+    "python": (sys.executable,), "python3": (sys.executable,),
+    "gnome-terminal": ("/usr/bin/lxterminal",), "x-terminal-emulator": ("/usr/bin/lxterminal",),
+    "google-chrome": ("/usr/bin/chromium", *CHROME_FLAGS), "google-chrome-stable": ("/usr/bin/chromium", *CHROME_FLAGS),
+}
+"""Commands OSWorld's tasks call -> the program (and arguments) that stands in for them here:
+``python`` with pyautogui (the VM's setup commands import it), Debian's terminal for GNOME's,
+Chromium for Google Chrome."""
+SHIM_ENV = {"google-chrome": "ACCESSIBILITY_ENABLED=1", "google-chrome-stable": "ACCESSIBILITY_ENABLED=1"}
+"""Environment a shim sets: Chromium joins the accessibility bus only when asked to."""
+PKILL_SHIM = """#!/bin/sh
+n=$#
+for a in "$@"; do
+  if [ "$a" = chrome ]; then a='chrom(e|ium)'; fi
+  set -- "$@" "$a"
+done
+shift "$n"
+exec /usr/bin/pkill "$@"
+"""
+"""``pkill`` with the pattern ``chrome`` also matching Chromium's processes ("chromium"), so the
+tasks' ``pkill chrome`` (after which Chrome has written its preferences) ends the stand-in."""
 
 
 DISPLAY_DIR = Path("/run/gui-gym-display")
@@ -111,6 +136,11 @@ class Session:
                 proc.wait()
         self._launched.clear()
         self._core.clear()
+
+    def alive(self) -> bool:
+        """Whether the display and the session's other core processes (bus, window manager)
+        still run: without them no action or screenshot can work."""
+        return bool(self._core) and all(proc.poll() is None for proc in self._core)
 
     # ---- processes for tasks ---------------------------------------------------------------
 
@@ -178,6 +208,9 @@ class Session:
         gtk = home / ".config" / "gtk-3.0"
         gtk.mkdir(parents=True, exist_ok=True)
         (gtk / "settings.ini").write_text(GTK_SETTINGS)
+        vlc = home / ".config" / "vlc"
+        vlc.mkdir(parents=True, exist_ok=True)
+        (vlc / "vlcrc").write_text(VLC_PREFS)
         runtime = Path("/tmp/runtime-user")
         runtime.mkdir(mode=0o700, exist_ok=True)
         self._give(home, runtime)
@@ -185,10 +218,15 @@ class Session:
         os.chmod("/tmp/.X11-unix", 0o1777)  # the display's socket; sticky, so only the display may replace it
         shims = Path("/tmp/.gui-gym-bin")  # the server's: the user cannot change what `python` means
         shims.mkdir(exist_ok=True)
-        for name, target in SHIMS.items():
+        if Path("/usr/bin/pkill").exists() and not (shims / "pkill").exists():
+            (shims / "pkill").write_text(PKILL_SHIM)
+            (shims / "pkill").chmod(0o755)
+        for name, (target, *arguments) in SHIMS.items():
             shim = shims / name
-            if target and Path(target).exists() and not shim.exists():
-                shim.write_text(f'#!/bin/sh\nexec {shlex.quote(target)} "$@"\n')  # keeps venv detection
+            if Path(target).exists() and not shim.exists():
+                command = " ".join(shlex.quote(part) for part in (target, *arguments))
+                environment = f"{SHIM_ENV[name]} " if name in SHIM_ENV else ""
+                shim.write_text(f'#!/bin/sh\n{environment}exec {command} "$@"\n')  # exec keeps venv detection
                 shim.chmod(0o755)
         self.env.update({
             "HOME": str(home), "USER": "user", "LOGNAME": "user", "DISPLAY": ":0", "XAUTHORITY": str(self._cookie_file),

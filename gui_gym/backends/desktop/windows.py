@@ -35,8 +35,14 @@ OPENERS: dict[str, list[str]] = {
     **{ext: ["soffice", "--nologo", "--impress"] for ext in (".pptx", ".ppt", ".odp")},
     **{ext: ["mousepad"] for ext in (".txt", ".md", ".py", ".json", ".sh", ".log", ".yaml",
                                       ".yml", ".ini", ".cfg", ".xml", ".html", ".js", ".css", ".c", ".h")},
+    ".pdf": ["evince"],
+    **{ext: ["vlc"] for ext in (".mp4", ".mkv", ".avi", ".webm", ".mov", ".mp3", ".wav", ".ogg", ".flac")},
+    **{ext: ["gimp"] for ext in (".xcf",)},
 }
 """File extension -> the command that opens it (the file path is appended)."""
+STAND_IN_TITLES = {"google chrome": "chromium"}
+"""Window names OSWorld's tasks use -> the title of the local app standing in (Chromium's
+windows end with "Chromium", Chrome's with "Google Chrome")."""
 
 
 @dataclass(frozen=True)
@@ -63,10 +69,13 @@ def list_windows(env: dict[str, str]) -> list[Window]:
 def find_window(env: dict[str, str], name: str, strict: bool = False, by_class: bool = False) -> Window | None:
     """The first window whose title (or WM_CLASS with `by_class`) equals `name` (`strict`)
     or contains it, case-insensitively when not strict: OSWorld's matching."""
-    for window in list_windows(env):
-        value = window.wm_class if by_class else window.title
-        if (value == name) if strict else (name.lower() in value.lower()):
-            return window
+    windows = list_windows(env)
+    names = [name] + ([STAND_IN_TITLES[name.lower()]] if not by_class and name.lower() in STAND_IN_TITLES else [])
+    for candidate in names:
+        for window in windows:
+            value = window.wm_class if by_class else window.title
+            if (value == candidate) if strict and candidate == name else (candidate.lower() in value.lower()):
+                return window
     return None
 
 
@@ -86,7 +95,9 @@ def close_window(env: dict[str, str], name: str, strict: bool = False, by_class:
 
 def opener(path: Path) -> list[str]:
     """The command that opens `path` on this desktop."""
-    if path.is_dir():
+    if path.is_dir():  # in GNOME's file manager, as on OSWorld's VM; else a terminal there
+        if shutil.which("nautilus"):
+            return ["nautilus", "--new-window", str(path)]
         return ["lxterminal", f"--working-directory={path}"]
     command = OPENERS.get(path.suffix.lower())
     if command is None:

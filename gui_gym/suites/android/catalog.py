@@ -1,10 +1,9 @@
-"""AndroidWorld's task list (116 tasks over 20 apps), with which of them gui-gym implements.
+"""AndroidWorld's task list (116 tasks over 20 apps), with how gui-gym implements each.
 
 The list is AndroidWorld's ``task_metadata.json`` (task_name, task_template, difficulty,
 tags, optimal_steps). gui-gym does not ship it: pass its path as ``androidworld_tasks=`` or
-set ``$GUI_GYM_ANDROIDWORLD_TASKS``. Most AndroidWorld tasks need apps AndroidWorld installs
-on its emulator (Markor, Simple Calendar, Broccoli, ...); gui-gym implements the ones on stock
-apps (settings, contacts, files, clock), and each entry says whether it is implemented.
+set ``$GUI_GYM_ANDROIDWORLD_TASKS``. Each entry says whether gui-gym implements the task and
+whether faithfully (AndroidWorld's set-up and check), and if not, what differs.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from gui_gym.errors import MissingResourceError, TaskConfigError
 
@@ -31,6 +30,9 @@ class CatalogEntry:
     tags: tuple[str, ...]
     optimal_steps: int
     implemented: bool
+    faithful: bool = False
+    fidelity: str = ""
+    """What differs from AndroidWorld's task when it is implemented but not faithful."""
 
 
 def catalog_path(explicit: str | os.PathLike | None) -> Path | None:
@@ -46,9 +48,10 @@ def catalog_path(explicit: str | os.PathLike | None) -> Path | None:
     return path
 
 
-def load_catalog(path: str | os.PathLike, implemented: Iterable[str]) -> list[CatalogEntry]:
+def load_catalog(path: str | os.PathLike, implemented: Iterable[str] | Mapping[str, type]) -> list[CatalogEntry]:
     """Every task in an AndroidWorld ``task_metadata.json``; TaskConfigError naming the file,
-    the entry and the field when it is malformed."""
+    the entry and the field when it is malformed. `implemented`: the task names gui-gym
+    implements, or {name: task class} (its ``fidelity`` note says what differs, if anything)."""
     path = Path(path)
     try:
         records = json.loads(path.read_text(encoding="utf-8"))
@@ -56,7 +59,7 @@ def load_catalog(path: str | os.PathLike, implemented: Iterable[str]) -> list[Ca
         raise TaskConfigError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
     if not isinstance(records, list):
         raise TaskConfigError(f"{path}: expected a list of task records, received {type(records).__name__}")
-    done = set(implemented)
+    classes = dict(implemented) if isinstance(implemented, Mapping) else {name: None for name in implemented}
     entries = []
     for n, record in enumerate(records):
         where = f"{path}: entry {n}"
@@ -71,8 +74,10 @@ def load_catalog(path: str | os.PathLike, implemented: Iterable[str]) -> list[Ca
             optimal = int(record["optimal_steps"])
         except (TypeError, ValueError):
             raise TaskConfigError(f"{where}: optimal_steps must be an integer, received {record['optimal_steps']!r}") from None
+        name = str(record["task_name"])
+        note = getattr(classes.get(name), "fidelity", "") or ""
         entries.append(CatalogEntry(
-            task_name=str(record["task_name"]), task_template=str(record["task_template"]),
-            difficulty=record["difficulty"], tags=tuple(t for t in record["tags"] if t), optimal_steps=optimal,
-            implemented=record["task_name"] in done))
+            task_name=name, task_template=str(record["task_template"]), difficulty=record["difficulty"],
+            tags=tuple(t for t in record["tags"] if t), optimal_steps=optimal, implemented=name in classes,
+            faithful=name in classes and not note, fidelity=note))
     return entries

@@ -2,43 +2,97 @@
 
 Success is read from where Android keeps state, never from pixels: the settings tables
 (``settings get``), content providers (``content query``), files (adb sync), app databases
-(SQLite files pulled over adb sync, with their ``-wal`` and ``-shm`` companions so rows not yet
-checkpointed are seen, then read with `sqlite3`), the focused activity (``dumpsys window``)
-and the UI element list. Everything goes through the backend's shell and sync calls; nothing
-here imports adbutils.
+(pulled over adb sync, see `device_sqlite`), the focused activity (``dumpsys window``) and the
+UI element list. Set-up writes state the same ways, plus the device clock (``date``, every task
+starts on 15 October 2023 at 15:34 UTC), the clipboard (through the Clipper app's broadcasts),
+incoming SMS (through the emulator console, as ``adb emu sms send``) and app data snapshots.
+Everything goes through the backend's shell and sync calls; nothing here imports adbutils.
 """
 
 from __future__ import annotations
 
+import datetime
+import logging
 import re
-import sqlite3
-import tempfile
-from pathlib import Path
-from typing import Any, Sequence
+import shlex
+from typing import Sequence
 
-from gui_gym.backends.android import AndroidBackend
+from gui_gym.actions import Action
+from gui_gym.backends.android import AndroidBackend, ShellResult
+from gui_gym.backends.android_console import EmulatorConsole
 from gui_gym.backends.android_elements import UIElement
-from gui_gym.errors import MissingResourceError
+from gui_gym.errors import ActionExecutionError, InfraError
+from gui_gym.suites.android.apps import App, app
+from gui_gym.suites.android.device_files import STORAGE, FileOps
+from gui_gym.suites.android.device_sqlite import DatabaseOps
+from gui_gym.suites.android.matching import digits, levenshtein
+from gui_gym.waiting import wait_until
 
+__all__ = ["Device", "STORAGE", "DEVICE_TIME", "SNAPSHOTS"]
+
+logger = logging.getLogger(__name__)
+DEVICE_TIME = datetime.datetime(2023, 10, 15, 15, 34, 0, tzinfo=datetime.timezone.utc)
+"""AndroidWorld's clock at the start of every task (the device runs on UTC)."""
+SNAPSHOTS = "/data/data/android_world/snapshots"
+"""Where app data snapshots live (AndroidWorld's location, so its prepared devices work too)."""
 CONTACTS_PROVIDER = "com.android.providers.contacts"
-PHONES_URI = "content://com.android.contacts/data/phones"
-STORAGE = "/storage/emulated/0"
-"""Shared storage, the "sdk_gphone_x86_64" storage area AndroidWorld's file tasks name."""
+PHONES_URI = "content://contacts/phones/"
+_ROW = re.compile(r"(?:^|\n)Row: \d+ ")
 
 
-class Device:
-    """What a task reads and sets on the phone, over its `AndroidBackend`."""
+def _date_command(when: datetime.datetime) -> tuple[str, str]:
+    return "date", when.astimezone(datetime.timezone.utc).strftime("%m%d%H%M%y.%S")
 
-    def __init__(self, backend: AndroidBackend) -> None:
+
+class Device(FileOps, DatabaseOps):
+    """What a task reads and sets on the phone, over its `AndroidBackend`.
+
+    `interaction_cache`: the agent's last answer (AndroidWorld's ``env.interaction_cache``),
+    which question-answering tasks score."""
+
+    def __init__(self, backend: AndroidBackend, interaction_cache: str | None = None) -> None:
         if not isinstance(backend, AndroidBackend):
             raise TypeError(f"Android tasks need an AndroidBackend, received {type(backend).__name__}")
         self.backend = backend
+        self.interaction_cache = interaction_cache
+        self._rooted = False
+
+    # ---- shell -------------------------------------------------------------------------------
 
     def shell(self, *argv: str) -> str:
-        """Run one command (arguments quoted for the device shell); its stdout."""
-        return self.backend.shell(list(argv)).stdout
+        """Run one command (arguments quoted for the device shell); its stdout. A non-zero
+        exit raises ActionExecutionError."""
+        return self.backend.shell([str(a) for a in argv]).stdout
 
-    # ---- settings and services -------------------------------------------------------------
+    def run(self, *argv: str) -> ShellResult:
+        """Run one command; its exit code and output, whatever the exit."""
+        return self.backend.shell([str(a) for a in argv], check=False)
+
+    def shell_all(self, *commands: Sequence[str]) -> str:
+        """Run several commands in one shell line (``a && b && ...``, each argument quoted),
+        saving adb round trips; stops at the first failure, which raises."""
+        return self.backend.shell(" && ".join(" ".join(shlex.quote(str(a)) for a in c) for c in commands)).stdout
+
+    def ensure_root(self, timeout_s: float = 30.0) -> None:
+        """adbd as root (``adb root``), as AndroidWorld needs for app data and the clock."""
+        if self._rooted or self.run("id", "-u").stdout.strip() == "0":
+            self._rooted = True
+            return
+        answer = self.backend.adb_root()
+        if "cannot run as root" in answer:
+            raise InfraError(f"adbd cannot run as root on {self.backend.serial} ({answer.strip()}); AndroidWorld's "
+                             "tasks need an emulator image without Google Play (google_apis)")
+
+        def rooted() -> bool:
+            try:
+                return self.run("id", "-u").stdout.strip() == "0"
+            except (InfraError, ActionExecutionError):
+                return False  # adbd is restarting
+        if not wait_until(rooted, timeout_s, interval_s=0.1):
+            raise InfraError(f"adbd on {self.backend.serial} did not come back as root within {timeout_s:g} s")
+        self._rooted = True
+
+    # ---- settings, radios and the clock --------------------------------------------------------
 
     def setting(self, namespace: str, key: str) -> str:
         """``settings get``: the value as text, "null" when unset."""
@@ -51,78 +105,56 @@ class Device:
         """Turn "wifi" or "bluetooth" on or off through ``svc``, as AndroidWorld does."""
         self.shell("svc", service, "enable" if on else "disable")
 
-    # ---- providers and databases ----------------------------------------------------------
+    def set_auto_time(self, on: bool) -> None:
+        self.shell_all(*(("settings", "put", "global", key, "1" if on else "0") for key in ("auto_time", "auto_time_zone")))
 
-    def content_query(self, uri: str, projection: Sequence[str]) -> list[dict[str, str]]:
-        """Rows of ``content query --uri ... --projection a:b``, as {column: text}."""
-        output = self.shell("content", "query", "--uri", uri, "--projection", ":".join(projection))
-        columns = "|".join(re.escape(c) for c in projection)
-        rows = []
-        for line in output.splitlines():
-            if not line.startswith("Row: "):
-                continue
-            fields = re.split(rf", (?=(?:{columns})=)", line.split(" ", 2)[2])
-            rows.append(dict(field.split("=", 1) for field in fields))
-        return rows
+    def setup_datetime(self, when: datetime.datetime | None = None) -> None:
+        """The clock made reproducible: no network time, 24-hour format, UTC; and set to
+        `when` if given."""
+        self.ensure_root()
+        commands = [("settings", "put", "global", "auto_time", "0"), ("settings", "put", "global", "auto_time_zone", "0"),
+                    ("settings", "put", "system", "time_12_24", "24"), ("service", "call", "alarm", "3", "s16", "UTC")]
+        if when is not None:
+            commands.append(_date_command(when))
+        self.shell_all(*commands)
 
-    def contacts(self) -> list[tuple[str, str]]:
-        """(display name, phone number) of every phone entry in the contacts provider."""
-        return [(row["display_name"], row["number"])
-                for row in self.content_query(PHONES_URI, ("display_name", "number"))]
+    def set_datetime(self, when: datetime.datetime) -> None:
+        self.ensure_root()
+        self.shell(*_date_command(when))
 
-    def clear_contacts(self) -> None:
-        self.shell("pm", "clear", CONTACTS_PROVIDER)
+    def now_s(self) -> int:
+        """The device clock, in seconds since the epoch."""
+        return int(self.shell("date", "+%s").strip())
 
-    def sqlite_query(self, database: str, sql: str, params: Sequence[Any] = ()) -> list[tuple] | None:
-        """Rows of `sql` on an app database pulled from the device; None when the database
-        does not exist (the app never created it). Reading /data/data needs adbd as root."""
-        if database.startswith("/data/") and self.shell("id", "-u").strip() != "0":
-            raise MissingResourceError(
-                f"reading {database} needs adbd running as root: run `adb root` (emulator images without "
-                "Google Play allow it)")
-        with tempfile.TemporaryDirectory(prefix="gui-gym-db-") as folder:
-            local = Path(folder) / Path(database).name
-            for suffix in ("", "-wal", "-shm"):
-                data = self.backend.read_file(database + suffix)
-                if data is None and not suffix:
-                    return None
-                if data is not None:
-                    Path(str(local) + suffix).write_bytes(data)
-            connection = sqlite3.connect(local)
-            try:
-                return connection.execute(sql, tuple(params)).fetchall()
-            finally:
-                connection.close()
+    def advance_time(self, delta: datetime.timedelta) -> None:
+        self.set_datetime(datetime.datetime.fromtimestamp(self.now_s(), datetime.timezone.utc) + delta)
 
-    # ---- files ----------------------------------------------------------------------------
+    # ---- apps ---------------------------------------------------------------------------------
 
-    def file_exists(self, path: str) -> bool:
-        return self.backend.exists(path)
+    @staticmethod
+    def app(name: str) -> App:
+        return app(name)
 
-    def write_file(self, path: str, data: bytes = b"") -> None:
-        self.backend.write_file(path, data)
+    def launch(self, name: str) -> None:
+        """Start an app by its AndroidWorld name (its launch activity) or package."""
+        try:
+            activity = app(name).activity
+        except KeyError:
+            self.shell("monkey", "-p", name, "1")
+            return
+        self.shell("am", "start", "-n", activity)
 
-    def media_scan(self, path: str) -> None:
-        """Ask the media scanner to index `path`, so file browsers list files pushed over adb."""
-        self.shell("am", "broadcast", "-a", "android.intent.action.MEDIA_SCANNER_SCAN_FILE", "-d", f"file://{path}")
+    @staticmethod
+    def package_of(name: str) -> str:
+        """The package of an app given by its AndroidWorld name, or the package itself."""
+        try:
+            return app(name).package
+        except KeyError:
+            return name
 
-    def make_dirs(self, path: str) -> None:
-        self.shell("mkdir", "-p", path)
-
-    def clear_folder(self, path: str) -> None:
-        """Remove everything inside a device folder, keeping the folder."""
-        names = self.backend.list_dir(path)
-        if names:
-            self.shell("rm", "-rf", *(f"{path}/{name}" for name in names))
-
-    # ---- apps and screen ------------------------------------------------------------------
-
-    def foreground(self) -> tuple[str, str]:
-        """(package, activity) in focus."""
-        return self.backend.foreground()
-
-    def ui_elements(self) -> list[UIElement]:
-        return self.backend.elements()
+    def close_app(self, name: str) -> None:
+        """Force-stop an app by its AndroidWorld name or package."""
+        self.shell("am", "force-stop", self.package_of(name))
 
     def force_stop(self, package: str) -> None:
         self.shell("am", "force-stop", package)
@@ -130,5 +162,163 @@ class Device:
     def clear_app_data(self, package: str) -> None:
         self.shell("pm", "clear", package)
 
+    def grant_permission(self, package: str, permission: str) -> None:
+        self.shell("pm", "grant", package, permission)
+
+    def foreground(self) -> tuple[str, str]:
+        """(package, activity) in focus."""
+        return self.backend.foreground()
+
+    def ui_elements(self) -> list[UIElement]:
+        return self.backend.elements(fresh=True)
+
     def go_home(self) -> None:
         self.backend.go_home()
+
+    def press_back(self) -> None:
+        self.backend.execute(Action("navigate_back"))
+
+    def find_and_click(self, label: str, timeout_s: float = 10.0) -> None:
+        """Tap the element whose text or content description is `label` (case aside, one edit
+        allowed), waiting for it to appear, as AndroidWorld's set-up code taps buttons."""
+        target = label.lower()
+
+        def find() -> int | None:
+            best, best_distance = None, 2
+            for n, element in enumerate(self.ui_elements()):
+                for text in (element.text, element.content_description):
+                    if text is not None and (distance := levenshtein(target, text.lower())) < best_distance:
+                        best, best_distance = n, distance
+            return best
+        found: list[int] = []
+
+        def appeared() -> bool:
+            index = find()
+            if index is not None:
+                found.append(index)
+            return index is not None
+        if not wait_until(appeared, timeout_s, interval_s=0.05, max_interval_s=0.5):
+            raise ActionExecutionError(f"no element labelled {label!r} appeared within {timeout_s:g} s")
+        self.backend.execute(Action.click_element(found[-1]))
+
+    def close_recents(self) -> None:
+        """Remove every task from the recents screen."""
+        result = self.run("dumpsys", "activity", "recents")
+        if result.exit_code != 0:
+            return
+        for task_id in re.findall(r"id=(\d+)", result.stdout):
+            self.run("am", "stack", "remove", task_id)
+
+    def save_app_snapshot(self, name: str) -> None:
+        """Copy an app's data aside, to restore before and after each task."""
+        package = app(name).package
+        self.ensure_root()
+        self.remove(f"{SNAPSHOTS}/{package}")
+        self.copy_dir(f"/data/data/{package}", f"{SNAPSHOTS}/{package}")
+
+    def restore_app_snapshot(self, name: str) -> bool:
+        """Put an app's saved data back (the app is stopped first); False when none was saved."""
+        package = app(name).package
+        self.close_app(name)
+        self.ensure_root()
+        snapshot, data = f"{SNAPSHOTS}/{package}", f"/data/data/{package}"
+        if not self.exists(snapshot):
+            return False
+        self.clear_directory(data)
+        self.shell_all(("mkdir", "-p", data), ("cp", "-a", f"{snapshot}/.", f"{data}/"), ("restorecon", "-RD", data),
+                       ("chmod", "777", "-R", data))
+        return True
+
+    # ---- intents and providers ----------------------------------------------------------------
+
+    def broadcast(self, action: str, data_uri: str | None = None, extras: dict[str, str] | None = None) -> str:
+        argv = ["am", "broadcast", "-a", action]
+        if data_uri:
+            argv += ["-d", data_uri]
+        for key, value in (extras or {}).items():
+            argv += ["--es", key, value]
+        return self.shell(*argv)
+
+    def content_query(self, uri: str, projection: Sequence[str] | None = None) -> list[dict[str, str]]:
+        """Rows of ``content query --uri ...`` as {column: text}. With a projection, values
+        keep any ", " they hold; without, a value is cut where ", <name>=" follows."""
+        argv = ["content", "query", "--uri", uri]
+        if projection:
+            argv += ["--projection", ":".join(projection)]
+        output = self.shell(*argv).replace("\r", "")
+        names = "|".join(re.escape(c) for c in projection) if projection else r"[A-Za-z_][A-Za-z0-9_]*"
+        rows = []
+        for chunk in _ROW.split(output)[1:]:
+            chunk = chunk.rstrip("\n")
+            fields = re.split(rf", (?=(?:{names})=)", chunk)
+            rows.append(dict(field.split("=", 1) for field in fields if "=" in field))
+        return rows
+
+    def content_delete(self, uri: str) -> None:
+        self.shell("content", "delete", "--uri", uri)
+
+    # ---- contacts -----------------------------------------------------------------------------
+
+    def contacts(self) -> list[tuple[str, str]]:
+        """(display name, digits of the number) of every phone entry, as AndroidWorld lists them."""
+        return [(row.get("display_name", ""), digits(row.get("number", "")))
+                for row in self.content_query(PHONES_URI, ("display_name", "number"))]
+
+    def clear_contacts(self) -> None:
+        self.clear_app_data(CONTACTS_PROVIDER)
+
+    def add_contact(self, name: str, phone: str, timeout_s: float = 10.0) -> None:
+        """Create a contact the way AndroidWorld does: the contacts app's insert screen,
+        filled by intent extras, then its Save button."""
+        self.shell("am", "start", "-a", "android.intent.action.INSERT", "-t", "vnd.android.cursor.dir/contact",
+                   "-e", "name", name, "-e", "phone", phone)
+        self.find_and_click("SAVE", timeout_s)
+        self.press_back()
+
+    # ---- clipboard, SMS, calls ----------------------------------------------------------------
+
+    def _clipper(self, action: str, extras: list[str]) -> str | None:
+        self.launch("clipper")
+        if not wait_until(lambda: self.foreground()[0] == app("clipper").package, 10.0, interval_s=0.05):
+            raise InfraError("the Clipper app (ca.zgrs.clipper), which reads and writes the clipboard, did not come "
+                             "to the foreground; is it installed?")
+        output = self.shell("am", "broadcast", "-a", action, *extras)
+        self.press_back()
+        match = re.search(r"Broadcast completed: result=(-?\d+)(?:, data=\"(.*)\")?", output, re.DOTALL)
+        if match is None or match.group(1) != "-1":
+            raise InfraError(f"Clipper did not answer {action} ({output.strip()!r}); grant it its permissions by "
+                             "opening it once")
+        return match.group(2)
+
+    def set_clipboard(self, text: str) -> None:
+        self._clipper("clipper.set", ["-e", "text", text])
+
+    def clipboard(self) -> str:
+        return self._clipper("clipper.get", []) or ""
+
+    def console(self) -> EmulatorConsole:
+        """The emulator console of this device (from its serial, emulator-<port>)."""
+        provided = getattr(self.backend, "console", None)
+        return provided() if callable(provided) else EmulatorConsole.for_serial(self.backend.serial or "")
+
+    def receive_sms(self, number: str, text: str) -> None:
+        """An SMS from `number` arrives (``adb emu sms send``): emulators only."""
+        with self.console() as console:
+            console.command(f"sms send {re.sub(r'[^0-9+]', '', number)} {text}")
+
+    def sent_sms(self) -> list[dict[str, str]]:
+        """Messages in the sent box, newest first."""
+        return self.content_query("content://sms/sent", ("_id", "thread_id", "address", "date", "body"))
+
+    def received_sms(self) -> list[dict[str, str]]:
+        return self.content_query("content://sms/inbox", ("_id", "thread_id", "address", "date", "body"))
+
+    def clear_sms(self) -> None:
+        """Every message and conversation gone from the telephony provider."""
+        db = "/data/data/com.android.providers.telephony/databases/mmssms.db"
+        self.sqlite_on_device(db, "DELETE FROM sms;")
+        self.sqlite_on_device(db, "DELETE FROM threads;")
+
+    def send_sms_intent(self, number: str, text: str) -> None:
+        """Open the default SMS app on a message to `number` holding `text`."""
+        self.shell("am", "start", "-a", "android.intent.action.SENDTO", "-d", f"sms:{number}", "--es", "sms_body", text)

@@ -18,6 +18,7 @@ from urllib.parse import parse_qs
 from gui_gym.actions import Action
 from gui_gym.backends.base import Backend
 from gui_gym.backends.browser import BrowserBackend, BrowserConfig
+from gui_gym.backends.web_access import OWN_SERVERS_ONLY
 from gui_gym.env import GUIEnv
 from gui_gym.suites.base import Episode, Milestone, Task, TaskSuite
 from gui_gym.suites.http_server import LoopbackServer
@@ -181,13 +182,14 @@ class DemoSuite(TaskSuite):
         return {"task_id": task_id, "domain": "demo"}
 
     def start(self, backend: Backend) -> None:
-        self.server.start()
+        self.server.admit(backend)
 
     def close(self) -> None:
         self.server.stop()
 
 
 def make_env(**kwargs: Any) -> GUIEnv:
-    """Entry point of ``GUI/Demo-v0``: `BrowserConfig` fields and `GUIEnv` kwargs."""
-    config = BrowserConfig.pop_from(kwargs, allowed_hosts=frozenset({"127.0.0.1"}))
+    """Entry point of ``GUI/Demo-v0``: `BrowserConfig` fields and `GUIEnv` kwargs. The browser
+    reaches the demo's own server only."""
+    config = BrowserConfig.pop_from(kwargs, allowed_hosts=OWN_SERVERS_ONLY)
     return GUIEnv(BrowserBackend(config), DemoSuite(), **kwargs)

@@ -62,7 +62,7 @@ class LocalWebSuite(TaskSuite):
             self.app_server.states = world
 
     def start(self, backend: Backend) -> None:
-        self.server.start()
+        self.server.admit(backend)
 
     def close(self) -> None:
         self.server.stop()

@@ -7,8 +7,8 @@ LocalWeb, scored by a WebJudge-style judge (see docs/mind2web.md).
     ...                 judge={"model": "o4-mini"})  # doctest: +SKIP
 
 Local mode runs the bundled tasks (`Mind2WebSuite`), each a LocalWeb template instance, with
-the env's own success check and oracle; requests leave loopback nowhere. Live mode opens each
-task's website with no host restriction; with ``judge=`` the episode's reward is the judge's
+the env's own success check and oracle; the browser reaches the env's own LocalWeb server
+only. Live mode opens each task's website with no host restriction (http and https only); with ``judge=`` the episode's reward is the judge's
 verdict (`WebJudgeReward`), without it episodes score 0 and ``gui-bench judge`` scores the
 recorded folder afterwards.
 """
@@ -22,7 +22,6 @@ from gui_gym.suites.mind2web.suite import DEFAULT_PROBE_TIMEOUT_S, Mind2WebSuite
 
 __all__ = ["LEVELS", "Mind2WebSuite", "Mind2WebTaskSpec", "TaskFile", "load_task_file", "make_env"]
 
-LOOPBACK = frozenset({"127.0.0.1"})
 
 
 def make_env(*, mode: str = "local", tasks: str | None = None, levels: str | Iterable[str] | None = None,
@@ -36,18 +35,20 @@ def make_env(*, mode: str = "local", tasks: str | None = None, levels: str | Ite
         levels: keep only these levels ("easy", "medium", "hard").
         pin: the sha256 the task file must have (each result records the file's hash).
         judge: live mode only: score episodes with a WebJudge-style judge; a `WebJudge`, a
-            chat `Judge`, or `OpenAIJudge` arguments as a dict (``{"model": ..., "base_url": ...}``).
+            chat `Judge`, or `OpenAIJudge` arguments as a dict (``{"model": ..., "base_url": ...}``,
+            plus ``"protocol": "official"`` or ``"keypoint"`` for those WebJudge protocols).
         probe_timeout_s: live mode's bound on the check that the website is reachable.
         kwargs: `BrowserConfig` fields (viewport, headless, ...), then `GUIEnv` arguments.
     """
     from gui_gym.backends.browser import BrowserBackend, BrowserConfig
     from gui_gym.env import GUIEnv
+    from gui_gym.backends.web_access import OWN_SERVERS_ONLY
 
     suite = Mind2WebSuite(mode, tasks, levels, pin, probe_timeout_s)
     if judge is not None and mode != "live":
         raise ValueError("judge= is for live mode: local mode scores with the env's own success check; "
                          "judge a local run's results folder with gui-bench judge to measure a judge")
-    config = BrowserConfig.pop_from(kwargs, **({"allowed_hosts": LOOPBACK} if mode == "local" else {}))
+    config = BrowserConfig.pop_from(kwargs, **({"allowed_hosts": OWN_SERVERS_ONLY} if mode == "local" else {}))
     env = GUIEnv(BrowserBackend(config), suite, **kwargs)
     if judge is None:
         return env

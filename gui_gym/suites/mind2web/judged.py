@@ -22,7 +22,8 @@ from gui_gym.suites.mind2web.history import describe_action, factual_actions
 
 def as_web_judge(judge: Any) -> WebJudge:
     """A `WebJudge` from a `WebJudge`, a chat `Judge`, or `OpenAIJudge` arguments as a dict
-    (temperature 0 unless given)."""
+    (temperature 0 unless given), in which ``"protocol"`` picks the WebJudge protocol
+    ("strict", "official", "keypoint")."""
     if isinstance(judge, WebJudge):
         return judge
     if isinstance(judge, Judge):
@@ -30,8 +31,10 @@ def as_web_judge(judge: Any) -> WebJudge:
     if isinstance(judge, dict):
         from gui_gym.judges.openai_judge import OpenAIJudge
 
+        settings = dict(judge)
+        protocol = settings.pop("protocol", "strict")
         try:
-            return WebJudge(OpenAIJudge(**{"temperature": 0.0, **judge}))
+            return WebJudge(OpenAIJudge(**{"temperature": 0.0, **settings}), protocol=protocol)
         except TypeError as exc:
             raise ValueError(f"judge: expected OpenAIJudge arguments (model, base_url, api_key, ...), "
                              f"received {sorted(judge)}: {exc}") from exc

@@ -8,8 +8,8 @@ docs/miniwob.md).
     >>> info["instruction"]  # doctest: +SKIP
     'Click the button.'
 
-The pages are served from the package's ``html`` folder on loopback; requests to anything
-else are blocked. A page lays out in an 800x600 window, as in the package's headless Chrome
+The pages are served from the package's ``html`` folder on loopback, to this env's browser
+only (its token cookie); the browser reaches that server and nothing else, not another env's. A page lays out in an 800x600 window, as in the package's headless Chrome
 (800x800 when the task set holds a flight search, whose task is 667 pixels tall), and the
 agent's screen is the task's area in its top-left corner, what the package's env crops its
 screenshots to: 160x210 pixels, 375x667 for the flight searches. A task set that holds both
@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from gui_gym.backends.web_access import OWN_SERVERS_ONLY
 from gui_gym.suites.miniwob.catalog import CATEGORIES, SUBSET_HELP, WEBGUM
 from gui_gym.suites.miniwob.suite import FLIGHT_SCREEN, REWARDS, TASK_SCREEN, MiniWoBConfig, MiniWoBSuite, MiniWoBTask
 
 __all__ = ["CATEGORIES", "FLIGHT_SCREEN", "REWARDS", "SUBSET_HELP", "TASK_SCREEN", "WEBGUM", "MiniWoBConfig",
            "MiniWoBSuite", "MiniWoBTask", "make_env"]
 
-LOOPBACK = frozenset({"127.0.0.1"})
 WINDOW = (800, 600)
 """The viewport pages lay out in: Chrome's default window, so nothing a task draws past its
 area (a pie menu, the score display beside it) makes the page scroll, as in the package's env."""
@@ -58,7 +58,7 @@ def make_env(*, tasks: str | Iterable[str] | None = None, reward: str = "positiv
     suite = MiniWoBSuite(tasks, config)
     flights, screen_given = suite.flight_tasks, "screen" in kwargs
     only_flights = flights == len(suite.task_ids)
-    browser = BrowserConfig.pop_from(kwargs, allowed_hosts=LOOPBACK, viewport=FLIGHT_WINDOW if flights else WINDOW,
+    browser = BrowserConfig.pop_from(kwargs, allowed_hosts=OWN_SERVERS_ONLY, viewport=FLIGHT_WINDOW if flights else WINDOW,
                                      screen=FLIGHT_SCREEN if only_flights else TASK_SCREEN)
     backend = BrowserBackend(browser)
     if flights and not only_flights and not screen_given:

@@ -233,7 +233,7 @@ class MiniWoBSuite(TaskSuite):
         return "\n".join(lines)
 
     def start(self, backend: Backend) -> None:
-        self.server.start()
+        self.server.admit(backend)  # the env's browser only: the server refuses any other
 
     def close(self) -> None:
         self.server.stop()

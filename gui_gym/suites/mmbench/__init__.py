@@ -32,28 +32,41 @@ GROUNDING_FORMATS = ("mmbench", "screenspot", "screenspot_v2", "screenspot_pro")
 __all__ = ["make_l1_env", "make_l2_env", "breakdown", "breakdown_tables", "GROUNDING_FORMATS"]
 
 
-def make_l1_env(data_root: str | os.PathLike[str] | None = None, mode: str = "all", cache_size: int = 8,
-                **kwargs: Any):
+def make_l1_env(data_root: str | os.PathLike[str] | None = None, mode: str = "all", answers: str = "meant",
+                cache_size: int = 8, **kwargs: Any):
     """Entry point of ``GUI/MMBench-GUI-L1-v0``.
 
     Args:
         data_root: the folder holding ``MMBench-GUI/`` (or that folder itself), or
             ``"sample"``; default ``$GUI_GYM_MMBENCH_ROOT``, then ``$LMUData``.
         mode: "all" questions, or one difficulty ("easy", "medium", "hard"), as officially.
+        answers: "meant" (default): the letter the answer carries (the content of a UI-TARS
+            ``finished(content=...)``); "official": MMBench-GUI's parser over the whole
+            output, as the official numbers are made (it reads "A" from a UI-TARS
+            ``Action:`` line), with its NaN level score where a platform lacks a difficulty.
+            The report says which was used. "official" needs the "choice" action format.
         cache_size: decoded screenshots kept in memory.
         kwargs: `GUIEnv` arguments; ``action_format`` defaults to ``"choice"`` (free text
             naming a letter, an answer action, or UI-TARS ``finished(content=...)``).
     """
     from gui_gym.backends.static import StaticBackend
     from gui_gym.env import GUIEnv
+    from gui_gym.suites.mmbench.answers import ANSWER_MODES
     from gui_gym.suites.mmbench.data import load_l1
     from gui_gym.suites.mmbench.tasks import AnswerSpace, current_letters, l1_suite
 
     if mode not in L1_MODES:
         raise ValueError(f"mode must be one of {L1_MODES}, received {mode!r}")
-    questions = [q for q in load_l1(data_root) if mode in ("all", q.difficulty)]
+    if answers not in ANSWER_MODES:
+        raise ValueError(f"answers must be one of {ANSWER_MODES}, received {answers!r}")
     kwargs.setdefault("action_format", "choice")
-    env = GUIEnv(StaticBackend(cache_size=cache_size), l1_suite(questions), **kwargs)
+    if answers == "official" and kwargs["action_format"] != "choice":
+        raise ValueError(f"answers='official' reads the whole output text, which only the 'choice' action format keeps; "
+                         f"received action_format={kwargs['action_format']!r}")
+    if kwargs["action_format"] == "choice":
+        kwargs["format_context"] = {**(kwargs.get("format_context") or {}), "answers": answers}
+    questions = [q for q in load_l1(data_root) if mode in ("all", q.difficulty)]
+    env = GUIEnv(StaticBackend(cache_size=cache_size), l1_suite(questions, answers=answers), **kwargs)
     env.action_space = AnswerSpace(env.action_space.screen_size, env.action_format, current_letters(env),
                                    env.format_context)
     return env

@@ -1,11 +1,14 @@
 """Reading answers and boxes the way MMBench-GUI's official evaluation does.
 
-Scores are only comparable with published numbers if a model's text is read exactly as the
-official code reads it, so the rules here follow open-compass/MMBench-GUI:
+Scores are only comparable with published numbers if a model's text is read as the official
+code reads it, so the rules here follow open-compass/MMBench-GUI:
 
 - L1 option letter: six patterns tried in order, case-insensitively and per line; the first
   pattern that matches anywhere wins (so ``"B. because A is wrong"`` reads B, and a lone
-  ``"a"`` at the end of a sentence reads A, exactly as the official parser does).
+  ``"a"`` at the end of a sentence reads A, exactly as the official parser does). Which text
+  they run over is the `ANSWER_MODES` choice: by default the answer the output carries (the
+  content of a UI-TARS ``finished(content=...)``, the text of a JSON answer); officially the
+  whole output, which on UI-TARS answers reads the "A" of ``Action:`` (see docs/mmbench.md).
 - L2 point: the first pair of numbers in the text, optionally bracketed and labelled
   ``x=``/``y:``; a pair with both values <= 1 is normalized, anything else is pixels.
 - L2 box: all four values in [0, 1] means normalized, otherwise pixels of the actual image;
@@ -28,6 +31,10 @@ from gui_gym.action_formats.coords import CoordinateMapping
 from gui_gym.errors import ActionParseError, TaskConfigError
 
 LETTERS = "ABCDEF"
+ANSWER_MODES = ("meant", "official")
+"""How L1 answers are read: ``meant``, the answer the output carries (the default), or
+``official``, MMBench-GUI's parser over the whole output with its quirks, and its NaN level
+score where a platform has no question of a difficulty (see docs/mmbench.md, Comparability)."""
 COORDINATE_MODES = ("auto", "absolute", "normalized", "relative1000", "smart_resize")
 """How bare numbers in an answer map to pixels: ``auto`` is the official rule (both <= 1:
 normalized, else pixels); the others name the space explicitly (see `CoordinateMapping`)."""
@@ -36,15 +43,18 @@ EDGE_TOLERANCE = 1e-9
 _OPTION_PATTERNS = tuple(re.compile(p, re.IGNORECASE | re.MULTILINE) for p in (
     r"\b([A-F])[.:](?!\w)",            # "B." or "B:" not glued to a word
     r"\bOption\s+([A-F])\b",           # "Option C"
-    r"\bAnswer\s*[:：]?\s*([A-F])\b",  # "Answer: D", full-width colon too
+    r"\bAnswer\s*(?:[:：]\s*)?([A-F])\b",  # "Answer: D", full-width colon too
     r"^[ \t]*([A-F])[.:]?",            # a letter opening a line
     r"['\"]([A-F])['\"]",              # a quoted letter
     r"\b([A-F])\b(?!\s+\w)",           # a lone letter not followed by a word
 ))
-_NUMBER = r"[-+]?(?:\d+\.\d+|\.\d+|\d+)"
+_NUMBER = r"[-+]?(?<!\d)(?:\d+\.\d+|\.\d+|\d+)"
 _POINT = re.compile(
-    rf"(?:x\s*[:=]?\s*)?[(\[{{]?\s*({_NUMBER})\s*[,\s;]+(?:y\s*[:=]?\s*)?\s*({_NUMBER})\s*[)\]}}]?",
+    rf"(?:x\s*(?:[:=]\s*)?)?(?:[(\[{{]\s*)?({_NUMBER})[,\s;]+(?:y\s*(?:[:=]\s*)?)?({_NUMBER})\s*[)\]}}]?",
     re.IGNORECASE)
+"""A number pair. Written so that no two adjacent parts can take the same characters (and a
+number only starts where a digit run does): otherwise a long run of digits or spaces makes
+the search backtrack quadratically or worse (0.8 s for 5,000 digits)."""
 
 
 def parse_option_letter(text: str | None) -> str | None:
@@ -150,7 +160,7 @@ def json_output(value: Any) -> Any:
     if isinstance(value, str) and value.lstrip().startswith(("{", "[")):
         try:
             value = json.loads(value)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, or JSON too deep or with too long a number to read
             return None
     if isinstance(value, Mapping) or (isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value)):
         return value

@@ -8,6 +8,12 @@ taken whole. Either way the text must name an option letter by the official rule
 (`parse_option_letter`), else the output is an `ActionParseError`, which the env reports
 as ``info["action_error"]`` and scores as a miss. The letter itself is read again at
 evaluation, from the same text.
+
+``answers="official"`` (format context) reads as MMBench-GUI's own evaluation does: the
+official code has no notion of an action, it runs its letter patterns over the model's whole
+output, so a string is taken whole as the answer text, UI-TARS and JSON included. On a
+UI-TARS answer that reads the "A" opening the ``Action:`` line, or the "F" of a line opening
+with ``finished(``, whatever the model chose (see docs/mmbench.md, Comparability).
 """
 
 from __future__ import annotations
@@ -17,10 +23,10 @@ from typing import Any, Mapping
 
 from gui_gym.actions import Action
 from gui_gym.action_formats import json_format, uitars
-from gui_gym.errors import ActionParseError
-from gui_gym.suites.mmbench.answers import json_output, kind_phrase, parse_option_letter
+from gui_gym.errors import ActionParseError, excerpt
+from gui_gym.suites.mmbench.answers import ANSWER_MODES, json_output, kind_phrase, parse_option_letter
 
-_UITARS = re.compile(r"^[ \t]*Action[ \t]*:|^\s*finished\s*\(", re.MULTILINE)
+_UITARS = re.compile(r"^[ \t]*Action[ \t]*:|^[ \t]*finished\s*\(", re.MULTILINE)
 
 
 def parse(value: "str | Mapping[str, Any]", **context: Any) -> Action:
@@ -31,19 +37,23 @@ def parse(value: "str | Mapping[str, Any]", **context: Any) -> Action:
     return actions[0]
 
 
-def parse_many(value: "str | Mapping[str, Any] | list[Any]", **context: Any) -> list[Action]:
-    """The answer in an agent's output: a JSON action, a UI-TARS call, or free text."""
-    structured = json_output(value)
+def parse_many(value: "str | Mapping[str, Any] | list[Any]", *, answers: str = "meant",
+               **context: Any) -> list[Action]:
+    """The answer in an agent's output: a JSON action, a UI-TARS call, or free text; with
+    ``answers="official"`` any text is taken whole, as the official evaluation reads it."""
+    if answers not in ANSWER_MODES:
+        raise ActionParseError(f"unknown answers mode {answers!r}; expected one of {list(ANSWER_MODES)}")
+    structured = None if answers == "official" and isinstance(value, str) else json_output(value)
     if structured is not None:
         actions = json_format.parse_many(structured)
     elif not isinstance(value, str):
         raise ActionParseError(f"expected an answer as text or an answer action, received {type(value).__name__}")
-    elif _UITARS.search(value):
+    elif answers == "meant" and _UITARS.search(value):
         actions = uitars.parse_many(value, **context)
     elif not value.strip():
         raise ActionParseError("expected an answer naming one option letter A-F, received an empty string")
-    else:
-        actions = [Action.answer(value.strip())]
+    else:  # the official evaluation reads the raw prediction, so nothing is trimmed there
+        actions = [Action.answer(value if answers == "official" else value.strip())]
     for action in actions:
         check(action)
     return actions
@@ -56,7 +66,7 @@ def check(action: Action, **_context: Any) -> None:
             f"this is a multiple-choice question: expected an answer naming one option letter A-F "
             f"(e.g. 'B', or an answer action), received {kind_phrase(action.kind)}")
     if parse_option_letter(action.text) is None:
-        raise ActionParseError(f"found no option letter A-F in the answer {action.text!r}")
+        raise ActionParseError(f"found no option letter A-F in the answer {excerpt(action.text)}")
 
 
 def format(action: Action, **_context: Any) -> str:

@@ -27,7 +27,7 @@ from gui_gym.errors import ActionParseError
 from gui_gym.suites.mmbench.answers import find_point, json_output, kind_phrase, to_pixels
 
 _UITARS = re.compile(
-    r"^[ \t]*Action[ \t]*:|^\s*[A-Za-z_]\w*\s*\(\s*(?:start_box|point|start_point)\s*=", re.MULTILINE)
+    r"^[ \t]*Action[ \t]*:|^[ \t]*[A-Za-z_]\w*\s*\(\s*(?:start_box|point|start_point)\s*=", re.MULTILINE)
 _TAGS = re.compile(r"<\|box_start\|>|<\|box_end\|>|</?point>")
 
 

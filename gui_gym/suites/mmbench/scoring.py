@@ -8,7 +8,10 @@ parse (the official "Error format" count).
 
 - L1: accuracy per difficulty x platform, each difficulty's level score (sample-weighted over
   platforms), and the options-weighted variant (the official ``L1_USE_WEIGHTED``: a hit on a
-  question with n options counts (n-1)/n, normalized by the best possible).
+  question with n options counts (n-1)/n, normalized by the best possible). A platform with no
+  question of a difficulty is left out of that difficulty; with ``answers="official"`` it is
+  kept as the official code keeps it: score NaN on 0 questions, which makes that difficulty's
+  level score NaN too.
 - L2: accuracy per grounding type x platform, icon / text / total, basic and advanced
   accuracy sample-weighted over platforms, headline = their mean. Sets without grounding
   types (ScreenSpot) report one group, ``all``, and its accuracy is the headline.
@@ -18,9 +21,11 @@ Structured results keep the official score files' keys, so they compare line by 
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from typing import Any, Iterable
 
+from gui_gym.suites.mmbench.answers import ANSWER_MODES
 from gui_gym.suites.mmbench.data import DIFFICULTIES, GROUNDING_TYPES, PLATFORMS
 
 ALL = "all"
@@ -44,30 +49,45 @@ def _finished(records: list[dict[str, Any]], level: str) -> list[dict[str, Any]]
     return [r for r in records if _level(r) == level and r.get("score") is not None]
 
 
-def l1_scores(records: list[dict[str, Any]], weighted: bool = False) -> dict[str, Any]:
+def l1_scores(records: list[dict[str, Any]], weighted: bool = False, answers: str = "meant") -> dict[str, Any]:
     """The official L1 score dict: ``{difficulty: {platform: {score, sample_num, ...},
-    level_score, level_sample_num}, total_sample_num}``; scores are fractions."""
+    level_score, level_sample_num}, total_sample_num}``; scores are fractions. With
+    ``answers="official"`` every platform of the records appears under every difficulty, as
+    in the official ``level1_calculate_scores_*``: an empty one scores NaN (numpy's mean of
+    nothing), and so does its difficulty's level score."""
+    if answers not in ANSWER_MODES:
+        raise ValueError(f"answers must be one of {ANSWER_MODES}, received {answers!r}")
     cells: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
-    for record in _finished(records, "L1"):
+    finished = _finished(records, "L1")
+    for record in finished:
         cells[record["difficulty"]][record["platform"]].append(record)
+    everywhere = _ordered({r["platform"] for r in finished}, PLATFORMS)
     result: dict[str, Any] = {}
     for difficulty in _ordered(cells, DIFFICULTIES):
         level: dict[str, Any] = {}
-        for platform in _ordered(cells[difficulty], PLATFORMS):
-            rows = cells[difficulty][platform]
-            hits = [float(r["score"] >= 1.0) for r in rows]
-            cell: dict[str, Any] = {"score": sum(hits) / len(hits), "sample_num": len(rows)}
-            if weighted:
-                factors = [(r["options_num"] - 1) / r["options_num"] for r in rows]
-                cell["score_weighted"] = sum(h * f for h, f in zip(hits, factors)) / len(rows)
-                cell["score_base"] = sum(factors) / len(rows)
-                cell["score"] = cell["score_weighted"] / cell["score_base"]
-            level[platform] = cell
+        platforms = everywhere if answers == "official" else _ordered(cells[difficulty], PLATFORMS)
+        for platform in platforms:
+            level[platform] = _l1_cell(cells[difficulty].get(platform, []), weighted)
         level["level_sample_num"] = sum(c["sample_num"] for c in level.values())
-        level["level_score"] = sum(level[p]["score"] * level[p]["sample_num"] for p in cells[difficulty]) / level["level_sample_num"]
+        level["level_score"] = sum(level[p]["score"] * level[p]["sample_num"] for p in platforms) / level["level_sample_num"]
         result[difficulty] = level
     result["total_sample_num"] = sum(result[d]["level_sample_num"] for d in result)
     return result
+
+
+def _l1_cell(rows: list[dict[str, Any]], weighted: bool) -> dict[str, Any]:
+    """One difficulty x platform cell; NaN scores for no rows, as numpy's mean of nothing."""
+    def mean(values: list[float]) -> float:
+        return sum(values) / len(values) if values else math.nan
+
+    hits = [float(r["score"] >= 1.0) for r in rows]
+    cell: dict[str, Any] = {"score": mean(hits), "sample_num": len(rows)}
+    if weighted:
+        factors = [(r["options_num"] - 1) / r["options_num"] for r in rows]
+        cell["score_weighted"] = mean([h * f for h, f in zip(hits, factors)])
+        cell["score_base"] = mean(factors)
+        cell["score"] = cell["score_weighted"] / cell["score_base"] if rows else math.nan
+    return cell
 
 
 def l2_scores(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -101,24 +121,33 @@ def _percent(outcomes: list[int]) -> float | None:
     return outcomes.count(1) / len(outcomes) * 100 if outcomes else None
 
 
-def breakdown(results: list[dict[str, Any]]) -> dict[str, Any]:
-    """Structured breakdowns: ``{"L1": {"normal", "weighted"}, "L2": ..., "skipped": n}``
-    for the levels present in `results`."""
+def breakdown(results: list[dict[str, Any]], answers: str = "meant") -> dict[str, Any]:
+    """Structured breakdowns: ``{"L1": {"answers", "normal", "weighted"}, "L2": ...,
+    "skipped": n}`` for the levels present in `results`; `answers` is how L1 answers were read."""
     out: dict[str, Any] = {}
     if _finished(results, "L1"):
-        out["L1"] = {"normal": l1_scores(results), "weighted": l1_scores(results, weighted=True)}
+        out["L1"] = {"answers": answers, "normal": l1_scores(results, answers=answers),
+                     "weighted": l1_scores(results, weighted=True, answers=answers)}
     if _finished(results, "L2"):
         out["L2"] = l2_scores(results)
     out["skipped"] = sum(1 for r in results if _level(r) is not None and r.get("score") is None)
     return out
 
 
-def breakdown_tables(results: list[dict[str, Any]]) -> str:
-    """The official breakdown tables as text, for the levels present in `results`."""
-    scores = breakdown(results)
+ANSWER_NOTES = {
+    "meant": "answers read: meant (the letter the answer carries, e.g. the content of UI-TARS finished(...))",
+    "official": "answers read: official (MMBench-GUI's parser over the whole output, quirks and NaN cells included)",
+}
+
+
+def breakdown_tables(results: list[dict[str, Any]], answers: str = "meant") -> str:
+    """The official breakdown tables as text, for the levels present in `results`; the L1
+    tables say how answers were read."""
+    scores = breakdown(results, answers)
     sections = []
     if "L1" in scores:
-        sections.append(_l1_table(scores["L1"]["normal"], "MMBench-GUI L1 (content understanding): accuracy %, (questions)"))
+        sections.append(_l1_table(scores["L1"]["normal"], "MMBench-GUI L1 (content understanding): accuracy %, "
+                                  f"(questions)\n{ANSWER_NOTES[answers]}"))
         sections.append(_l1_table(scores["L1"]["weighted"], "L1 options-weighted (official L1_USE_WEIGHTED): accuracy %"))
     if "L2" in scores:
         sections.append(_l2_table(scores["L2"]))
@@ -153,7 +182,9 @@ def _l2_table(scores: dict[str, Any]) -> str:
 
 
 def _cell(value: float | None, count: int) -> str:
-    return "-" if value is None else f"{value:.1f} ({count})"
+    if value is None:
+        return "-"
+    return f"NaN ({count})" if math.isnan(value) else f"{value:.1f} ({count})"
 
 
 def _render(rows: list[list[str]]) -> str:

@@ -100,11 +100,13 @@ class _RecordSuite(TaskSuite):
     """A fixed list of records, one task each; `report` prints the official tables."""
 
     def __init__(self, name: str, records: dict[str, Any], make: Callable[[Any], Task],
-                 describe: Callable[[Any], dict[str, Any]]):
+                 describe: Callable[[Any], dict[str, Any]], answers: str = "meant"):
         self.name = name
         self._records = records
         self._make = make
         self._describe = describe
+        self.answers = answers
+        """How L1 answers are read ("meant" or "official"); the report says which."""
 
     @property
     def task_ids(self) -> list[str]:
@@ -120,11 +122,11 @@ class _RecordSuite(TaskSuite):
 
     def report(self, results: list[dict[str, Any]]) -> str:
         known = [{**self.describe(r["task_id"]), **r} if r.get("task_id") in self._records else r for r in results]
-        return breakdown_tables(known)
+        return breakdown_tables(known, self.answers)
 
 
-def l1_suite(questions: list[Question], name: str = "mmbench-l1") -> TaskSuite:
-    return _RecordSuite(name, {q.task_id: q for q in questions}, QuestionTask, describe_question)
+def l1_suite(questions: list[Question], name: str = "mmbench-l1", answers: str = "meant") -> TaskSuite:
+    return _RecordSuite(name, {q.task_id: q for q in questions}, QuestionTask, describe_question, answers)
 
 
 def l2_suite(targets: list[Target], name: str = "mmbench-l2") -> TaskSuite:

@@ -25,6 +25,7 @@ from gui_gym.waiting import retry
 
 DEFAULT_CACHE_DIR = Path(os.environ.get("GUI_GYM_OSWORLD_CACHE", Path.home() / ".cache" / "gui-gym" / "osworld"))
 DOWNLOAD_TIMEOUT_S = 120.0
+PYTHON_TIMEOUT_S = 300.0
 
 
 @dataclass
@@ -73,6 +74,7 @@ class EpisodeContext:
     cache: FileCache
     client_password: str = "password"
     scratch: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="gui-gym-osworld-")))
+    _home: str | None = field(default=None, init=False, repr=False)
 
     @property
     def client(self):
@@ -83,6 +85,15 @@ class EpisodeContext:
         return self.backend.screen_size
 
     @property
+    def home(self) -> str:
+        """The desktop user's home folder, as the desktop's Python expands ``~`` (OSWorld asks
+        the VM each time; the answer is kept for the episode)."""
+        if self._home is None:
+            result = self.client.execute(["python3", "-c", "import os; print(os.path.expanduser('~'))"])
+            self._home = (result.get("output") or "").strip() or "/home/user"
+        return self._home
+
+    @property
     def task_cache(self) -> Path:
         return self.cache.task_dir(self.spec.id)
 
@@ -90,6 +101,16 @@ class EpisodeContext:
         """A host path from a task file: relative paths are relative to the task file."""
         candidate = Path(path).expanduser()
         return candidate if candidate.is_absolute() else self.spec.folder / candidate
+
+    def run_python(self, files: dict[str, bytes], arguments: list[str], timeout_s: float = PYTHON_TIMEOUT_S) -> str:
+        """Put `files` in a fresh folder on the desktop and run ``python3 <folder>/harness.py
+        <folder> <arguments...>`` there; its standard output (metrics that run task code
+        use this, so that the agent's code never runs on this machine)."""
+        folder = f"/tmp/gui-gym-run-{uuid.uuid4().hex}"
+        for name, data in files.items():
+            self.client.upload(f"{folder}/{name}", data)
+        result = self.client.execute(["python3", f"{folder}/harness.py", folder, *arguments], timeout_s=timeout_s)
+        return result.get("output") or ""
 
     def close(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)

@@ -6,10 +6,12 @@ metrics, combined by ``conj``.
   mean of the scores.
 - ``conj: "or"``: the first metric scoring 1 makes the task 1; otherwise the maximum.
 
-A getter that cannot find what it fetches (a missing file, FileNotFoundError, or None)
-scores that metric 0. A metric that fails on malformed agent output (an unreadable file)
-scores 0 too, and the error is kept in the result's details; missing optional dependencies
-and unimplemented metrics raise.
+Getters hand the metric what they found, None included (a desktop file that does not
+exist): each metric scores that as OSWorld's does, mostly 0. A result getter raising
+FileNotFoundError scores its metric 0, as in OSWorld. A metric or getter that raises on what
+it was given (an unreadable agent-made file, an input OSWorld's code cannot handle) makes the
+task 0, as OSWorld's evaluation fails there, and the error is kept in the details. Missing
+optional dependencies, unimplemented metrics and infrastructure errors raise.
 """
 
 from __future__ import annotations
@@ -21,9 +23,9 @@ from typing import Any
 from gui_gym.actions import Action
 from gui_gym.errors import GUIGymError, TaskConfigError
 from gui_gym.suites.osworld.context import EpisodeContext
-from gui_gym.suites.osworld.getters import GETTERS
+from gui_gym.suites.osworld.getters import GETTER_TYPES, get_getter
 from gui_gym.suites.osworld.loader import Evaluator
-from gui_gym.suites.osworld.metrics import get_metric
+from gui_gym.suites.osworld.metrics import DESKTOP_ARGUMENTS, get_metric
 from gui_gym.suites.osworld.setup import SetupRunner
 
 logger = logging.getLogger(__name__)
@@ -41,33 +43,41 @@ def _get(ctx: EpisodeContext, config: dict[str, Any] | None) -> Any:
     if not config:
         return None
     kind = config.get("type")
-    if kind not in GETTERS:
+    if kind not in GETTER_TYPES:
         raise TaskConfigError(f"{ctx.spec.path}: getter type {kind!r} is not implemented "
-                              f"(implemented: {sorted(GETTERS)})")
-    return GETTERS[kind](ctx, config)
+                              f"(implemented: {sorted(GETTER_TYPES)})")
+    return get_getter(kind)(ctx, config)
+
+
+class MetricCrash(Exception):
+    """A getter or metric raised on its input: OSWorld's evaluation would fail; the task scores 0."""
 
 
 def _score_one(ctx: EpisodeContext, evaluator: Evaluator, index: int, fallback: bool) -> dict[str, Any]:
     func = evaluator.funcs[index]
     entry: dict[str, Any] = {"func": func}
-    try:
-        result = _get(ctx, evaluator.results[index])
-    except FileNotFoundError as exc:
-        return {**entry, "score": 0.0, "error": f"result not found: {exc}"}
-    if result is None or (isinstance(result, list) and any(r is None for r in result)):
-        return {**entry, "score": 0.0, "error": "result not found"}
     metric = get_metric(func, fallback=fallback)
-    options = evaluator.options[index]
     try:
+        try:
+            result = _get(ctx, evaluator.results[index])
+        except FileNotFoundError as exc:
+            return {**entry, "score": 0.0, "error": f"result not found: {exc}"}
+        if result is None or (isinstance(result, list) and None in result):
+            entry["note"] = "the result getter found nothing (scored as OSWorld's metric scores None)"
+        options = evaluator.options[index]
+        if func in DESKTOP_ARGUMENTS:
+            options = {**options, DESKTOP_ARGUMENTS[func]: ctx.run_python}
         if evaluator.expecteds[index]:
             score = metric(result, _get(ctx, evaluator.expecteds[index]), **options)
         else:
             score = metric(result, **options)
     except (GUIGymError, NotImplementedError):
         raise
-    except Exception as exc:  # agent-made files may be unreadable: OSWorld's metrics score that 0
+    except Exception as exc:
         logger.warning("task %s: metric %s failed: %s: %s", ctx.spec.id, func, type(exc).__name__, exc)
-        return {**entry, "score": 0.0, "error": f"{type(exc).__name__}: {exc}"}
+        raise MetricCrash(f"{func}: {type(exc).__name__}: {exc}") from exc
+    if score is None:
+        raise MetricCrash(f"{func} returned no score")
     return {**entry, "score": float(score)}
 
 
@@ -82,7 +92,11 @@ def evaluate(ctx: EpisodeContext, evaluator: Evaluator, last_action: Action | No
         return Evaluation(0.0, [{"func": "FAIL", "error": "the agent declared a feasible task infeasible"}])
     details: list[dict[str, Any]] = []
     for index in range(len(evaluator.funcs)):
-        entry = _score_one(ctx, evaluator, index, fallback)
+        try:
+            entry = _score_one(ctx, evaluator, index, fallback)
+        except MetricCrash as crash:
+            details.append({"func": evaluator.funcs[index], "score": 0.0, "error": str(crash)})
+            return Evaluation(0.0, details)
         details.append(entry)
         score = entry["score"]
         if evaluator.conj == "and" and score == 0.0:

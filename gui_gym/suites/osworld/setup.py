@@ -4,7 +4,8 @@ server protocol.
 Types: ``launch``, ``open``, ``execute``/``command`` (with OSWorld's screen placeholders and
 ``until``), ``sleep``, ``activate_window``, ``close_window``, ``upload_file``, ``download``
 (from the file cache, see `context.FileCache`), ``chrome_open_tabs``/``chrome_close_tabs``
-(through Chrome's debugging port inside the desktop, where Chrome runs). A ``sleep`` does not
+(through Chrome's debugging port inside the desktop, where Chrome runs),
+``update_browse_history`` (OSWorld's history database, filled and put in Chrome's profile). A ``sleep`` does not
 sleep blindly: it waits until the screen has reacted to the previous step and holds still,
 for at most the given seconds. Unknown types raise `TaskConfigError`; types that need
 accounts gui-gym cannot provide (Google Drive, logins) raise `MissingResourceError`.
@@ -12,8 +13,13 @@ accounts gui-gym cannot provide (Google Drive, logins) raise `MissingResourceErr
 
 from __future__ import annotations
 
+import datetime
 import json
+import shutil
+import sqlite3
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from gui_gym.errors import MissingResourceError, TaskConfigError
@@ -26,16 +32,23 @@ STEP_TYPES: dict[str, str] = {
     "launch": "launch", "open": "open", "execute": "execute", "command": "execute", "sleep": "sleep",
     "activate_window": "activate_window", "close_window": "close_window", "upload_file": "upload_file",
     "download": "download", "chrome_open_tabs": "chrome_open_tabs", "chrome_close_tabs": "chrome_close_tabs",
+    "update_browse_history": "update_browse_history",
 }
 """Setup step type -> the `SetupRunner` method that runs it."""
 UNAVAILABLE = {
     "googledrive": "Google Drive credentials", "login": "website logins (Google accounts)",
-    "update_browse_history": "a Chrome profile database to write", "change_wallpaper": "a GNOME desktop",
+    "change_wallpaper": "a GNOME desktop",
     "proxy": "OSWorld's proxy pool", "tidy_desktop": "OSWorld's unimplemented tidy_desktop",
 }
 """Step types OSWorld defines that need something gui-gym does not provide."""
 
 CDP = "http://localhost:9222"
+HISTORY_TEMPLATE = ("https://huggingface.co/datasets/xlangai/ubuntu_osworld_file_cache/resolve/main/chrome/"
+                    "44ee5668-ecd5-4366-a6ce-c1c9b8d4e938/history_empty.sqlite?download=true")
+"""OSWorld's empty Chrome history database, which ``update_browse_history`` fills."""
+CHROME_EPOCH = datetime.datetime(1601, 1, 1)
+VISIT_TRANSITION = 805306368
+"""Chrome's transition code OSWorld records (a typed link that started a chain)."""
 CHROME_OPEN = (
     "import json, urllib.parse as p, urllib.request as u\n"
     "for url in json.loads({urls!r}):\n"
@@ -137,6 +150,25 @@ class SetupRunner:
 
     def chrome_close_tabs(self, urls_to_close: list[str]) -> None:
         self._in_vm_python(CHROME_CLOSE.format(urls=json.dumps(urls_to_close), cdp=CDP), "chrome_close_tabs")
+
+    def update_browse_history(self, history: list[dict[str, Any]]) -> None:
+        """Chrome's history database with these visits (``url``, ``title``,
+        ``visit_time_from_now_in_seconds``), put where Chrome keeps it, as OSWorld does."""
+        template = self.ctx.cache.fetch(HISTORY_TEMPLATE, self.ctx.task_cache / "history_new.sqlite")
+        with tempfile.TemporaryDirectory(prefix="gui-gym-history-") as folder:
+            database = Path(folder) / "History"
+            shutil.copyfile(template, database)
+            with sqlite3.connect(database) as connection:
+                for item in history:
+                    visited = datetime.datetime.now() - datetime.timedelta(seconds=item["visit_time_from_now_in_seconds"])
+                    stamp = int((visited - CHROME_EPOCH).total_seconds() * 1000000)
+                    url_id = connection.execute(
+                        "INSERT INTO urls (url, title, visit_count, typed_count, last_visit_time, hidden) "
+                        "VALUES (?, ?, ?, ?, ?, ?)", (item["url"], item["title"], 1, 0, stamp, 0)).lastrowid
+                    connection.execute("INSERT INTO visits (url, visit_time, from_visit, transition, segment_id, "
+                                       "visit_duration) VALUES (?, ?, ?, ?, ?, ?)",
+                                       (url_id, stamp, 0, VISIT_TRANSITION, 0, 0))
+            self.ctx.client.upload(f"{self.ctx.home}/.config/google-chrome/Default/History", database.read_bytes())
 
     def _in_vm_python(self, code: str, what: str) -> None:
         result = self.ctx.client.execute(["python", "-c", code], setup=True)

@@ -20,7 +20,7 @@ from gui_gym.errors import MissingResourceError
 from gui_gym.suites.base import Episode, Task, TaskSuite
 from gui_gym.suites.osworld import oracles
 from gui_gym.suites.osworld.context import DEFAULT_CACHE_DIR, EpisodeContext, FileCache
-from gui_gym.suites.osworld.coverage import needs, unmet
+from gui_gym.suites.osworld.coverage import evaluable, local_blocker, needs, unmet
 from gui_gym.suites.osworld.evaluator import Evaluation, evaluate
 from gui_gym.suites.osworld.loader import OSWorldTaskSpec, load_tasks
 from gui_gym.suites.osworld.setup import SetupRunner
@@ -119,4 +119,5 @@ class OSWorldSuite(TaskSuite):
                 "snapshot": spec.snapshot, "related_apps": list(spec.related_apps),
                 "infeasible": spec.evaluator.infeasible, "unmet": gaps,
                 "runnable": not (gaps["setup"] or gaps["getters"] or gaps["metrics"]),
+                "evaluable": evaluable(spec), "local_blocker": local_blocker(spec),
                 "has_oracle": oracles.has_oracle(task_id)}

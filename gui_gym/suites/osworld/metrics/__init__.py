@@ -25,18 +25,42 @@ from gui_gym.errors import MissingResourceError
 FAMILIES: dict[str, tuple[str, ...]] = {
     "general": ("exact_match", "match_in_list", "is_in_list", "literal_match", "fuzzy_match",
                 "check_include_exclude", "check_direct_json_object", "check_list", "check_csv", "check_json",
-                "check_json_settings", "check_json_keybindings", "file_contains", "check_line_number",
-                "run_sqlite3", "check_accessibility_tree"),
+                "file_contains", "check_line_number", "run_sqlite3", "check_accessibility_tree"),
     "text": ("compare_text_file", "diff_text_file", "compare_python_pure_text", "compare_config",
-             "compare_answer", "compare_result_files", "is_extension_installed"),
-    "table": ("compare_table", "compare_csv"),
+             "compare_answer", "compare_result_files", "is_extension_installed", "check_json_settings",
+             "check_json_keybindings"),
+    "table": ("compare_table", "compare_csv", "compare_conference_city_in_order"),
     "docs": ("compare_docx_files", "compare_docx_files_and_ignore_new_lines", "compare_docx_tables",
-             "compare_docx_images", "compare_line_spacing", "compare_font_names", "compare_subscript_contains",
-             "has_page_numbers_in_footers", "is_first_line_centered", "contains_page_break",
-             "check_italic_font_size_14", "evaluate_strike_through_last_paragraph", "check_tabstops",
-             "fuzzy_place_math", "compare_unique_train_records"),
-    "web": ("is_expected_url_pattern_match", "is_expected_active_tab", "is_expected_active_tab_approximate"),
-    "files": ("compare_pdfs", "compare_zip_files"),
+             "compare_docx_images", "fuzzy_place_math", "compare_unique_train_records", "compare_references",
+             "find_default_font", "compare_image_text"),
+    "docs_format": ("compare_line_spacing", "compare_font_names", "compare_subscript_contains",
+                    "has_page_numbers_in_footers", "is_first_line_centered", "contains_page_break",
+                    "check_italic_font_size_14", "evaluate_strike_through_last_paragraph", "check_tabstops",
+                    "check_highlighted_words", "evaluate_colored_words_in_tables"),
+    "slides": ("compare_pptx_files", "check_presenter_console_disable", "check_auto_saving_time",
+               "check_image_stretch_and_center", "check_slide_orientation_Portrait",
+               "evaluate_presentation_fill_to_rgb_distance", "check_left_panel", "check_transition",
+               "check_page_number_colors"),
+    "images": ("compare_image_list", "check_brightness_decrease_and_structure_sim",
+               "check_saturation_increase_and_structure_sim", "check_file_exists_and_structure_sim",
+               "check_triangle_position", "check_structure_sim", "check_structure_sim_with_threshold",
+               "check_structure_sim_resized", "check_contrast_increase_and_structure_sim", "check_config_status",
+               "check_image_size", "check_palette_and_structure_sim", "check_textbox_on_leftside",
+               "check_image_mirror", "check_green_background", "check_image_file_size", "compare_images"),
+    "audio": ("compare_audios", "check_mp3_meta"),
+    "media": ("is_vlc_playing", "is_vlc_recordings_folder", "is_vlc_fullscreen", "check_qt_bgcone",
+              "check_qt_max_volume", "check_qt_minimal_view", "check_play_and_exit",
+              "check_one_instance_when_started_from_file", "check_global_key_play_pause", "check_qt_slider_colours",
+              "compare_videos"),
+    "web": ("is_expected_url_pattern_match", "is_expected_active_tab", "is_expected_active_tab_approximate",
+            "is_expected_installed_extensions", "is_expected_tabs", "is_expected_bookmarks",
+            "is_expected_search_query", "compare_htmls", "is_cookie_deleted", "is_shortcut_on_desktop",
+            "check_history_deleted", "check_font_size", "is_added_to_steam_cart"),
+    "files": ("compare_pdfs", "compare_pdf_images", "check_pdf_pages", "compare_zip_files", "compare_archive",
+              "compare_epub"),
+    "mail": ("check_thunderbird_prefs", "check_thunderbird_filter", "check_thunderbird_folder"),
+    "desktop": ("check_gnome_favorite_apps", "is_utc_0", "check_moved_jpgs", "is_in_vm_clickboard"),
+    "code": ("check_python_file_by_test_suite",),
 }
 """Module (under this package) -> the metric functions it defines."""
 
@@ -45,6 +69,9 @@ METRICS: dict[str, str] = {name: module for module, names in FAMILIES.items() fo
 
 OPTION_CHECKS: dict[str, tuple[str, str]] = {"compare_table": ("table", "supports_compare_table")}
 """Metrics implemented for some options only -> (module, predicate over the options)."""
+
+DESKTOP_ARGUMENTS: dict[str, str] = {"check_python_file_by_test_suite": "run_python"}
+"""Metrics that run something on the desktop -> the keyword the evaluator gives the runner in."""
 
 SPECIAL = frozenset({"infeasible"})
 """Names the evaluator itself handles (OSWorld's FAIL rule), not metric functions."""

@@ -1,41 +1,47 @@
 """General OSWorld metrics: literal and rule checks on strings, lists and JSON, and on the
-lines of text files. Standard library only (plus lxml for accessibility-tree selectors).
+lines of text files (OSWorld's ``general.py``). Standard library, plus lxml/cssselect for
+accessibility-tree selectors and PyYAML for YAML files.
 
-Convention (OSWorld's): ``metric(result, expected_or_rules, **options) -> float``; a result
-that is None (the getter found nothing) scores 0.
+Convention (OSWorld's): ``metric(result, expected_or_rules, **options) -> float``. Each
+metric treats a missing result (None) as OSWorld's does, usually a 0; where OSWorld's code
+raises on an input, ours raises too and the evaluator scores the task 0 with the reason.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import sqlite3
 from typing import Any
+from urllib.parse import quote
 
 from gui_gym.suites.osworld.metrics.common import (
     fuzzy_ratio,
+    match_record,
     match_value,
-    missing,
+    read_lines,
     read_text,
     require,
 )
 
 
 def exact_match(result: Any, rules: dict[str, Any]) -> float:
-    return float(result is not None and result == rules["expected"])
+    return float(result == rules["expected"])
 
 
 def match_in_list(result: Any, rules: dict[str, Any]) -> float:
-    return float(result is not None and result in rules["expected"])
+    return float(result in rules["expected"])
 
 
 def is_in_list(result: Any, rules: dict[str, Any]) -> float:
     """1 when the expected value is an element (or substring) of the result."""
-    return float(result is not None and rules["expected"] in result)
+    return float(rules["expected"] in result)
 
 
 def literal_match(result: Any, expected: Any, **options: Any) -> float:
+    """``str(result) == str(expected)`` (``type: "list"``: item by item), ``ignore_case``."""
     kind, ignore_case = options.get("type", "str"), options.get("ignore_case", False)
 
     def norm(value: Any) -> str:
@@ -43,74 +49,74 @@ def literal_match(result: Any, expected: Any, **options: Any) -> float:
     if kind == "str":
         return float(norm(result) == norm(expected))
     if kind == "list":
-        if not isinstance(result, (list, tuple)) or not isinstance(expected, (list, tuple)):
+        if type(result) not in (list, tuple) or type(expected) not in (list, tuple) or len(result) != len(expected):
             return 0.0
         return float([norm(v) for v in result] == [norm(v) for v in expected])
-    raise ValueError(f"literal_match: unknown type {kind!r}; expected 'str' or 'list'")
+    raise NotImplementedError(f"literal_match: type {kind!r} is not supported (expected 'str' or 'list')")
 
 
 def fuzzy_match(result: Any, rules: dict[str, Any]) -> float:
-    if result is None:
-        return 0.0
-    return fuzzy_ratio(str(result), str(rules["expected"]))
+    return fuzzy_ratio(result, rules["expected"])
 
 
 def check_include_exclude(result: Any, rules: dict[str, Any]) -> float:
     """1 when every ``include`` string is in the result and no ``exclude`` string is."""
     if result is None:
         return 0.0
-    text = str(result)
-    return float(all(s in text for s in rules.get("include", []))
-                 and not any(s in text for s in rules.get("exclude", [])))
+    return float(all(s in result for s in rules.get("include", []))
+                 and all(s not in result for s in rules.get("exclude", [])))
 
 
 def check_direct_json_object(result: Any, rules: dict[str, Any]) -> float:
-    """Compare a JSON object (or its text, single quotes allowed) with ``rules["expected"]``.
+    """Compare a JSON object (or its text, where single quotes count as double) with
+    ``rules["expected"]``, OSWorld's most used check.
 
-    By default every expected key must hold the expected value (lists compared sorted when
-    ``expected["ignore_list_order"]``). With ``expect_in_result``, a list expected value means
-    "any of these" and a string means "contained in the result's string"."""
+    By default every expected key must hold the expected value; when ``expected`` itself has
+    a true ``ignore_list_order`` key, values are compared sorted (that key is compared too, so
+    sorting it fails and the score is 0, as in OSWorld). With ``expect_in_result``, a list
+    expected value means "the result's list has one of these, or its string is one of these",
+    and a string means "contained in the result's string"; other expected types score 0."""
     if isinstance(result, str):
-        try:
-            result = json.loads(result.strip().replace("'", '"'))
-        except json.JSONDecodeError:
-            return 0.0
-    if not isinstance(result, dict):
+        result = json.loads(result.strip().replace("'", '"'))
+    if result is None:
         return 0.0
-    expected = rules["expected"]
-    if any(v == "__EVALUATION_FAILED__" for v in expected.values()):
+    expected = rules.get("expected", {})
+    if expected and any(value == "__EVALUATION_FAILED__" for value in expected.values()):
         return 0.0
-    if not rules.get("expect_in_result", False):
+    try:
+        expected = rules["expected"]
+        if not rules.get("expect_in_result", False):
+            for key, value in expected.items():
+                if expected.get("ignore_list_order", False):
+                    if sorted(value) != sorted(result.get(key)):
+                        return 0.0
+                elif value != result.get(key):
+                    return 0.0
+            return 1.0
         for key, value in expected.items():
             actual = result.get(key)
-            if expected.get("ignore_list_order", False) and isinstance(value, list) and isinstance(actual, list):
-                if sorted(map(str, value)) != sorted(map(str, actual)):
+            if isinstance(value, list):
+                if not any((isinstance(actual, list) and v in actual) or (isinstance(actual, str) and v == actual)
+                           for v in value):
                     return 0.0
-            elif actual != value:
+            elif isinstance(value, str):
+                if value not in actual:
+                    return 0.0
+            else:
                 return 0.0
         return 1.0
-    for key, value in expected.items():
-        actual = result.get(key)
-        if isinstance(value, list):
-            ok = any((isinstance(actual, list) and v in actual) or (isinstance(actual, str) and v == actual)
-                     for v in value)
-        elif isinstance(value, str):
-            ok = isinstance(actual, str) and value in actual
-        else:
-            ok = False
-        if not ok:
-            return 0.0
-    return 1.0
+    except Exception:  # noqa: BLE001 - OSWorld scores a result it cannot compare 0
+        return 0.0
 
 
 def check_list(result: Any, rules: dict[str, Any]) -> float:
-    """Lines of a text file: each ``expect`` regex matches some line, no ``unexpect`` regex
-    matches any line."""
-    if missing(result):
+    """Lines of a text file (each with its newline): each ``expect`` regex is found in some
+    line, no ``unexpect`` regex in any."""
+    if result is None:
         return 0.0
     expect = [re.compile(p) for p in rules.get("expect", [])]
     unexpect = [re.compile(p) for p in rules.get("unexpect", [])]
-    lines = read_text(result).splitlines()
+    lines = read_lines(result)
     return float(all(any(p.search(line) for line in lines) for p in expect)
                  and not any(p.search(line) for p in unexpect for line in lines))
 
@@ -118,138 +124,119 @@ def check_list(result: Any, rules: dict[str, Any]) -> float:
 def check_csv(result: Any, rules: dict[str, Any]) -> float:
     """Records of a CSV file: each ``expect`` pattern (column -> value) matches a record, no
     ``unexpect`` pattern matches any."""
-    if missing(result):
+    if result is None:
         return 0.0
-    records = list(csv.DictReader(read_text(result).splitlines()))
-
-    def matches(pattern: dict[str, Any], record: dict[str, Any]) -> bool:
-        return all(k in record and record[k] == v for k, v in pattern.items())
-    return float(all(any(matches(p, r) for r in records) for p in rules.get("expect", []))
-                 and not any(matches(p, r) for p in rules.get("unexpect", []) for r in records))
-
-
-def _load_structured(path: Any, is_yaml: bool) -> Any:
-    text = read_text(path)
-    if is_yaml:
-        return require("yaml", "pyyaml", "check_json").safe_load(text)
-    return json.loads(text)
+    records = list(csv.DictReader(read_lines(result)))
+    return float(all(any(match_record(p, r) for r in records) for p in rules.get("expect", []))
+                 and not any(match_record(p, r) for p in rules.get("unexpect", []) for r in records))
 
 
 def check_json(result: Any, rules: dict[str, Any], is_yaml: bool = False) -> float:
     """A JSON (or YAML) file: each ``expect`` rule ``{key: [path...], method, ref}`` holds at
-    its key path, and no ``unexpect`` rule does."""
-    if missing(result):
+    its key path (a missing key scores 0), and no ``unexpect`` rule holds (there a missing key
+    or a non-container on the way is the value None; a list index out of range scores 0)."""
+    if result is None or not os.path.exists(result):
         return 0.0
     try:
-        data = _load_structured(result, is_yaml)
-    except (ValueError, OSError):
+        text = read_text(result)
+        if is_yaml:
+            data = require("yaml", "pyyaml", "check_json").safe_load(text)
+            if data is None:
+                return 0.0
+        else:
+            data = json.loads(text)
+    except Exception:  # noqa: BLE001 - an unreadable file scores 0 in OSWorld
         return 0.0
-
-    def lookup(keys: list[Any]) -> tuple[bool, Any]:
-        value = data
-        for key in keys:
-            try:
-                value = value[key]
-            except (KeyError, IndexError, TypeError):
-                return False, None
-        return True, value
-    for rule in rules.get("expect", []):
-        found, value = lookup(rule["key"])
-        if not found or not match_value(value, rule):
-            return 0.0
-    for rule in rules.get("unexpect", []):
-        found, value = lookup(rule["key"])
-        if found and match_value(value, rule):
-            return 0.0
-    return 1.0
-
-
-def check_json_settings(result: Any, expected: dict[str, Any], **options: Any) -> float:
-    """A JSON settings file holds every expected key with the expected value."""
-    if missing(result):
-        return 0.0
+    holds = True
     try:
-        data = json.loads(read_text(result))
-    except ValueError:
+        for rule in rules.get("expect", {}):
+            value = data
+            for key in rule["key"]:
+                try:
+                    value = value[key]
+                except (KeyError, TypeError):
+                    return 0.0
+            holds = holds and match_value(value, rule)
+        for rule in rules.get("unexpect", {}):
+            value = data
+            for key in rule["key"]:
+                try:
+                    value = value[key]
+                except (KeyError, TypeError):
+                    value = None
+                    break
+            holds = holds and not match_value(value, rule)
+    except Exception:  # noqa: BLE001 - OSWorld scores a rule it cannot apply 0
         return 0.0
-    return float(isinstance(data, dict) and all(k in data and data[k] == v for k, v in expected["expected"].items()))
-
-
-def check_json_keybindings(result: Any, expected: dict[str, Any], **options: Any) -> float:
-    """A keybindings JSON list (possibly after a comment line) contains the expected entry."""
-    if missing(result):
-        return 0.0
-    text = read_text(result)
-    for candidate in (text, text.split("\n", 1)[-1]):
-        try:
-            data = json.loads(candidate)
-        except ValueError:
-            continue
-        if isinstance(data, list):
-            return float(expected["expected"] in data)
-    return 0.0
+    return float(holds)
 
 
 def file_contains(result: Any, rules: dict[str, Any]) -> float:
-    if missing(result):
+    if not result:
         return 0.0
-    text = read_text(result)
+    try:
+        text = read_text(result)
+    except Exception:  # noqa: BLE001 - OSWorld: "file not found or not readable" scores 0
+        return 0.0
     return float(all(s in text for s in rules["expected"]))
+
+
+CLOCK = re.compile(r"([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)")
 
 
 def check_line_number(result: Any, rules: dict[str, Any]) -> float:
     """The number of lines holding a clock time (HH:MM:SS) equals ``expected``."""
-    if missing(result):
+    if result is None or not os.path.isfile(result):
         return 0.0
-    clock = re.compile(r"([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)")
-    count = sum(1 for line in read_text(result).splitlines() if clock.search(line))
-    return float(count == int(rules["expected"]))
+    try:
+        count = sum(1 for line in read_lines(result) if CLOCK.search(line))
+        return float(count == int(rules["expected"]))
+    except Exception:  # noqa: BLE001 - OSWorld scores an unreadable file 0
+        return 0.0
 
 
 def run_sqlite3(result: Any, rules: dict[str, Any]) -> float:
     """The first column of the first row of ``rules["sql"]`` on the database, as a score."""
-    if missing(result):
-        return 0.0
-    with sqlite3.connect(f"file:{result}?mode=ro", uri=True) as connection:
+    with sqlite3.connect(f"file:{quote(str(result))}?mode=ro", uri=True) as connection:
         row = connection.execute(rules["sql"]).fetchone()
-    return float(row[0] or 0) if row else 0.0
+    return float(row[0] or 0)
 
 
-A11Y_NAMESPACES = {
-    "st": "https://accessibility.ubuntu.example.org/ns/state",
-    "attr": "https://accessibility.ubuntu.example.org/ns/attributes",
-    "cp": "https://accessibility.ubuntu.example.org/ns/component",
-    "doc": "https://accessibility.ubuntu.example.org/ns/document",
-    "docattr": "https://accessibility.ubuntu.example.org/ns/document/attributes",
-    "txt": "https://accessibility.ubuntu.example.org/ns/text",
-    "val": "https://accessibility.ubuntu.example.org/ns/value",
-    "act": "https://accessibility.ubuntu.example.org/ns/action",
-}
+def _a11y_namespaces(os_name: str, *names: str) -> dict[str, str]:
+    return {prefix: f"https://accessibility.{os_name}.example.org/ns/{path}" for prefix, path in (
+        ("st", "state"), ("attr", "attributes"), ("cp", "component"), ("doc", "document"),
+        ("docattr", "document/attributes"), ("txt", "text"), ("val", "value"), ("act", "action"),
+        *((n, n) for n in names))}
+
+
+A11Y_NAMESPACES = {"ubuntu": _a11y_namespaces("ubuntu"), "windows": _a11y_namespaces("windows", "class"),
+                   "macos": {k: v for k, v in _a11y_namespaces("macos", "role").items() if k != "docattr"}}
+"""The namespaces of OSWorld's accessibility-tree XML (``check_accessibility_tree``), per OS."""
 
 
 def check_accessibility_tree(result: Any, rules: list[dict[str, Any]], osname: str = "ubuntu") -> float:
-    """Each rule selects elements (``xpath`` or CSS ``selectors``) of the accessibility XML;
-    with ``text``, the best match of an element's text (exact, or fuzzy when ``exact`` is
-    false) multiplies into the score."""
-    if result is None:
-        return 0.0
+    """Each rule selects elements of the accessibility XML (``xpath``, else CSS ``selectors``
+    joined by commas); none found scores 0. With ``text``, the best match of an element's text
+    (equality when ``exact``, else the fuzzy ratio) multiplies into the score."""
     etree = require("lxml.etree", "lxml", "check_accessibility_tree")
-    tree = etree.fromstring(result.encode() if isinstance(result, str) else result)
+    namespaces = A11Y_NAMESPACES[osname]
+    tree = etree.fromstring(result)
     score = 1.0
     for rule in rules:
         if "xpath" in rule:
-            elements = tree.xpath(rule["xpath"], namespaces=A11Y_NAMESPACES)
+            elements = tree.xpath(rule["xpath"], namespaces=namespaces)
         elif "selectors" in rule:
             cssselect = require("lxml.cssselect", "cssselect", "check_accessibility_tree")
-            elements = cssselect.CSSSelector(", ".join(rule["selectors"]), namespaces=A11Y_NAMESPACES)(tree)
+            elements = cssselect.CSSSelector(", ".join(rule["selectors"]), namespaces=namespaces)(tree)
         else:
             raise ValueError("check_accessibility_tree: a rule needs 'xpath' or 'selectors'")
         if not elements:
             return 0.0
         if "text" in rule:
-            if rule.get("exact", True):
-                best = max(float(e.text == rule["text"]) for e in elements)
-            else:
-                best = max(fuzzy_ratio(e.text or "", rule["text"]) for e in elements)
+            exact = rule["exact"]
+            best = 0.0
+            for element in elements:
+                text = element.text or None
+                best = max(best, float(rule["text"] == text) if exact else fuzzy_ratio(rule["text"], text))
             score *= best
     return score
