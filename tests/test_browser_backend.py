@@ -330,6 +330,7 @@ def test_a_screen_smaller_than_the_viewport_and_a_page_kept_across_episodes(serv
         with pytest.raises(ValueError, match="screen must fit the 1200x700 viewport"):
             b.set_screen((1300, 100))
         page = b.page
+        server.admit(b)  # admitted again: nothing new to send, the page is still kept
         b.new_episode()  # kept: the same page, still scrolled, its script state intact
         assert b.page is page and b.evaluate("window.scrollY") == 300 and events(b, "wheel")
         assert b.start_url is None and b.blocked_requests == []

@@ -304,12 +304,19 @@ class BrowserBackend(Backend):
     def allow_server(self, url: str, cookie: tuple[str, str] | None = None) -> None:
         """Let the browser reach the server at `url` (its host and port) and send it
         `cookie` (name, value), its token, from the next episode on. Suites call it when they
-        start their servers (see `gui_gym.suites.http_server.LoopbackServer.admit`)."""
+        start their servers (see `gui_gym.suites.http_server.LoopbackServer.admit`); a
+        server admitted again (a second env on the same suite and browser) changes nothing."""
+        reachable = self.access.reachable
         self.access.allow_origin(url)
-        self._servers_allowed += 1
+        changed = self.access.reachable != reachable
         if cookie is not None:
             name, value = cookie
-            self._cookies.append({"name": name, "value": value, "url": url, "httpOnly": True, "sameSite": "Strict"})
+            entry = {"name": name, "value": value, "url": url, "httpOnly": True, "sameSite": "Strict"}
+            if entry not in self._cookies:
+                self._cookies.append(entry)
+                changed = True
+        if changed:
+            self._servers_allowed += 1
 
     def goto(self, url: str) -> None:
         """Open `url` in the current page and wait until it is ready."""
