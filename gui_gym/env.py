@@ -197,6 +197,9 @@ class GUIEnv(gym.Env):
             if not 0.0 <= score <= 1.0:
                 raise TaskConfigError(f"task {self.task.task_id!r} evaluator returned {score}, outside [0, 1]")
             info["score"], info["success"], reward = score, score >= 1.0, score
+            details = self.task.evaluation_details()
+            if details:
+                info["evaluation"] = details
             info["evaluate_time_s"] = time.perf_counter() - evaluated
         self._done = terminated or truncated
         info["step"] = steps

@@ -19,6 +19,7 @@ ENV_IDS: dict[str, str] = {
     "GUI/LocalWeb-v0": "gui_gym.envs.localweb:make_env",
     "GUI/OSWorld-v0": "gui_gym.envs.osworld:make_env",
     "GUI/OnlineMind2Web-v0": "gui_gym.envs.mind2web:make_env",
+    "GUI/MiniWoB-v0": "gui_gym.envs.miniwob:make_env",
     "GUI/MMBench-GUI-L1-v0": "gui_gym.envs.mmbench:make_l1_env",
     "GUI/MMBench-GUI-L2-v0": "gui_gym.envs.mmbench:make_l2_env",
     "GUI/Android-v0": "gui_gym.suites.android:make_env",

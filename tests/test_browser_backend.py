@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import socket
 import threading
@@ -9,6 +10,7 @@ import time
 
 import numpy as np
 import pytest
+from PIL import Image
 
 from gui_gym import Action
 from gui_gym.backends.browser import BrowserBackend, find_chromium, playwright_key
@@ -108,6 +110,14 @@ def test_scroll_moves_the_page_by_notches(page):
     assert page.evaluate("window.scrollY") == 300
     page.execute(Action.scroll("up", 1))
     assert page.evaluate("window.scrollY") == 200
+
+
+def test_a_sideways_scroll_past_the_edge_does_not_go_back_a_page(page, server):
+    page.goto(server.url + "/other")
+    page.goto(server.url + "/")
+    for direction in ("right", "left", "right"):
+        page.execute(Action.scroll(direction, 9, 300, 300))
+        assert page.url == server.url + "/", direction
 
 
 @pytest.mark.parametrize("text", ["echo 'a > b' > f", 'say "hi" | grep <x> & ok', "tab\there", "naïve ✓ 日本"])
@@ -294,3 +304,45 @@ def center(backend, selector):
 
 def test_page_scripts_element_list_is_json_clean(page):
     assert json.loads(json.dumps(page.elements()))
+
+
+def test_a_screen_smaller_than_the_viewport_and_a_page_kept_across_episodes(server):
+    b = BrowserBackend(allowed_hosts=frozenset(), viewport=(1200, 700), screen=(600, 400), keep_page=True)
+    other = LoopbackServer(app)
+    try:
+        server.admit(b)
+        b.start()
+        b.new_episode()
+        b.set_start_url(server.url + "/")
+        assert b.screen_size == (600, 400)
+        b.execute(Action.scroll("down", 3))  # the #tall column makes the page scroll
+        wheel = events(b, "wheel")[-1]
+        assert (wheel["x"], wheel["y"]) == (300, 200)  # the screen's centre, not the viewport's
+        obs = b.observe(a11y=True)
+        full = b.page.screenshot()  # the whole viewport, where the page is scrolled to
+        whole = np.asarray(Image.open(io.BytesIO(full)).convert("RGB"))
+        assert obs.screenshot.shape == (400, 600, 3) and np.array_equal(obs.screenshot, whole[:400, :600])
+        assert b.evaluate("window.scrollY") == 300
+        assert all(e["bbox"][0] + e["bbox"][2] <= 600 and e["bbox"][1] + e["bbox"][3] <= 400 for e in b.elements())
+        assert 'textbox "Field"' not in obs.a11y_tree  # it sits at x=650, off the screen
+        b.set_screen((300, 200))  # another task's screen, from the next observation on
+        assert b.screen_size == (300, 200) and b.observe().screenshot.shape == (200, 300, 3)
+        with pytest.raises(ValueError, match="screen must fit the 1200x700 viewport"):
+            b.set_screen((1300, 100))
+        page = b.page
+        server.admit(b)  # admitted again: nothing new to send, the page is still kept
+        b.new_episode()  # kept: the same page, still scrolled, its script state intact
+        assert b.page is page and b.evaluate("window.scrollY") == 300 and events(b, "wheel")
+        assert b.start_url is None and b.blocked_requests == []
+        other.admit(b)
+        b.new_episode()  # a server admitted since: a fresh context, which sends it its token
+        assert b.page is not page and b.url == "about:blank"
+        b.goto(other.url + "/")
+        assert "403" not in b.evaluate("document.body.innerText") and b.blocked_requests == []
+        page = b.page
+        b.config.keep_page = False
+        b.new_episode()
+        assert b.page is not page and b.url == "about:blank"
+    finally:
+        b.close()
+        other.stop()

@@ -61,11 +61,12 @@ CHROMIUM_ENV_VAR = "GUI_GYM_CHROMIUM"
 QUIET_FLAGS = (
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--no-first-run", "--disable-quic", "--disable-default-apps", "--disable-extensions",
-    "--disable-features=Translate,MediaRouter,OptimizationHints", "--metrics-recording-only",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,OverscrollHistoryNavigation", "--metrics-recording-only",
     "--password-store=basic", "--use-mock-keychain", "--disable-gpu", "--disable-smooth-scrolling",
 )
 """Chromium flags that stop it phoning home: on a closed network it otherwise floods
-connection attempts and stalls on DNS at every start."""
+connection attempts and stalls on DNS at every start. And a wheel scroll past a page's edge
+is no history navigation (Chromium's overscroll gesture would go back a page)."""
 
 SCROLL_NOTCH_PX = 100
 SCREENSHOT_PARAMS = {"format": "png", "optimizeForSpeed": True}
@@ -205,6 +206,11 @@ class BrowserConfig:
     """Settings of a browser backend; units in the names."""
 
     viewport: tuple[int, int] = (1280, 720)
+    screen: tuple[int, int] | None = None
+    """The part of the viewport the agent sees, from its top-left corner: screenshots and the
+    element list are clipped to it, and positions are read in it (the same pixels, as it
+    starts at the corner). None is the whole viewport. For pages whose task occupies a corner
+    of a larger layout (MiniWoB's 160x210 task area beside its score display)."""
     executable_path: str | None = None
     headless: bool = True
     allowed_hosts: frozenset[str] | None = None
@@ -223,6 +229,11 @@ class BrowserConfig:
     locale: str = "en-US"
     timezone: str = "UTC"
     extra_args: tuple[str, ...] = field(default_factory=tuple)
+    keep_page: bool = False
+    """Episodes share one context and page instead of a fresh context each: for suites whose
+    pages restart their own episodes (MiniWoB), where a fresh page per episode is most of the
+    reset's cost. Cookies, storage and page state carry over; a crashed or closed page is
+    still replaced."""
 
     @classmethod
     def pop_from(cls, kwargs: dict[str, Any], **defaults: Any) -> "BrowserConfig":
@@ -230,8 +241,9 @@ class BrowserConfig:
         `defaults` are the suite's own settings, which the kwargs may override."""
         names = {f.name for f in dataclasses.fields(cls)}
         values = {**defaults, **{k: kwargs.pop(k) for k in list(kwargs) if k in names}}
-        if "viewport" in values:
-            values["viewport"] = tuple(values["viewport"])
+        for name in ("viewport", "screen"):
+            if values.get(name) is not None:
+                values[name] = tuple(values[name])
         if values.get("allowed_hosts") is not None:
             values["allowed_hosts"] = frozenset(values["allowed_hosts"])
         return cls(**values)
@@ -269,10 +281,14 @@ class BrowserBackend(Backend):
         self._disconnected = False
         self._crashed = False
         self._closing_context = False
+        self._servers_allowed = 0
+        self._context_servers = 0
+        """`_servers_allowed` when the context opened: a server registered since needs a fresh
+        context (its cookie, the proxy's bypass list), even with `keep_page`."""
 
     @property
     def screen_size(self) -> tuple[int, int]:
-        return self.config.viewport
+        return self.config.screen or self.config.viewport
 
     @property
     def step_timeout_s(self) -> float | None:  # type: ignore[override]
@@ -288,11 +304,19 @@ class BrowserBackend(Backend):
     def allow_server(self, url: str, cookie: tuple[str, str] | None = None) -> None:
         """Let the browser reach the server at `url` (its host and port) and send it
         `cookie` (name, value), its token, from the next episode on. Suites call it when they
-        start their servers (see `gui_gym.suites.http_server.LoopbackServer.admit`)."""
+        start their servers (see `gui_gym.suites.http_server.LoopbackServer.admit`); a
+        server admitted again (a second env on the same suite and browser) changes nothing."""
+        reachable = self.access.reachable
         self.access.allow_origin(url)
+        changed = self.access.reachable != reachable
         if cookie is not None:
             name, value = cookie
-            self._cookies.append({"name": name, "value": value, "url": url, "httpOnly": True, "sameSite": "Strict"})
+            entry = {"name": name, "value": value, "url": url, "httpOnly": True, "sameSite": "Strict"}
+            if entry not in self._cookies:
+                self._cookies.append(entry)
+                changed = True
+        if changed:
+            self._servers_allowed += 1
 
     def goto(self, url: str) -> None:
         """Open `url` in the current page and wait until it is ready."""
@@ -302,6 +326,18 @@ class BrowserBackend(Backend):
         """Open `url` and remember it as the episode's home (``navigate_home`` returns here)."""
         self.start_url = url
         self.goto(url)
+
+    def set_screen(self, screen: tuple[int, int] | None) -> None:
+        """Show the agent another part of the viewport from now on (see `BrowserConfig.screen`):
+        for suites whose tasks draw screens of different sizes."""
+        if screen is not None:
+            width, height = screen
+            view_width, view_height = self.config.viewport
+            if not (0 < width <= view_width and 0 < height <= view_height):
+                raise ValueError(f"screen must fit the {view_width}x{view_height} viewport, received {screen}")
+            screen = (int(width), int(height))
+        self.config.screen = screen
+        self._elements = None
 
     def locate(self, selector: str, nth: int = 0) -> tuple[float, float, float, float]:
         """Box (x, y, width, height) in viewport pixels of the element matching a CSS or
@@ -389,6 +425,12 @@ class BrowserBackend(Backend):
             self._driver.kill()
 
     def _new_episode(self) -> None:
+        if (self.config.keep_page and self._page is not None and not self._page.is_closed() and not self._crashed
+                and self._context_servers == self._servers_allowed):
+            self.blocked_requests = []
+            self.start_url = None
+            self._elements = None
+            return
         self._close_context()
         self.blocked_requests = []
         self.start_url = None
@@ -410,6 +452,7 @@ class BrowserBackend(Backend):
         self._context.add_init_script(INIT_JS)
         if self._cookies:
             self._context.add_cookies(self._cookies)
+        self._context_servers = self._servers_allowed
         if self.access.restricted:
             self._context.route("**/*", self._filter_request)
             self._context.route_web_socket(lambda url: self.access.refusal(url, navigation=False) is not None,
@@ -492,7 +535,7 @@ class BrowserBackend(Backend):
             mouse.move(*end, steps=12)
             mouse.up()
         elif kind == "scroll":
-            width, height = self.config.viewport
+            width, height = self.screen_size
             x = action.x if action.x is not None else width / 2
             y = action.y if action.y is not None else height / 2
             mouse.move(x, y)
@@ -544,7 +587,7 @@ class BrowserBackend(Backend):
     def _drag_points(self, action: Action) -> tuple[tuple[float, float], tuple[float, float]]:
         if action.to_x is not None:
             return (action.x, action.y), (action.to_x, action.to_y)
-        width, height = self.config.viewport
+        width, height = self.screen_size
         x = action.x if action.x is not None else width / 2
         y = action.y if action.y is not None else height / 2
         dist = 0.3 * height
@@ -595,10 +638,10 @@ class BrowserBackend(Backend):
         if self._page.is_closed():  # the agent closed the last tab: a blank one, like a browser
             self._adopt_page(self._context.new_page())
         self._refuse_documents()
-        png = base64.b64decode(self._capture()["data"])
+        width, height = self.screen_size
+        png = base64.b64decode(self._capture(width, height)["data"])
         image = Image.open(io.BytesIO(png))
         screenshot = np.asarray(image.convert("RGB"))
-        width, height = self.config.viewport
         extra = {"png": png}  # the encoded screenshot, so a recorder need not encode it again
         if screenshot.shape[:2] != (height, width):  # a page that resized the window
             screenshot = np.asarray(image.convert("RGB").resize((width, height)))
@@ -621,15 +664,20 @@ class BrowserBackend(Backend):
                 self._page.goto("about:blank")
                 return
 
-    def _capture(self) -> dict[str, Any]:
-        """One screenshot through DevTools. The session detaches from a page that swaps its
-        renderer (a cross-process navigation, the error page of a failed one) and capturing
+    def _capture(self, width: int, height: int) -> dict[str, Any]:
+        """One screenshot through DevTools: the viewport, or its top-left `width` x `height`
+        screen (a clip is in page coordinates, so it starts where the page is scrolled to).
+        The session detaches from a page that swaps its renderer (a cross-process navigation, the error page of a failed one) and capturing
         fails until the new document has committed: retried with a new session, within
         `settle_timeout_s`."""
         deadline_at = time.monotonic() + self.config.settle_timeout_s
         while True:
             try:
-                return self._cdp.send("Page.captureScreenshot", SCREENSHOT_PARAMS)
+                if self.config.screen is None:
+                    return self._cdp.send("Page.captureScreenshot", SCREENSHOT_PARAMS)
+                view = self._cdp.send("Page.getLayoutMetrics")["cssVisualViewport"]
+                clip = {"x": view["pageX"], "y": view["pageY"], "width": width, "height": height, "scale": 1}
+                return self._cdp.send("Page.captureScreenshot", {**SCREENSHOT_PARAMS, "clip": clip})
             except Exception as exc:
                 if self._crashed or self._disconnected or time.monotonic() >= deadline_at:
                     raise
@@ -638,7 +686,7 @@ class BrowserBackend(Backend):
             self._cdp = self._context.new_cdp_session(self._page)
 
     def _refresh_elements(self) -> list[dict[str, Any]]:
-        self._elements = self._page.evaluate(ELEMENTS_JS)
+        self._elements = self._page.evaluate(ELEMENTS_JS, self.config.screen)
         return self._elements
 
     def _close_context(self) -> None:

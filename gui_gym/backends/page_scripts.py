@@ -91,7 +91,7 @@ async ([x, y, before, frames]) => {
 """
 
 ELEMENTS_JS = r"""
-() => {
+(screen) => {
   const INTERACTIVE = 'a[href],button,input:not([type=hidden]),select,textarea,summary,label[for],' +
     '[role=button],[role=link],[role=checkbox],[role=radio],[role=tab],[role=menuitem],' +
     '[role=option],[role=switch],[role=combobox],[role=textbox],[role=slider],[role=treeitem],' +
@@ -102,7 +102,9 @@ ELEMENTS_JS = r"""
     LABEL: 'label', OPTION: 'option', NAV: 'navigation', P: 'paragraph'};
   const INPUT_ROLES = {checkbox: 'checkbox', radio: 'radio', button: 'button', submit: 'button',
     reset: 'button', range: 'slider', search: 'searchbox', number: 'spinbutton'};
-  const vw = window.innerWidth, vh = window.innerHeight;
+  // Boxes are clipped to the screen the agent sees: the viewport, or its top-left `screen`.
+  const vw = screen ? Math.min(screen[0], window.innerWidth) : window.innerWidth;
+  const vh = screen ? Math.min(screen[1], window.innerHeight) : window.innerHeight;
   const clean = s => (s || '').replace(/\s+/g, ' ').trim().slice(0, 100);
   const roleOf = el => el.getAttribute('role') ||
     (el.tagName === 'INPUT' ? (INPUT_ROLES[el.type] || 'textbox') : ROLES[el.tagName] || 'text');

@@ -71,6 +71,11 @@ class Task(ABC):
     def has_oracle(self) -> bool:
         return type(self).oracle is not Task.oracle
 
+    def evaluation_details(self) -> dict[str, Any]:
+        """What the last `evaluate` found beyond the score (a benchmark's own raw reward, its
+        reason), put in the final step's ``info["evaluation"]``; empty when there is nothing."""
+        return {}
+
     def milestones(self) -> list[Milestone]:
         """Ordered milestones; empty when the task does not know its own."""
         return []
