@@ -403,6 +403,16 @@ MixFn = Callable[[list[Rollout]], tuple[list[Rollout], list[bool], dict[str, flo
 injected (off-policy), and counters."""
 
 
+def check_policy(policy: TrainableAgent, cfg: GRPOConfig) -> None:
+    """Refuse, before any rollout, a policy that cannot be trained as `cfg` asks: its own
+    ``check_trainable`` (a served policy whose weights would never be updated), and the
+    entropy bonus without entropies."""
+    if cfg.entropy_coef > 0 and not hasattr(policy, "entropies"):
+        raise ValueError(f"entropy_coef needs a policy that reports its entropies; {type(policy).__name__} does not")
+    if hasattr(policy, "check_trainable"):
+        policy.check_trainable()
+
+
 def run(cfg: GRPOConfig, policy: TrainableAgent, pool: EnvPool, *, advantages: AdvantageFn | None = None,
         mix: MixFn | None = None, off_policy_loss: OffPolicyLoss | None = None, update_stats: UpdateStats | None = None,
         episodes: int = 0, log: RunLog | None = None) -> list[dict[str, Any]]:
@@ -412,8 +422,7 @@ def run(cfg: GRPOConfig, policy: TrainableAgent, pool: EnvPool, *, advantages: A
     and `update_stats`), log, checkpoint. `episodes` already spent count against
     `cfg.episode_budget`. Returns the records. A method plugs in through these arguments
     and nothing else: PAGE gives `advantages`, BEPA `mix`, `off_policy_loss`, `update_stats`."""
-    if cfg.entropy_coef > 0 and not hasattr(policy, "entropies"):
-        raise ValueError(f"entropy_coef needs a policy that reports its entropies; {type(policy).__name__} does not")
+    check_policy(policy, cfg)
     advantages = advantages or (lambda group: outcome_advantages(group, cfg.norm_std))
     own_log = log is None
     log = log or RunLog(cfg.run_dir, cfg, tensorboard=cfg.tensorboard, wandb_project=cfg.wandb_project)
