@@ -28,7 +28,12 @@ Optional parts, read with defaults when absent:
 - trainable agents: ``after_update()``, called after each update (a policy generating on a
   server pushes its new weights there), and ``entropies(prompts, token_ids)``, like
   `logprobs` but the entropy of the distribution each token was drawn from (the trainers'
-  `entropy_coef` bonus needs it).
+  `entropy_coef` bonus needs it); ``logprobs_and_entropies(prompts, token_ids)``, both from
+  one forward pass (the trainers use it over the two when present);
+  ``generate_many(prompts, greedy=...)``, `generate` for a wave of prompts at once (a policy
+  on a server sends them together, so the server batches them); ``check_trainable()``,
+  called by the trainers before the first rollout, raising when the policy cannot be trained
+  as configured (a server whose weights would never be updated).
 """
 
 from __future__ import annotations

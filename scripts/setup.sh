@@ -34,6 +34,9 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   # The CPU build of torch, named exactly, before anything asks for torch (a plain `torch`
   # requirement would otherwise pull a multi-GB CUDA build).
   .venv/bin/python -m pip install -q "torch==2.13.0"
-  .venv/bin/python -m pip install -q -e ".[dev,train]"
+  .venv/bin/python -m pip install -q -e ".[dev,train,verl]"
+  # verl for the PAGE/BEPA plug-ins, without its own requirements (they pin transformers < 5.11 and
+  # would replace the CPU torch); the verl extra above holds what its imported modules need.
+  .venv/bin/python -m pip install -q --no-deps "verl==0.9.1"
   touch "$stamp"
 fi

@@ -200,3 +200,135 @@ def test_a_served_lora_policy_pushes_its_adapter_at_start_and_after_updates(mode
         server.close()
     with pytest.raises(AgentError, match="sync_server needs a server_url and a LoRA policy"):
         VLMPolicy(model_path, server_sync_dir=str(tmp_path / "x"))
+
+
+def recorded_rollouts(policy, rng, lengths=((3, 2), (2,), (1, 2, 1))):
+    """Rollouts of made-up steps (a screenshot each, random answer tokens): what the update
+    reads, without an env."""
+    from trainers.rollout import Rollout, Step
+
+    rollouts = []
+    for r, steps in enumerate(lengths):
+        rollout = Rollout(task_id="t", instruction="Press Send", seed=r)
+        history = ()
+        for n in steps:
+            screen = {"screenshot": rng.integers(0, 255, (90, 120, 3), dtype=np.uint8)}
+            prompt = policy.prompt(screen, Context("Press Send", history=history))
+            tokens = tuple(int(t) for t in rng.integers(7, 100, n))
+            rollout.steps.append(Step(prompt=prompt, token_ids=tokens))
+            history += (Act("x", policy.qwen.tokenizer.decode(tokens), tokens, (), detail=prompt.messages[-1].images[0]),)
+        rollouts.append(rollout)
+    return rollouts
+
+
+def test_micro_batches_of_steps_give_the_gradient_of_one_batch(model_path):
+    """One step per forward/backward pass, accumulated, equals the whole minibatch in one pass
+    (policy loss with an off-policy rollout, entropy bonus and KL) in every aggregation mode,
+    and so does gradient checkpointing; past screenshots are in the prompts."""
+    from trainers.bepa import luffy_loss
+    from trainers.grpo import AGGREGATIONS, _rollout_logprobs, accumulate_gradients
+
+    torch.manual_seed(0)
+    policy = VLMPolicy(model_path, max_image_side=112, history_images=1)
+    rng = np.random.default_rng(0)
+    rollouts = recorded_rollouts(policy, rng)
+    assert len(rollouts[0].steps[1].prompt.messages[-1].images) == 1
+    assert sum(len(m.images) for m in rollouts[0].steps[1].prompt.messages) == 2  # the earlier screen, the current
+    items = [TrainItem(rollouts[0], [1.0, 1.0]), TrainItem(rollouts[1], [-0.5], off_policy=True),
+             TrainItem(rollouts[2], [0.3, -1.0, 2.0])]
+    with torch.no_grad():  # ratios off 1, so some tokens clip
+        old = [logp + torch.tensor(rng.uniform(-0.05, 0.05, len(logp)), dtype=logp.dtype)
+               for logp in _rollout_logprobs(policy, items)]
+        ref = [logp - 0.1 for logp in _rollout_logprobs(policy, items)]
+    checkpointed = VLMPolicy(model_path, max_image_side=112, history_images=1, gradient_checkpointing=True)
+    checkpointed.model.load_state_dict(policy.model.state_dict())
+    assert checkpointed.model.model.language_model.gradient_checkpointing
+
+    def gradients(policy, aggregation, micro_batch_steps):
+        cfg = GRPOConfig(aggregation=aggregation, micro_batch_steps=micro_batch_steps, entropy_coef=0.01,
+                         kl_coef=0.1, clip_low=0.02, clip_high=0.02)
+        policy.model.zero_grad()
+        stats = accumulate_gradients(policy, items, old, ref, cfg, off_policy_loss=luffy_loss(0.1))
+        return [p.grad.clone() for p in policy.parameters()], stats
+
+    for aggregation, (checked, steps) in zip(AGGREGATIONS, [(policy, 1), (checkpointed, 2), (policy, 3)]):
+        whole, whole_stats = gradients(policy, aggregation, None)
+        split, split_stats = gradients(checked, aggregation, steps)
+        assert 0 < whole_stats["losses/clipfrac"] < 1 and whole_stats["losses/entropy"] > 0
+        for key, value in whole_stats.items():
+            assert split_stats[key] == pytest.approx(value, rel=1e-5, abs=1e-7), (aggregation, key)
+        assert any(g.abs().sum() > 0 for g in whole)
+        for a, b in zip(whole, split):
+            torch.testing.assert_close(b, a, rtol=1e-4, atol=1e-6)
+
+
+def test_entropies_come_from_the_forward_pass_of_the_log_probs(model_path):
+    policy = VLMPolicy(model_path, max_image_side=112, temperature=0.7)
+    prompt = policy.prompt(SCREEN, Context("Press Send"))
+    tokens = (40, 41, 42)
+    (logp,), (entropy,) = policy.logprobs_and_entropies([prompt], [tokens])
+    assert torch.equal(logp, policy.logprobs([prompt], [tokens])[0])
+    assert torch.equal(entropy, policy.entropies([prompt], [tokens])[0])
+    vocabulary = policy.model.config.text_config.vocab_size
+    assert entropy.shape == (3,) and bool((entropy > 0).all()) and bool((entropy <= np.log(vocabulary) + 1e-4).all())
+    assert entropy.requires_grad
+
+
+def test_a_waves_generations_reach_the_server_together(model_path):
+    """Three requests that each wait for the other two at the server: answered only when
+    they are in flight at once."""
+    import threading
+
+    arrived = threading.Barrier(3, timeout=20)
+    body = {"choices": [{"message": {"content": "A"}, "logprobs": {"content": [{"token": "token_id:40",
+                                                                                "logprob": -0.5}]}}]}
+
+    def answer(request):
+        try:
+            arrived.wait()
+        except threading.BrokenBarrierError:
+            return Reply(status=400, body={"error": {"message": "the requests came one after another"}})
+        return Reply(body=body)
+
+    with ChatServer(answer) as server:
+        policy = VLMPolicy(model_path, server_url=server.base_url, server_model="policy", max_image_side=112)
+        prompts = [policy.prompt({"screenshot": np.full((90, 120, 3), shade, np.uint8)}, Context("Press Send"))
+                   for shade in (10, 100, 200)]
+        acts = policy.generate_many(prompts)
+        assert [act.token_ids for act in acts] == [(40,)] * 3 and len(server.requests) == 3
+        sent = [request.images()[-1] for request in server.requests]
+        assert sorted(sent) == sorted(policy._server._message(p.messages[-1])["content"][0]["image_url"]["url"]
+                                      for p in prompts)
+
+
+def test_a_server_policy_whose_weights_are_never_updated_refuses_to_train(model_path):
+    from trainers.grpo import check_policy
+
+    with ChatServer([]) as server:
+        stale = VLMPolicy(model_path, server_url=server.base_url, server_model="policy", max_image_side=112)
+        with pytest.raises(AgentError, match="would never be updated.*server_sync_dir=FOLDER.*allow_stale_server"):
+            check_policy(stale, GRPOConfig())
+        assert server.requests == []
+
+
+def test_the_servers_image_tokens_are_checked_against_the_local_processors(model_path):
+    """The server's usage.prompt_tokens for probe screenshots must be the local count; a
+    server with other min/max pixels counts other image tokens."""
+    from agents.policies.vlm import PROBE_SIZES
+
+    policy = VLMPolicy(model_path, max_image_side=112)
+    local = [int(policy._model_inputs(policy.prompt({"screenshot": np.full((h, w, 3), 127, np.uint8)},
+                                                     Context("probe")))["input_ids"].shape[1])
+             for w, h in PROBE_SIZES]
+    assert local[0] > local[1]  # the bounds matter: a bigger probe, more image tokens
+
+    def usage(count):
+        return Reply(body={"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": count}})
+
+    with ChatServer([usage(local[0]), usage(local[1]), usage(local[0]), usage(local[1] + 4)]) as server:
+        policy = VLMPolicy(model_path, server_url=server.base_url, server_model="policy", max_image_side=112,
+                           allow_stale_server=True)
+        policy.check_trainable()
+        assert [r.body["max_tokens"] for r in server.requests] == [1, 1]
+        with pytest.raises(AgentError, match=r"counts \d+ prompt tokens for a 64x40 probe.*min_pixels\\?\"?: 3136"):
+            policy.check_trainable()

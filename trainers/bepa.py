@@ -26,7 +26,8 @@ import torch
 
 from agents.base import TrainableAgent
 from gui_gym.errors import MissingResourceError
-from trainers.grpo import CrashedGroups, GRPOConfig, MixFn, OffPolicyLoss, TrainItem, run, seed_everything
+from trainers.grpo import (CrashedGroups, GRPOConfig, MixFn, OffPolicyLoss, TrainItem, check_policy, run,
+                           seed_everything)
 from trainers.rollout import EnvPool, Rollout
 from trainers.runs import RunLog
 
@@ -272,6 +273,7 @@ def train(cfg: BEPAConfig, policy: TrainableAgent, make_env: Callable[[], gym.En
     """BEPA = LEVEL-1 (plan-conditioned self-rolls seed the cache) + the GRPO loop with
     LEVEL-2 injection. `judge` (a `ChatModel`) overrides the plan judge `cfg` names."""
     seed_everything(cfg.seed)
+    check_policy(policy, cfg)  # before LEVEL-1 spends episodes
     plans: Callable[[gym.Env, str, int], list[str]] = task_plan
     if cfg.plan_source == "judge":
         from gui_gym.models.openai_client import OpenAIClient

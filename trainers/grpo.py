@@ -105,15 +105,22 @@ def aggregate(values: torch.Tensor, mask: torch.Tensor, mode: str = "token-mean"
     """verl's loss aggregation over a [batch, tokens] tensor: `token-mean` (every trained token
     weighs the same), `seq-mean-token-mean` (every sequence weighs the same),
     `seq-mean-token-sum` (sequence sums, averaged)."""
-    mask = mask.to(values.dtype)
+    return (values * token_weights(mask, mode).to(values.dtype)).sum()
+
+
+def token_weights(mask: torch.Tensor, mode: str = "token-mean") -> torch.Tensor:
+    """Each token's weight in `aggregate` over the whole [batch, tokens] `mask`, so that the
+    aggregate is a plain weighted sum: a loss split into micro-batches of steps (each a part
+    of some sequences) sums to the same number and the same gradient as the whole batch, with
+    one global token count and one sequence count (verl's ``global_batch_info``)."""
+    mask = mask.to(torch.float32)
     if mode == "token-mean":
-        return (values * mask).sum() / mask.sum().clamp(min=1.0)
-    per_seq = (values * mask).sum(dim=-1)
+        return mask / mask.sum().clamp(min=1.0)
     if mode == "seq-mean-token-mean":
-        per_seq = per_seq / mask.sum(dim=-1).clamp(min=1.0)
-    elif mode != "seq-mean-token-sum":
-        raise ValueError(f"aggregation must be one of {AGGREGATIONS}, received {mode!r}")
-    return per_seq.mean()
+        return mask / mask.sum(dim=-1, keepdim=True).clamp(min=1.0) / len(mask)
+    if mode == "seq-mean-token-sum":
+        return mask / len(mask)
+    raise ValueError(f"aggregation must be one of {AGGREGATIONS}, received {mode!r}")
 
 
 # ---- the shared trainer: config, advantages per step, update, loop ------------------------
@@ -139,6 +146,11 @@ class GRPOConfig:
     """Passes over each iteration's rollouts [ppo_epochs]."""
     minibatch_rollouts: int = 8
     """Rollouts per gradient step [ppo_mini_batch_size, counted in rollouts]."""
+    micro_batch_steps: int | None = None
+    """Steps per forward/backward pass within a gradient step, their gradients accumulated
+    (one global token count, so every aggregation means what it means for one pass); None:
+    the whole minibatch in one pass. 1-2 fits a 7B VLM's 15-step rollouts on one GPU
+    [ppo_micro_batch_size_per_gpu, counted in steps]."""
     learning_rate: float = 1e-2
     """Adam step size [optim.lr]."""
     clip_low: float = 0.2
@@ -186,6 +198,10 @@ class GRPOConfig:
         if self.instance_seeds is not None and (isinstance(self.instance_seeds, bool) or
                                                 not isinstance(self.instance_seeds, int) or self.instance_seeds < 1):
             raise ValueError(f"instance_seeds must be None or an integer >= 1, received {self.instance_seeds!r}")
+        if self.micro_batch_steps is not None and (isinstance(self.micro_batch_steps, bool) or
+                                                   not isinstance(self.micro_batch_steps, int) or
+                                                   self.micro_batch_steps < 1):
+            raise ValueError(f"micro_batch_steps must be None or an integer >= 1, received {self.micro_batch_steps!r}")
         self.tasks = tuple(self.tasks)
 
     def draw_instance(self, rng: np.random.Generator) -> int:
@@ -216,8 +232,8 @@ def seed_everything(seed: int) -> None:
 
 
 OffPolicyLoss = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
-"""A method's per-token loss for off-policy tokens from (log-probs, advantages), both
-[batch, tokens]; without one, off-policy tokens get the clipped loss like every other."""
+"""A method's per-token loss for off-policy tokens from (log-probs, advantages), tensors of
+the same shape, elementwise; without one, off-policy tokens get the clipped loss like every other."""
 UpdateStats = Callable[[Sequence["TrainItem"], list[torch.Tensor]], dict[str, float]]
 """A method's own diagnostics of an update, from its items and their old log-probs."""
 
@@ -228,8 +244,9 @@ def update(policy: TrainableAgent, optimizer: torch.optim.Optimizer, items: Sequ
     """One GRPO update on `items`: old log-probs recomputed under the current weights (verl's
     recompute; for an injected trajectory this is its log-prob under the plain prompt, ratio
     1 on the first epoch), then `update_epochs` passes of shuffled minibatches of rollouts,
-    each a clipped-loss step (+ k3 KL to `reference`) with gradient clipping. A method may
-    give off-policy tokens a loss of its own (`off_policy_loss`) and add its diagnostics
+    each a clipped-loss step (+ k3 KL to `reference`) with gradient clipping, its gradient
+    accumulated over micro-batches of `cfg.micro_batch_steps` steps. A method may give
+    off-policy tokens a loss of its own (`off_policy_loss`) and add its diagnostics
     (`update_stats`)."""
     items = [item for item in items if len(item.rollout)]
     if not items:
@@ -243,55 +260,100 @@ def update(policy: TrainableAgent, optimizer: torch.optim.Optimizer, items: Sequ
         order = torch.randperm(len(items)).tolist()
         for start in range(0, len(order), cfg.minibatch_rollouts):
             batch = order[start:start + cfg.minibatch_rollouts]
-            mb_items = [items[i] for i in batch]
-            logp, mask = _pad(_rollout_logprobs(policy, mb_items))
-            mb_old, _ = _pad([old[i] for i in batch])
-            mb_adv, _ = _pad([_token_advantages(items[i]) for i in batch])
-            off = torch.tensor([[items[i].off_policy] for i in batch]).expand_as(mask)
-            losses = clipped_policy_losses(logp, mb_old, mb_adv, cfg.clip_low, cfg.clip_high, cfg.dual_clip)
-            if off_policy_loss is not None:
-                losses = torch.where(off, off_policy_loss(logp, mb_adv), losses)
-            pg_loss = aggregate(losses, mask, cfg.aggregation)
-            loss = pg_loss
-            if cfg.entropy_coef > 0:
-                entropy = aggregate(_pad(_rollout_values(policy.entropies, mb_items))[0], mask, cfg.aggregation)
-                loss = loss - cfg.entropy_coef * entropy
-                stats.setdefault("losses/entropy", []).append(float(entropy.detach()))
-            if ref is not None:
-                mb_ref, _ = _pad([ref[i] for i in batch])
-                kl = aggregate(kl_k3(logp, mb_ref), mask, cfg.aggregation)
-                loss = loss + cfg.kl_coef * kl
-                stats.setdefault("losses/kl_ref", []).append(float(kl.detach()))
             optimizer.zero_grad()
-            loss.backward()
+            step_stats = accumulate_gradients(policy, [items[i] for i in batch], [old[i] for i in batch],
+                                              [ref[i] for i in batch] if ref is not None else None, cfg,
+                                              off_policy_loss)
             grad_norm = torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
             optimizer.step()
-            with torch.no_grad():
-                ratio = torch.exp(logp - mb_old)
-                clipped = ((ratio < 1 - cfg.clip_low) | (ratio > 1 + cfg.clip_high)).float()
-                stats.setdefault("losses/policy_loss", []).append(float(pg_loss))
-                stats.setdefault("losses/approx_kl", []).append(float(aggregate(mb_old - logp, mask)))
-                stats.setdefault("losses/clipfrac", []).append(float(aggregate(clipped, mask)))
-                stats.setdefault("losses/grad_norm", []).append(float(grad_norm))
+            for key, value in {**step_stats, "losses/grad_norm": float(grad_norm)}.items():
+                stats.setdefault(key, []).append(value)
     out = {key: sum(values) / len(values) for key, values in stats.items()}
     if update_stats is not None:
         out.update(update_stats(items, old))
     return out
 
 
+def accumulate_gradients(policy: TrainableAgent, items: Sequence[TrainItem], old: Sequence[torch.Tensor],
+                         ref: Sequence[torch.Tensor] | None, cfg: GRPOConfig,
+                         off_policy_loss: OffPolicyLoss | None = None) -> dict[str, float]:
+    """Add one minibatch's loss gradient to the parameters' ``.grad``, in micro-batches of
+    `cfg.micro_batch_steps` steps (a rollout's steps may fall in different micro-batches).
+    Each token's weight in the loss is fixed over the whole minibatch (`token_weights`), so the
+    sum of the micro-batches' losses, and its gradient, is the minibatch's; only one
+    micro-batch's activations are alive at a time. `old` and `ref` are the rollouts' old and
+    reference log-probs. Returns the minibatch's loss terms."""
+    lengths = [sum(len(s.token_ids) for s in item.rollout.steps) for item in items]
+    mask = torch.arange(max(lengths)).unsqueeze(0) < torch.tensor(lengths).unsqueeze(1)
+    weights = token_weights(mask, cfg.aggregation)
+    mean_weights = token_weights(mask)  # the diagnostics are token means, as verl reports them
+    advantages = [_token_advantages(item) for item in items]
+    steps = [(i, at, step) for i, item in enumerate(items) for at, step in _step_offsets(item)]
+    chunk = cfg.micro_batch_steps or len(steps)
+    want_entropy = cfg.entropy_coef > 0
+    sums = {"losses/policy_loss": 0.0, "losses/approx_kl": 0.0, "losses/clipfrac": 0.0}
+    for first in range(0, len(steps), chunk):
+        part = steps[first:first + chunk]
+        logp, entropy = _step_values(policy, [s for _, _, s in part], want_entropy)
+
+        def gather(rows: Sequence[torch.Tensor]) -> torch.Tensor:
+            """This micro-batch's tokens of per-rollout rows, in `logp`'s order."""
+            return torch.cat([rows[i][at:at + len(s.token_ids)] for i, at, s in part])
+
+        mb_old, mb_adv, w, w_mean = gather(old), gather(advantages), gather(weights), gather(mean_weights)
+        off = torch.cat([torch.full((len(s.token_ids),), items[i].off_policy) for i, _, s in part])
+        losses = clipped_policy_losses(logp, mb_old, mb_adv, cfg.clip_low, cfg.clip_high, cfg.dual_clip)
+        if off_policy_loss is not None:
+            losses = torch.where(off, off_policy_loss(logp, mb_adv), losses)
+        pg_loss = (losses * w).sum()
+        loss = pg_loss
+        if entropy is not None:
+            entropy_term = (entropy * w).sum()
+            loss = loss - cfg.entropy_coef * entropy_term
+            sums["losses/entropy"] = sums.get("losses/entropy", 0.0) + float(entropy_term.detach())
+        if ref is not None:
+            kl = (kl_k3(logp, gather(ref)) * w).sum()
+            loss = loss + cfg.kl_coef * kl
+            sums["losses/kl_ref"] = sums.get("losses/kl_ref", 0.0) + float(kl.detach())
+        loss.backward()
+        with torch.no_grad():
+            ratio = torch.exp(logp - mb_old)
+            clipped = ((ratio < 1 - cfg.clip_low) | (ratio > 1 + cfg.clip_high)).float()
+            sums["losses/policy_loss"] += float(pg_loss)
+            sums["losses/approx_kl"] += float(((mb_old - logp) * w_mean).sum())
+            sums["losses/clipfrac"] += float((clipped * w_mean).sum())
+    return sums
+
+
+def _step_values(policy: TrainableAgent, steps: Sequence[Any], want_entropy: bool
+                 ) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """The steps' log-probs (and entropies, when wanted: from the same forward pass where the
+    policy offers ``logprobs_and_entropies``), steps concatenated, with gradients."""
+    prompts, tokens = [s.prompt for s in steps], [s.token_ids for s in steps]
+    if not want_entropy:
+        return torch.cat(policy.logprobs(prompts, tokens)), None
+    if hasattr(policy, "logprobs_and_entropies"):
+        logp, entropy = policy.logprobs_and_entropies(prompts, tokens)
+    else:
+        logp, entropy = policy.logprobs(prompts, tokens), policy.entropies(prompts, tokens)
+    return torch.cat(logp), torch.cat(entropy)
+
+
+def _step_offsets(item: TrainItem) -> list[tuple[int, Any]]:
+    """Each step of the rollout with the offset of its first token in the rollout's tokens."""
+    out, at = [], 0
+    for step in item.rollout.steps:
+        out.append((at, step))
+        at += len(step.token_ids)
+    return out
+
+
 def _rollout_logprobs(policy: TrainableAgent, items: Sequence[TrainItem]) -> list[torch.Tensor]:
     """Per rollout, the log-probs of all its generated tokens (steps concatenated), in one
-    call of the policy."""
-    return _rollout_values(policy.logprobs, items)
-
-
-def _rollout_values(per_token: Callable[[list[Any], list[Sequence[int]]], list[torch.Tensor]],
-                    items: Sequence[TrainItem]) -> list[torch.Tensor]:
-    """Per rollout, `per_token` (the policy's log-probs or entropies) of all its generated
-    tokens, steps concatenated, from one call over every step of `items`."""
+    call of the policy over every step of `items`."""
     prompts = [s.prompt for item in items for s in item.rollout.steps]
     tokens = [s.token_ids for item in items for s in item.rollout.steps]
-    per_step = per_token(prompts, tokens)
+    per_step = policy.logprobs(prompts, tokens)
     out, at = [], 0
     for item in items:
         n = len(item.rollout)
@@ -306,17 +368,6 @@ def _token_advantages(item: TrainItem) -> torch.Tensor:
                          f"{len(item.rollout)} steps")
     return torch.tensor([a for a, s in zip(item.advantages, item.rollout.steps) for _ in s.token_ids],
                         dtype=torch.float32)
-
-
-def _pad(rows: Sequence[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-    """[batch, tokens] values (zero-padded) and the mask of real tokens."""
-    width = max(len(r) for r in rows)
-    values = torch.zeros(len(rows), width, dtype=rows[0].dtype)
-    mask = torch.zeros(len(rows), width, dtype=torch.bool)
-    for i, row in enumerate(rows):
-        values[i, :len(row)] = row
-        mask[i, :len(row)] = True
-    return values, mask
 
 
 MAX_CRASHED_GROUPS = 3
@@ -352,6 +403,16 @@ MixFn = Callable[[list[Rollout]], tuple[list[Rollout], list[bool], dict[str, flo
 injected (off-policy), and counters."""
 
 
+def check_policy(policy: TrainableAgent, cfg: GRPOConfig) -> None:
+    """Refuse, before any rollout, a policy that cannot be trained as `cfg` asks: its own
+    ``check_trainable`` (a served policy whose weights would never be updated), and the
+    entropy bonus without entropies."""
+    if cfg.entropy_coef > 0 and not hasattr(policy, "entropies"):
+        raise ValueError(f"entropy_coef needs a policy that reports its entropies; {type(policy).__name__} does not")
+    if hasattr(policy, "check_trainable"):
+        policy.check_trainable()
+
+
 def run(cfg: GRPOConfig, policy: TrainableAgent, pool: EnvPool, *, advantages: AdvantageFn | None = None,
         mix: MixFn | None = None, off_policy_loss: OffPolicyLoss | None = None, update_stats: UpdateStats | None = None,
         episodes: int = 0, log: RunLog | None = None) -> list[dict[str, Any]]:
@@ -361,8 +422,7 @@ def run(cfg: GRPOConfig, policy: TrainableAgent, pool: EnvPool, *, advantages: A
     and `update_stats`), log, checkpoint. `episodes` already spent count against
     `cfg.episode_budget`. Returns the records. A method plugs in through these arguments
     and nothing else: PAGE gives `advantages`, BEPA `mix`, `off_policy_loss`, `update_stats`."""
-    if cfg.entropy_coef > 0 and not hasattr(policy, "entropies"):
-        raise ValueError(f"entropy_coef needs a policy that reports its entropies; {type(policy).__name__} does not")
+    check_policy(policy, cfg)
     advantages = advantages or (lambda group: outcome_advantages(group, cfg.norm_std))
     own_log = log is None
     log = log or RunLog(cfg.run_dir, cfg, tensorboard=cfg.tensorboard, wandb_project=cfg.wandb_project)

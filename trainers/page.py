@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import gymnasium as gym
 
@@ -118,7 +118,7 @@ def page_advantages(group: Sequence[Rollout], lam: float = 0.5, intra_mode: str 
     score when the judge gave none) and ``subtasks`` / ``subtask_of_step`` (no intra term for
     a rollout whose annotation failed)."""
     progress = [r.progress if r.progress is not None else r.score for r in group]
-    spans = [_spans(r) for r in group]
+    spans = [subtask_spans(r.final_info, len(r)) for r in group]
     if group_norm_spans:
         span_advantages = group_normalized_span_advantages([[(s["description"], bool(s["completed"])) for s in sp]
                                                             for sp, _ in spans])
@@ -128,12 +128,13 @@ def page_advantages(group: Sequence[Rollout], lam: float = 0.5, intra_mode: str 
     return hierarchical_advantages(progress, intra, lam=lam, norm_std=norm_std)
 
 
-def _spans(rollout: Rollout) -> tuple[list[dict[str, Any]], list[int]]:
-    """The rollout's subtask spans and each step's span index (none when not annotated)."""
-    info = rollout.final_info
+def subtask_spans(info: Mapping[str, Any], steps: int) -> tuple[list[dict[str, Any]], list[int]]:
+    """A rollout's subtask spans and each of its `steps` steps' span index, from its final
+    ``info`` (`SubtaskAnnotation`'s ``subtasks`` / ``subtask_of_step``); none when it was not
+    annotated or the annotation does not cover the steps."""
     subtasks, owner = info.get("subtasks"), info.get("subtask_of_step")
-    if subtasks is None or owner is None or len(owner) != len(rollout):
-        return [], [-1] * len(rollout)
+    if subtasks is None or owner is None or len(owner) != steps:
+        return [], [-1] * steps
     return list(subtasks), list(owner)
 
 

@@ -142,12 +142,11 @@ def rollout_episodes(pool: EnvPool, policy: TrainableAgent, episodes: Sequence[t
         histories: dict[int, list[Act]] = {slot: [] for slot in slots}
         live = [slot for slot in slots if wave[slot].crash is None]
         while live:
-            acts = {}
-            for slot in live:
-                context = Context(wave[slot].instruction, plan, tuple(histories[slot]))
-                prompt = policy.prompt(observations[slot], context)
-                acts[slot] = (policy.generate(prompt, greedy=greedy),
-                              prompt if plan is None else policy.prompt(observations[slot], context.without_plan()))
+            contexts = {slot: Context(wave[slot].instruction, plan, tuple(histories[slot])) for slot in live}
+            prompts = [policy.prompt(observations[slot], contexts[slot]) for slot in live]
+            acts = {slot: (act, prompt if plan is None else policy.prompt(observations[slot],
+                                                                           contexts[slot].without_plan()))
+                    for slot, prompt, act in zip(live, prompts, generate_wave(policy, prompts, greedy))}
             results = pool.run([(slot, _guarded(_step(acts[slot][0].action))) for slot in live])
             still = []
             for slot, result in zip(live, results):
@@ -166,6 +165,14 @@ def rollout_episodes(pool: EnvPool, policy: TrainableAgent, episodes: Sequence[t
             live = still
         rollouts.extend(wave)
     return rollouts
+
+
+def generate_wave(policy: TrainableAgent, prompts: Sequence[Any], greedy: bool) -> list[Act]:
+    """One `Act` per prompt of a wave: through the policy's ``generate_many`` when it has one
+    (a served policy sends the requests together), else one `generate` after another."""
+    if hasattr(policy, "generate_many"):
+        return list(policy.generate_many(prompts, greedy=greedy))
+    return [policy.generate(prompt, greedy=greedy) for prompt in prompts]
 
 
 def evaluate(pool: EnvPool, policy: TrainableAgent, tasks: Sequence[str], seeds: Sequence[int],

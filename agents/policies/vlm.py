@@ -3,8 +3,9 @@ trainable agent, prompted as the OpenAI agent is (`agents.prompts`, UI-TARS by d
 
 A step's prompt is its prompt format's conversation (the one the OpenAI agent sends) for the
 instruction (BEPA's LEVEL-1 appends the plan), the model's own last `history_turns` answers
-as assistant turns, and the current screenshot (kept as PNG bytes, downscaled to
-`max_image_side`). The model's inputs are assembled by `QwenVL`, the same code the
+as assistant turns, the last `history_images` of them preceded by the screenshot they
+answered (UI-TARS and ARPO keep several), and the current screenshot (kept as PNG bytes,
+downscaled to `max_image_side`). The model's inputs are assembled by `QwenVL`, the same code the
 transformers chat model uses; a generation server is reached through the same
 OpenAI-compatible client as the OpenAI agent's (`gui_gym.models.openai_client`).
 
@@ -15,16 +16,27 @@ token ids and log-probs (vLLM's ``return_tokens_as_token_ids``). Either way the 
 log-probs come from a teacher-forced forward pass of the local model (verl recomputes them
 too). LoRA (peft) is optional; with a server, `sync_server` pushes the adapter to vLLM's
 ``/v1/load_lora_adapter`` after each update, so the server samples from the current weights.
+
+Training on a server's samples is only honest when the server samples from the weights being
+trained and sees the same visual tokens: `check_trainable` (called by the trainers at start)
+refuses a server policy whose weights are never pushed (no LoRA, or no ``server_sync_dir``)
+unless ``allow_stale_server`` says so, and compares the server's prompt-token count for probe
+screenshots with the local processor's (a different min/max pixels setting gives other
+image tokens, so the recomputed log-probs would condition on another input). A wave's
+generation requests go to the server together (`generate_many`), so vLLM batches them.
 """
 
 from __future__ import annotations
 
 import copy
+import logging
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
+import numpy as np
 import torch
 
 from agents.base import Act, Context, PolicyAgent
@@ -34,6 +46,12 @@ from gui_gym.errors import AgentError, JudgeError, MissingResourceError
 from gui_gym.models.chat import Message, to_png
 from gui_gym.models.openai_client import OpenAIClient, discover_model
 from gui_gym.models.transformers_model import QwenVL
+
+logger = logging.getLogger(__name__)
+
+PROBE_SIZES = ((1280, 800), (64, 40))
+"""Probe screenshot sizes (width, height) for the server's image-token check: one above a
+typical max_pixels, one below a typical min_pixels, so both bounds are compared."""
 
 LORA_DEFAULTS = {"r": 16, "lora_alpha": 32, "lora_dropout": 0.0,
                  "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj"]}
@@ -59,6 +77,8 @@ class VLMPolicy(PolicyAgent):
         max_new_tokens: answer length cap.
         max_image_side: screenshots are downscaled so neither side exceeds this.
         history_turns: earlier answers kept in the prompt.
+        history_images: of those turns, how many of the latest keep the screenshot they
+            answered (0: only the current screenshot). Each costs its image tokens.
         input_cache: prompts whose processed model inputs are kept (on the CPU, pixels in the
             model's dtype: ~12 MB per 1280x800 screenshot in bf16). A step's prompt is read by
             generation, the old log-probs, every epoch and the reference; its screenshot's
@@ -72,27 +92,40 @@ class VLMPolicy(PolicyAgent):
         server_model: the served model name, or, with `server_sync_dir`, the adapter's name.
         server_sync_dir: with LoRA and a server: where the adapter is saved for the server,
             which loads it at the start and after every update (`after_update`).
+        allow_stale_server: train on a server's samples although its weights are never updated
+            (deliberately off-policy: the server keeps sampling from the weights it loaded).
+        gradient_checkpointing: recompute the language model's activations in the backward
+            pass instead of keeping them (transformers' non-reentrant checkpointing): the
+            activation memory of a step drops from every layer's to about one layer's.
         greedy: how `act` (``gui-bench``) chooses: the most likely answer, or a sample.
         checkpoint: a folder `save` wrote (a ``gui-train`` checkpoint) to start from.
     """
 
     def __init__(self, model_path: str, *, device: str = "cpu", dtype: str = "auto", lora: Mapping[str, Any] | None = None,
                  temperature: float = 1.0, max_new_tokens: int = 128, max_image_side: int = 1280,
-                 history_turns: int = 2, input_cache: int = 128, prompt: str = "uitars", coordinates: str = "smart_resize",
+                 history_turns: int = 2, history_images: int = 0, input_cache: int = 128, prompt: str = "uitars", coordinates: str = "smart_resize",
                  platform: str = "computer", language: str = "English", server_url: str | None = None,
-                 server_model: str | None = None, server_sync_dir: str | None = None, greedy: bool = True,
+                 server_model: str | None = None, server_sync_dir: str | None = None,
+                 allow_stale_server: bool = False, gradient_checkpointing: bool = False, greedy: bool = True,
                  checkpoint: str | None = None):
         super().__init__()
-        if temperature <= 0 or max_new_tokens < 1 or max_image_side < 1 or history_turns < 0 or input_cache < 0:
+        if (temperature <= 0 or max_new_tokens < 1 or max_image_side < 1 or history_turns < 0 or history_images < 0
+                or input_cache < 0):
             raise ValueError(f"expected temperature > 0, max_new_tokens >= 1, max_image_side >= 1, history_turns >= 0, "
-                             f"input_cache >= 0, received {temperature}, {max_new_tokens}, {max_image_side}, "
-                             f"{history_turns}, {input_cache}")
+                             f"history_images >= 0, input_cache >= 0, received {temperature}, {max_new_tokens}, "
+                             f"{max_image_side}, {history_turns}, {history_images}, {input_cache}")
         if coordinates not in MODES:
             raise AgentError(f"coordinates must be one of {list(MODES)}, received {coordinates!r}")
         if platform not in PLATFORMS:
             raise AgentError(f"platform must be one of {list(PLATFORMS)}, received {platform!r}")
         self.qwen = QwenVL(model_path, device=device, dtype=dtype)
         self.model = self.qwen.model
+        self.gradient_checkpointing = bool(gradient_checkpointing)
+        if self.gradient_checkpointing:
+            if hasattr(self.model, "activation_checkpointing_enable"):  # transformers >= 5.x's name
+                self.model.activation_checkpointing_enable({"use_reentrant": False})
+            else:
+                self.model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         self.lora = dict(LORA_DEFAULTS, **lora) if lora is not None else None
         if self.lora is not None:
             try:
@@ -106,6 +139,7 @@ class VLMPolicy(PolicyAgent):
         self.coordinates, self.platform, self.language, self.greedy = coordinates, platform, language, bool(greedy)
         self.temperature, self.max_new_tokens = float(temperature), int(max_new_tokens)
         self.max_image_side, self.history_turns = int(max_image_side), int(history_turns)
+        self.history_images, self.allow_stale_server = int(history_images), bool(allow_stale_server)
         self.input_cache = int(input_cache)
         self._inputs: OrderedDict[VLMPrompt, dict[str, Any]] = OrderedDict()
         self._server = None
@@ -128,8 +162,10 @@ class VLMPolicy(PolicyAgent):
     def prompt(self, obs: Mapping[str, Any], context: Context) -> VLMPrompt:
         screenshot = obs["screenshot"]
         earlier = context.history[-self.history_turns:] if self.history_turns else ()
+        with_image = len(earlier) - self.history_images  # turns from this index on keep their screenshot
         messages = self.format.conversation(with_plan(context.instruction, context.plan),
-                                            [(None, act.text) for act in earlier],
+                                            [(act.detail if i >= with_image else None, act.text)
+                                             for i, act in enumerate(earlier)],
                                             to_png(screenshot, self.max_image_side), platform=self.platform,
                                             language=self.language)
         height, width = screenshot.shape[:2]
@@ -139,12 +175,80 @@ class VLMPolicy(PolicyAgent):
         token_ids, logprobs = self._generate_on_server(prompt, greedy) if self._server else self._generate(prompt, greedy)
         text = self.qwen.tokenizer.decode(token_ids, skip_special_tokens=True)
         action = self.format.to_action(text, prompt.screen_size, self.coordinates)
-        return Act(action, text, tuple(token_ids), tuple(logprobs))
+        # the screenshot it answered is the Act's detail: later prompts show it (history_images)
+        return Act(action, text, tuple(token_ids), tuple(logprobs), detail=prompt.messages[-1].images[0])
+
+    def generate_many(self, prompts: Sequence[VLMPrompt], *, greedy: bool = False) -> list[Act]:
+        """`generate` for each prompt: on a server, the requests are sent together (one thread
+        each), so the server batches a wave's G generations; locally, one after another in
+        order (seeded sampling stays reproducible)."""
+        if self._server is None or len(prompts) < 2:
+            return [self.generate(prompt, greedy=greedy) for prompt in prompts]
+        with ThreadPoolExecutor(max_workers=len(prompts), thread_name_prefix="vlm-generate") as threads:
+            return list(threads.map(lambda prompt: self.generate(prompt, greedy=greedy), prompts))
 
     def logprobs(self, prompts: Sequence[VLMPrompt], token_ids: Sequence[Sequence[int]]) -> list[torch.Tensor]:
+        return self.logprobs_and_entropies(prompts, token_ids, entropies=False)[0]
+
+    def entropies(self, prompts: Sequence[VLMPrompt], token_ids: Sequence[Sequence[int]]) -> list[torch.Tensor]:
+        return self.logprobs_and_entropies(prompts, token_ids)[1]
+
+    def logprobs_and_entropies(self, prompts: Sequence[VLMPrompt], token_ids: Sequence[Sequence[int]], *,
+                               entropies: bool = True) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+        """Per prompt, the log-probs of its tokens and the entropy of the distribution each was
+        drawn from (softmax(logits / temperature)), both from one forward pass, with
+        gradients; each entropy is an empty tensor when `entropies` is False."""
         if len(prompts) != len(token_ids):
             raise ValueError(f"expected one token list per prompt, received {len(token_ids)} for {len(prompts)}")
-        return [self._sequence_logprobs(self.model, prompt, tokens) for prompt, tokens in zip(prompts, token_ids)]
+        pairs = [self._sequence_logprobs(self.model, prompt, tokens, entropies=entropies)
+                 for prompt, tokens in zip(prompts, token_ids)]
+        return [logp for logp, _ in pairs], [entropy for _, entropy in pairs]
+
+    def check_trainable(self) -> None:
+        """Called by the trainers before the first rollout: a server policy must sample from
+        the weights being trained (or say it knows it does not) and see the screenshots as
+        the local processor does."""
+        if self._server is None:
+            return
+        if (self.lora is None or self.server_sync_dir is None) and not self.allow_stale_server:
+            raise AgentError(
+                "vlm policy: the server's weights would never be updated, so training would keep sampling from the "
+                "weights the server loaded. Pass lora={...} and server_sync_dir=FOLDER (vLLM started with "
+                "--enable-lora and VLLM_ALLOW_RUNTIME_LORA_UPDATING=True loads the adapter after every update), or "
+                "generate locally (no server_url), or allow_stale_server=True to train on the server's fixed "
+                "weights on purpose")
+        self.check_server_images()
+
+    def check_server_images(self) -> None:
+        """Compare the server's prompt-token count (``usage.prompt_tokens``) for probe
+        screenshots with the local processor's: a difference means the server turns images
+        into other visual tokens (its min/max pixels differ), and `AgentError` says what to
+        start it with."""
+        for width, height in PROBE_SIZES:
+            screen = np.full((height, width, 3), 127, np.uint8)
+            prompt = self.prompt({"screenshot": screen}, Context("probe"))
+            local = int(self._model_inputs(prompt)["input_ids"].shape[1])
+            response = self._server.respond(prompt.messages, max_tokens=1, temperature=0.0)
+            served = (response.get("usage") or {}).get("prompt_tokens")
+            if served is None:
+                raise AgentError(f"{self._server.base_url} reported no usage.prompt_tokens, so its image tokens "
+                                 "cannot be checked against the local processor's")
+            if int(served) != local:
+                low, high = self._pixel_bounds()
+                raise AgentError(
+                    f"the server counts {served} prompt tokens for a {width}x{height} probe screenshot, the local "
+                    f"processor {local}: the server sees other image tokens than the log-probs are recomputed on. "
+                    f"Start vLLM with --mm-processor-kwargs '{{\"min_pixels\": {low}, \"max_pixels\": {high}}}' "
+                    f"(the local processor's), or save the checkpoint's preprocessor_config.json with the server's")
+
+    def _pixel_bounds(self) -> tuple[int | None, int | None]:
+        """The local image processor's min and max pixels (transformers 5 keeps them as the
+        size's shortest and longest edge)."""
+        processor = self.qwen.image_processor
+        size = getattr(processor, "size", None) or {}
+        low = getattr(processor, "min_pixels", None) or getattr(size, "shortest_edge", None)
+        high = getattr(processor, "max_pixels", None) or getattr(size, "longest_edge", None)
+        return low, high
 
     def parameters(self) -> Iterator[torch.nn.Parameter]:
         return (p for p in self.model.parameters() if p.requires_grad)
@@ -240,15 +344,22 @@ class VLMPolicy(PolicyAgent):
                              f"{str(response)[:200]}") from exc
         return tokens, logprobs
 
-    def _sequence_logprobs(self, model: Any, prompt: VLMPrompt, tokens: Sequence[int]) -> torch.Tensor:
-        """log p(tokens | prompt) by one teacher-forced forward pass."""
+    def _sequence_logprobs(self, model: Any, prompt: VLMPrompt, tokens: Sequence[int], *,
+                           entropies: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+        """log p(tokens | prompt) by one teacher-forced forward pass, and (asked for) the
+        entropy of each token's distribution from the same logits; an empty tensor if not."""
         inputs = self._model_inputs(prompt)
         start = inputs["input_ids"].shape[1]
         answer = torch.tensor([list(tokens)], dtype=inputs["input_ids"].dtype, device=inputs["input_ids"].device)
         inputs["input_ids"] = torch.cat([inputs["input_ids"], answer], dim=1)
         inputs["attention_mask"] = torch.ones_like(inputs["input_ids"])
-        logits = model(**inputs).logits[0, start - 1:start - 1 + len(tokens)].float() / self.temperature
-        return torch.log_softmax(logits, dim=-1).gather(1, answer[0].unsqueeze(1)).squeeze(1)
+        if self.gradient_checkpointing:  # transformers checkpoints only in training mode (Qwen has no dropout)
+            model.train(torch.is_grad_enabled())
+        logits = model(**inputs, use_cache=False).logits[0, start - 1:start - 1 + len(tokens)].float() / self.temperature
+        log_probs = torch.log_softmax(logits, dim=-1)
+        chosen = log_probs.gather(1, answer[0].unsqueeze(1)).squeeze(1)
+        entropy = -(log_probs.exp() * log_probs).sum(dim=-1) if entropies else chosen.new_zeros(0)
+        return chosen, entropy
 
 
 class _Reference:
@@ -261,6 +372,6 @@ class _Reference:
     def logprobs(self, prompts: Sequence[VLMPrompt], token_ids: Sequence[Sequence[int]]) -> list[torch.Tensor]:
         with torch.no_grad():
             if self.frozen is not None:
-                return [self.policy._sequence_logprobs(self.frozen, p, t) for p, t in zip(prompts, token_ids)]
+                return [self.policy._sequence_logprobs(self.frozen, p, t)[0] for p, t in zip(prompts, token_ids)]
             with self.policy.model.disable_adapter():
-                return [self.policy._sequence_logprobs(self.policy.model, p, t) for p, t in zip(prompts, token_ids)]
+                return [self.policy._sequence_logprobs(self.policy.model, p, t)[0] for p, t in zip(prompts, token_ids)]

@@ -21,6 +21,21 @@ CHAT_TEMPLATE = (
 
 def build_tiny_qwen25_vl(folder: str | os.PathLike[str]) -> None:
     """A 2-layer, 64-wide Qwen2.5-VL with a character vocabulary, written to `folder`."""
+    build_random_qwen25_vl(folder, {
+        "text_config": {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
+                        "num_key_value_heads": 2, "max_position_embeddings": 4096,
+                        "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3]}},
+        "vision_config": {"depth": 2, "hidden_size": 64, "intermediate_size": 128, "num_heads": 4, "out_hidden_size": 64,
+                          "fullatt_block_indexes": [1], "window_size": 56}}, max_pixels=112 * 112)
+
+
+def build_random_qwen25_vl(folder: str | os.PathLike[str], architecture: dict, *, max_pixels: int,
+                           dtype: str = "float32", device: str = "cpu") -> None:
+    """A randomly initialised Qwen2.5-VL of `architecture` (``text_config`` and
+    ``vision_config`` fields; `gui_gym.models.qwen_scale.QWEN25_VL_7B` for the papers' size)
+    with the character tokenizer, written to `folder`. The text vocabulary is at least the
+    tokenizer's; the special token ids are the tokenizer's."""
+    import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast, Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration
     from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
@@ -32,16 +47,16 @@ def build_tiny_qwen25_vl(folder: str | os.PathLike[str]) -> None:
     tokenizer.add_special_tokens(SPECIAL)
     PreTrainedTokenizerFast(tokenizer_object=tokenizer, eos_token="<|im_end|>", pad_token="<|endoftext|>",
                             unk_token="<|endoftext|>", chat_template=CHAT_TEMPLATE).save_pretrained(folder)
-    Qwen2VLImageProcessorPil(min_pixels=56 * 56, max_pixels=112 * 112).save_pretrained(folder)
+    Qwen2VLImageProcessorPil(min_pixels=56 * 56, max_pixels=max_pixels).save_pretrained(folder)
     ids = {name: vocab[f"<|{name}|>"] for name in ("image_pad", "video_pad", "vision_start", "vision_end", "im_end",
                                                    "endoftext")}
+    text = dict(architecture["text_config"])
+    text.update(vocab_size=max(len(vocab), int(text.get("vocab_size", 0))), bos_token_id=ids["endoftext"],
+                eos_token_id=ids["im_end"], pad_token_id=ids["endoftext"])
     config = Qwen2_5_VLConfig(
-        text_config={"vocab_size": len(vocab), "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
-                     "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 4096,
-                     "bos_token_id": ids["endoftext"], "eos_token_id": ids["im_end"], "pad_token_id": ids["endoftext"],
-                     "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3]}},
-        vision_config={"depth": 2, "hidden_size": 64, "intermediate_size": 128, "num_heads": 4, "out_hidden_size": 64,
-                       "fullatt_block_indexes": [1], "window_size": 56},
+        text_config=text, vision_config=dict(architecture["vision_config"]),
         image_token_id=ids["image_pad"], video_token_id=ids["video_pad"], vision_start_token_id=ids["vision_start"],
         vision_end_token_id=ids["vision_end"], eos_token_id=ids["im_end"], pad_token_id=ids["endoftext"])
-    Qwen2_5_VLForConditionalGeneration(config).save_pretrained(folder)
+    with torch.device(device):
+        model = Qwen2_5_VLForConditionalGeneration._from_config(config, dtype=getattr(torch, dtype))
+    model.save_pretrained(folder)

@@ -1,0 +1,27 @@
+"""PAGE and BEPA as verl plug-ins (verl 0.9.1): importing this package registers them with
+verl's own registries, so a verl config selects them by name.
+
+- ``algorithm.adv_estimator=page``: PAGE's hierarchical advantage (`advantages`), GRPO on
+  the progress reward plus lambda x the subtask-level term; with no per-step term it is GRPO
+  with progress.
+- ``actor_rollout_ref.actor.policy_loss.loss_mode=bepa_luffy``: BEPA's LUFFY-shaped loss for
+  injected tokens beside verl's clipped loss for the rest (`bepa`).
+- `bepa.level2_hook`: BEPA's LEVEL-2 cache on a verl batch (inject into all-fail groups only,
+  refresh on success), to call between reward and advantage.
+
+What verl 0.9.1 does not forward is written down where it matters (`advantages`, `bepa`).
+verl is an optional dependency: ``scripts/setup.sh`` installs it (without its own
+dependencies, which would replace torch and transformers) and the ``verl`` extra.
+"""
+
+from __future__ import annotations
+
+from gui_gym.errors import MissingResourceError
+
+try:
+    import verl  # noqa: F401
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise MissingResourceError(f"the verl plug-ins need verl ({exc}): pip install --no-deps 'verl==0.9.1' and "
+                               "pip install 'gui-gym[verl]' (scripts/setup.sh does both)") from exc
+
+from trainers.verl_plugins import advantages, bepa  # noqa: E402,F401 - registers the plug-ins
