@@ -25,7 +25,7 @@ def shared_data() -> Path:
 def osworld_ref():
     """OSWorld's own metric modules (desktop-env 1.0.2, installed once under ``.cache/``),
     importable for the tests of one module; see `osworld_reference.Reference`."""
-    from osworld_reference import Reference
+    from tests.osworld_reference import Reference
 
     with Reference() as ref:
         yield ref
@@ -33,7 +33,7 @@ def osworld_ref():
 
 def pytest_terminal_summary(terminalreporter) -> None:
     """The parity table (ours against OSWorld's metric code) when parity tests ran."""
-    from osworld_reference import format_tallies
+    from tests.osworld_reference import format_tallies
 
     lines = list(format_tallies())
     if lines:

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from fakes.adb_server import FakeAdbServer
-from fakes.virtual_device import VirtualDevice
+from tests.fakes.adb_server import FakeAdbServer
+from tests.fakes.virtual_device import VirtualDevice
 from gui_gym.actions import Action
 from gui_gym.backends.android import DEFAULT_SCREEN_SIZE, AndroidBackend, AndroidConfig
 from gui_gym.errors import ActionExecutionError, InfraError, MissingResourceError

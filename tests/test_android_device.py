@@ -8,9 +8,9 @@ import sqlite3
 
 import pytest
 
-from fakes.android_world import fake_phone
-from fakes.app_data import db
-from fakes.virtual_device import ALARMS_DB
+from tests.fakes.android_world import fake_phone
+from tests.fakes.app_data import db
+from tests.fakes.virtual_device import ALARMS_DB
 from gui_gym.errors import ActionExecutionError
 from gui_gym.suites.android.device import DEVICE_TIME, Device
 

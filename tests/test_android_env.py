@@ -13,8 +13,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import gui_gym  # noqa: F401  (registers the ids)
-from fakes.adb_server import FakeAdbServer
-from fakes.virtual_device import VirtualDevice
+from tests.fakes.adb_server import FakeAdbServer
+from tests.fakes.virtual_device import VirtualDevice
 from gui_gym.errors import MissingResourceError
 
 

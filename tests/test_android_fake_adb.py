@@ -11,9 +11,9 @@ import adbutils
 import pytest
 from PIL import Image
 
-from fakes.adb_server import COMMANDS, FakeAdbServer
-from fakes.device_shell import android_input_text, parse_command_line, run_command_line
-from fakes.virtual_device import ALARMS_DB, VirtualDevice
+from tests.fakes.adb_server import COMMANDS, FakeAdbServer
+from tests.fakes.device_shell import android_input_text, parse_command_line, run_command_line
+from tests.fakes.virtual_device import ALARMS_DB, VirtualDevice
 
 
 @pytest.fixture

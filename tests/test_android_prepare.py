@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from fakes.android_world import fake_phone
+from tests.fakes.android_world import fake_phone
 from gui_gym.errors import MissingResourceError
 from gui_gym.suites.android.device import Device
 from gui_gym.suites.android.prepare import download_apks, first_run, install_apps, prepare_device

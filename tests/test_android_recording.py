@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from fakes.adb_server import FakeAdbServer, record_sample
-from fakes.virtual_device import VirtualDevice
+from tests.fakes.adb_server import FakeAdbServer, record_sample
+from tests.fakes.virtual_device import VirtualDevice
 from gui_gym.backends.android import AndroidBackend, AndroidConfig
 from gui_gym.errors import ActionExecutionError
 from gui_gym.suites.android.androidcontrol import SAMPLE_DIR, load_episode

@@ -9,8 +9,8 @@ import gymnasium as gym
 import pytest
 
 import gui_gym  # noqa: F401  (registers the ids)
-from fakes.adb_server import FakeAdbServer
-from fakes.virtual_device import VirtualDevice
+from tests.fakes.adb_server import FakeAdbServer
+from tests.fakes.virtual_device import VirtualDevice
 from gui_gym.actions import Action
 from gui_gym.suites.android.tasks import TASKS
 from gui_gym.suites.android.tasks.system import OpenAppTaskEval

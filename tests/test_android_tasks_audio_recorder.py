@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fakes.android_world import fake_phone
+from tests.fakes.android_world import fake_phone
 
 RECORDS = "/storage/emulated/0/Android/data/com.dimowner.audiorecorder/files/Music/records"
 

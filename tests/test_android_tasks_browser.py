@@ -9,7 +9,7 @@ from collections import deque
 import pytest
 from playwright.sync_api import sync_playwright
 
-from fakes.android_world import fake_phone
+from tests.fakes.android_world import fake_phone
 from gui_gym.backends.browser import find_chromium
 from gui_gym.suites.android.tasks import TASKS, browser_pages
 

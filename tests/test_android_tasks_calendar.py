@@ -8,8 +8,8 @@ import datetime
 
 import pytest
 
-from fakes.android_world import fake_phone
-from fakes.app_data import db
+from tests.fakes.android_world import fake_phone
+from tests.fakes.app_data import db
 from gui_gym.suites.android.tasks import TASKS
 from gui_gym.suites.android.tasks.calendar import EVENT_DEFAULTS
 

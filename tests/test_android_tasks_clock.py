@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fakes.android_world import fake_phone
+from tests.fakes.android_world import fake_phone
 
 CLOCK = "com.google.android.deskclock"
 

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from fakes.android_world import fake_phone
+from tests.fakes.android_world import fake_phone
 
 
 @pytest.fixture(scope="module")

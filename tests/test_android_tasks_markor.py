@@ -8,7 +8,7 @@ import shutil
 import mutagen.mp4
 import pytest
 
-from fakes.android_world import fake_phone
+from tests.fakes.android_world import fake_phone
 from gui_gym.suites.android.tasks.sms import SimpleSMSSendSms
 
 MARKOR = "/sdcard/Documents/Markor"

@@ -7,8 +7,8 @@ import mutagen.mp3
 import mutagen.mp4
 import pytest
 
-from fakes.android_world import fake_phone
-from fakes.app_data import db
+from tests.fakes.android_world import fake_phone
+from tests.fakes.app_data import db
 
 PLAYLISTS = "/data/data/code.name.monkey.retromusic/databases/playlist.db"
 PLAYBACK = "/data/data/code.name.monkey.retromusic/databases/music_playback_state.db"

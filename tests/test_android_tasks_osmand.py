@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from fakes.android_world import fake_phone
-from fakes.app_data import db
+from tests.fakes.android_world import fake_phone
+from tests.fakes.app_data import db
 from gui_gym.suites.android.tasks.osmand import PLACES, location_coords
 
 FILES = "/storage/emulated/0/Android/data/net.osmand/files"

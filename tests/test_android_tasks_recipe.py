@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from fakes.android_world import fake_phone
-from fakes.app_data import db
+from tests.fakes.android_world import fake_phone
+from tests.fakes.app_data import db
 
 DB = "/data/data/com.flauschcode.broccoli/databases/broccoli"
 COLUMNS = ("title", "description", "servings", "preparationTime", "source", "ingredients", "directions", "favorite",

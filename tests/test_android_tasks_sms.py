@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from fakes.android_world import fake_phone
+from tests.fakes.android_world import fake_phone
 from gui_gym.suites.android.tasks.sms import SimpleSMSSendSms
 from gui_gym.errors import InfraError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fakes.android_world import fake_phone
+from tests.fakes.android_world import fake_phone
 from gui_gym.suites.android.tasks import TASKS
 
 TOGGLES = [name for name in TASKS if name.startswith(("SystemWifi", "SystemBluetooth", "SystemBrightness"))]

@@ -15,8 +15,8 @@ import gymnasium as gym
 import pytest
 
 import gui_gym  # noqa: F401 - registers the GUI/* ids
-from fakes.adb_server import FakeAdbServer
-from fakes.virtual_device import VirtualDevice
+from tests.fakes.adb_server import FakeAdbServer
+from tests.fakes.virtual_device import VirtualDevice
 from gui_gym import Action
 from gui_gym.backends.android import AndroidBackend, AndroidConfig
 from gui_gym.errors import InfraError

@@ -16,7 +16,7 @@ from docx.shared import Inches, Pt, RGBColor
 from odf import style as odfstyle
 from odf import text as odftext
 from odf.opendocument import OpenDocumentText
-from osworld_reference import Parity
+from tests.osworld_reference import Parity
 from PIL import Image
 
 from gui_gym.suites.osworld.metrics import docs, docs_format, general

@@ -15,7 +15,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from osworld_reference import Parity
+from tests.osworld_reference import Parity
 from PIL import Image, ImageDraw
 
 from gui_gym.suites.osworld.metrics import code, desktop, files, mail

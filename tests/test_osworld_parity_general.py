@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from osworld_reference import Parity
+from tests.osworld_reference import Parity
 
 from gui_gym.suites.osworld.metrics import common, general, text
 

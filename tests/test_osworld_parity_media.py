@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import soundfile
 from mutagen.easyid3 import EasyID3
-from osworld_reference import Parity
+from tests.osworld_reference import Parity
 from PIL import Image, ImageDraw, ImageEnhance
 
 from gui_gym.suites.osworld.metrics import audio, images, media

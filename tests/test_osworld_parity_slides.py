@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from lxml import etree
-from osworld_reference import Parity
+from tests.osworld_reference import Parity
 from PIL import Image
 from pptx import Presentation
 from pptx.dml.color import RGBColor

@@ -18,7 +18,7 @@ from openpyxl.chart import BarChart, LineChart, Reference
 from openpyxl.formatting.rule import CellIsRule, FormulaRule
 from openpyxl.styles import Font, PatternFill
 from openpyxl.worksheet.datavalidation import DataValidation
-from osworld_reference import Parity
+from tests.osworld_reference import Parity
 
 from gui_gym.suites.osworld.metrics import table
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from osworld_reference import Parity
+from tests.osworld_reference import Parity
 
 from gui_gym.suites.osworld.metrics import web
 
