@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Idempotent set-up for a fresh Debian machine: Debian packages when missing, a venv in .venv
-# with the project and its test/train extras. Sourced by the other scripts; safe to rerun.
+# with the project and its test, train and distributed extras. Sourced by the other scripts; safe to rerun.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 DEBIAN_PACKAGES=(chromium fonts-dejavu-core
                  xvfb openbox wmctrl xterm lxterminal mousepad x11-utils dbus-x11 bubblewrap
-                 libreoffice-calc libreoffice-writer libreoffice-gtk3 python3-pyatspi at-spi2-core)
+                 libreoffice-calc libreoffice-writer libreoffice-gtk3 python3-pyatspi at-spi2-core
+                 iproute2)
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
@@ -29,6 +30,6 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   # The CPU build of torch, named exactly, before anything asks for torch (a plain `torch`
   # requirement would otherwise pull a multi-GB CUDA build).
   .venv/bin/python -m pip install -q "torch==2.13.0"
-  .venv/bin/python -m pip install -q -e ".[dev,train]"
+  .venv/bin/python -m pip install -q -e ".[dev,train,distributed]"
   touch "$stamp"
 fi
