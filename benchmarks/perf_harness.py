@@ -39,12 +39,14 @@ def episode_jobs(task_ids: list[str], count: int) -> list[Job]:
     return [Job(task_id, n // len(task_ids)) for n, task_id in zip(range(count), itertools.cycle(task_ids))]
 
 
-def throughput(env_id: str, jobs: list[Job], workers: int, env_kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Run `jobs` with the oracle on `workers` workers; wall time and episodes per minute."""
+def throughput(env_id: str, jobs: list[Job], workers: int, env_kwargs: dict[str, Any] | None = None,
+               engine: type[Runner] = Runner) -> dict[str, Any]:
+    """Run `jobs` with the oracle on `workers` workers of `engine` (the process pool, or
+    `benchmarks.ray_runner.RayRunner`); wall time and episodes per minute."""
     with tempfile.TemporaryDirectory(prefix="gui-bench-perf-") as out:
         config = RunConfig(env_id, Path(out), agent="oracle", env_kwargs=dict(env_kwargs or {}), workers=workers)
         started = time.perf_counter()
-        results = Runner(config, list(jobs)).run()
+        results = engine(config, list(jobs)).run()
         wall_s = time.perf_counter() - started
     successes = sum(r.success for r in results)
     return {"workers": workers, "episodes": len(results), "successes": successes, "wall_s": wall_s,
@@ -68,7 +70,7 @@ def overhead(env_id: str, jobs: list[Job], env_kwargs: dict[str, Any] | None = N
             env.reset(seed=jobs[0].seed, options={"task_id": jobs[0].task_id})  # browser start, not measured
             for job in jobs:
                 started, cpu_started = time.perf_counter(), time.process_time()
-                steps["bare"] += _bare_episode(env, job)
+                steps["bare"] += bare_episode(env, job)
                 times["bare"].append(time.perf_counter() - started)
                 cpu["bare"] += time.process_time() - cpu_started
                 started, cpu_started = time.perf_counter(), time.process_time()
@@ -88,9 +90,10 @@ def overhead(env_id: str, jobs: list[Job], env_kwargs: dict[str, Any] | None = N
             "harness_episode_median_s": statistics.median(times["harness"])}
 
 
-def _bare_episode(env: Any, job: Job) -> int:
+def bare_episode(env: Any, job: Job) -> int:
+    """The oracle's episode of `job` on `env` (local or remote) with nothing around it; its steps."""
     env.reset(seed=job.seed, options={"task_id": job.task_id})
-    oracle = env.unwrapped.oracle_action
+    oracle = env.get_wrapper_attr("oracle_action")
     for count in itertools.count(1):
         _, _, terminated, truncated, _ = env.step(oracle())
         if terminated or truncated:

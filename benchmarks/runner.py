@@ -60,6 +60,13 @@ class RunConfig:
     episode_timeout_s: float = 600.0
     startup_timeout_s: float = 180.0
     retries: int = 1
+    ray_address: str | None = None
+    """`benchmarks.ray_runner`: the cluster to join (None: Ray's default, ``RAY_ADDRESS`` or
+    one on this machine)."""
+    worker_cpus: float = 1.0
+    """CPUs a Ray worker actor reserves."""
+    worker_resources: dict[str, float] = field(default_factory=dict)
+    """Custom resources a Ray worker actor asks for (``{"osworld_vm": 1}``)."""
 
     def __post_init__(self) -> None:
         if self.workers < 1:

@@ -223,6 +223,15 @@ class GUIEnv(gym.Env):
             self._oracle = iter(self.task.oracle(self.backend))
         return next(self._oracle, Action.done())
 
+    def expert_plan(self, task_id: str, instance_seed: int) -> list[str] | None:
+        """The expert plan the task instance carries (LocalWeb: ordered steps in words), or None.
+        A method rather than a look into the suite so that trainers (BEPA's LEVEL-1) reach it
+        the same way through a wrapper or a remote env: ``env.get_wrapper_attr("expert_plan")``.
+        Builds the instance without touching the screen."""
+        self.suite.check_task_id(task_id)
+        plan = self.suite.make_task(task_id, int(instance_seed)).metadata.get("expert_plan")
+        return list(plan) if plan else None
+
     def close(self) -> None:
         if self.task is not None:
             self._teardown_quietly()

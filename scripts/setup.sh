@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Idempotent set-up for a fresh Debian machine: Debian packages when missing, a venv in .venv
-# with the project and its test/train extras. Sourced by the other scripts; safe to rerun.
+# with the project and its test, train and distributed extras. Sourced by the other scripts; safe to rerun.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -8,7 +8,7 @@ cd "$ROOT"
 DEBIAN_PACKAGES=(chromium chromium-driver fonts-dejavu-core
                  xvfb openbox wmctrl xterm lxterminal mousepad x11-utils dbus-x11 bubblewrap
                  libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 python3-pyatspi at-spi2-core
-                 slirp4netns
+                 slirp4netns iproute2
                  # the apps of OSWorld's tasks that Debian packages (Chromium stands in for Chrome), and the
                  # programs their setup commands and evaluators run
                  gimp vlc thunderbird evince nautilus socat xsel jq git unzip zip expect sysstat
@@ -34,7 +34,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   # The CPU build of torch, named exactly, before anything asks for torch (a plain `torch`
   # requirement would otherwise pull a multi-GB CUDA build).
   .venv/bin/python -m pip install -q "torch==2.13.0"
-  .venv/bin/python -m pip install -q -e ".[dev,train,verl]"
+  .venv/bin/python -m pip install -q -e ".[dev,train,distributed,verl]"
   # verl for the PAGE/BEPA plug-ins, without its own requirements (they pin transformers < 5.11 and
   # would replace the CPU torch); the verl extra above holds what its imported modules need.
   .venv/bin/python -m pip install -q --no-deps "verl==0.9.1"

@@ -137,15 +137,17 @@ def plan_from_trajectory(judge: Any, trajectory: Any, *, seed: int | None = None
 
 
 def expert_trajectory(env: gym.Env, task_id: str, seed: int) -> Any:
-    """The task's own solution (``env.unwrapped.oracle_action``) played on `env` and recorded
-    as a judge `Trajectory`: the expert trace of LocalWeb-like suites."""
+    """The task's own solution (the env's ``oracle_action``, reached with ``get_wrapper_attr``
+    so that a wrapped or remote env serves it too) played on `env` and recorded as a judge
+    `Trajectory`: the expert trace of LocalWeb-like suites."""
     from gui_gym.records import Trajectory, TrajectoryStep
 
     obs, info = env.reset(seed=seed, options={"task_id": task_id, "instance_seed": seed})
+    oracle_action = env.get_wrapper_attr("oracle_action")
     trajectory = Trajectory(task_id, str(info.get("instruction", "")), start_screenshot=obs.get("screenshot"))
     done = False
     while not done:
-        obs, _, terminated, truncated, info = env.step(env.unwrapped.oracle_action())
+        obs, _, terminated, truncated, info = env.step(oracle_action())
         trajectory.steps.append(TrajectoryStep(info.get("parsed_action"), obs.get("screenshot"), info.get("action_error"),
                                                info=info))
         done = terminated or truncated
@@ -158,8 +160,10 @@ def judged_plan(judge: Any, env: gym.Env, task_id: str, seed: int) -> list[str]:
 
 
 def task_plan(env: gym.Env, task_id: str, seed: int) -> list[str]:
-    """The expert plan a task carries (LocalWeb: ``task.metadata["expert_plan"]``)."""
-    plan = env.unwrapped.suite.make_task(task_id, seed).metadata.get("expert_plan")
+    """The expert plan a task instance carries (LocalWeb's), from the env's documented
+    ``expert_plan(task_id, instance_seed)`` (`gui_gym.env.GUIEnv.expert_plan`), which a
+    wrapper or a remote env forwards."""
+    plan = env.get_wrapper_attr("expert_plan")(task_id, seed)
     if not plan:
         raise MissingResourceError(f"task {task_id!r} carries no expert plan; use plan_source='judge' to abstract "
                                    "one from its oracle trajectory")
@@ -283,7 +287,7 @@ def train(cfg: BEPAConfig, policy: TrainableAgent, make_env: Callable[[], gym.En
     log = RunLog(cfg.run_dir, cfg, tensorboard=cfg.tensorboard, wandb_project=cfg.wandb_project)
     try:
         with EnvPool(make_env, cfg.pool_size) as pool:
-            tasks = list(cfg.tasks) or list(pool.envs[0].unwrapped.task_ids)
+            tasks = list(cfg.tasks) or pool.task_ids()
             episodes, stats = level1(cfg, policy, pool, cache, tasks, plans)
             log.log(0, {"charts/episodes": episodes, **stats})
             return run(cfg, policy, pool, mix=level2(cache, cfg.inject_index),

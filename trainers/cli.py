@@ -6,6 +6,7 @@
     gui-train --algo grpo --policy vlm --policy-arg model_path=/models/UI-TARS-1.5-7B \\
         --policy-arg lora='{"r": 16}' --policy-arg device=cuda --config runs/grpo.json
     gui-train --algo page --config runs/page.toml --print-config     # show the settings, run nothing
+    gui-train --algo grpo --ray 10.0.0.1:6379 --set pool_size=32 ...  # the pool's envs as Ray actors
 
 Values of ``--set``, ``--env-arg`` and ``--policy-arg`` are read as JSON when they are JSON.
 ``--policy`` takes what ``gui-bench run --agent`` takes (a name, ``module:Class``, a file),
@@ -39,6 +40,12 @@ def parser() -> argparse.ArgumentParser:
     out.add_argument("--policy-arg", action="append", metavar="K=V", help="policy constructor argument, repeatable")
     out.add_argument("--run-dir", help="where metrics and checkpoints go (the trainer's run_dir)")
     out.add_argument("--print-config", action="store_true", help="print the resolved settings and exit")
+    out.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                     help="run the rollout envs as Ray actors (gui_gym.remote) on the cluster at ADDRESS (without "
+                          "one, Ray's default: RAY_ADDRESS or the cluster on this machine)")
+    out.add_argument("--env-resources", type=json.loads, default={}, metavar="JSON",
+                     help='with --ray, what each env actor asks for: RemoteOptions fields, e.g. \'{"num_cpus": 1, '
+                          '"resources": {"osworld_vm": 1}}\'')
     return out
 
 
@@ -53,13 +60,22 @@ def resolve(args: argparse.Namespace) -> RunSpec:
     return spec
 
 
-def env_factory(spec: RunSpec, policy: Any) -> Callable[[], Any]:
+def env_factory(spec: RunSpec, policy: Any, ray_address: str | None = None,
+                remote: dict[str, Any] | None = None) -> Callable[[], Any]:
     """Envs made as the policy needs them (`agents.loader.env_kwargs_for`: its action format
-    and coordinate space, the a11y tree), as gui-bench makes them for an agent."""
+    and coordinate space, the a11y tree), as gui-bench makes them for an agent; with a
+    `ray_address` ("" for Ray's default) each env is a `gui_gym.remote.RemoteEnv` in an actor
+    (`remote`: its `RemoteOptions`), which the pool and the trainers use as any env."""
     env_args = dict(spec.env_args)
     for name, value in env_kwargs_for(policy).items():
         env_args.setdefault(name, value)
-    return lambda: make(spec.env, env_args)
+    if ray_address is None:
+        return lambda: make(spec.env, env_args)
+    from gui_gym.remote import RemoteEnv, RemoteOptions, connect
+
+    options = RemoteOptions(**{"address": ray_address or None, **(remote or {})})
+    connect(options.address)
+    return lambda: RemoteEnv(spec.env, env_args, options)
 
 
 def method(algo: str) -> Callable[..., list[dict[str, Any]]]:
@@ -69,10 +85,10 @@ def method(algo: str) -> Callable[..., list[dict[str, Any]]]:
     return {"grpo": grpo.train, "page": page.train, "bepa": bepa.train}[algo]
 
 
-def train(spec: RunSpec) -> list[dict[str, Any]]:
-    """Build the policy and run the method."""
+def train(spec: RunSpec, ray_address: str | None = None, remote: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Build the policy and run the method (on Ray actors' envs with a `ray_address`)."""
     policy = load_trainable_agent(spec.policy, **spec.policy_args)
-    return method(spec.algo)(spec.trainer, policy, env_factory(spec, policy))
+    return method(spec.algo)(spec.trainer, policy, env_factory(spec, policy, ray_address, remote))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -82,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.print_config:
             print(json.dumps(to_plain(spec), indent=2, sort_keys=True))
             return 0
-        records = train(spec)
+        records = train(spec, args.ray, args.env_resources)
     except (GUIGymError, ValueError, FileNotFoundError) as exc:
         print(f"gui-train: error: {exc}", file=sys.stderr)
         return 2

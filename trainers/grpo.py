@@ -427,7 +427,7 @@ def run(cfg: GRPOConfig, policy: TrainableAgent, pool: EnvPool, *, advantages: A
     own_log = log is None
     log = log or RunLog(cfg.run_dir, cfg, tensorboard=cfg.tensorboard, wandb_project=cfg.wandb_project)
     rng = np.random.default_rng(cfg.seed)
-    tasks = list(cfg.tasks) or list(pool.envs[0].unwrapped.task_ids)
+    tasks = list(cfg.tasks) or pool.task_ids()
     optimizer = torch.optim.Adam([p for p in policy.parameters() if p.requires_grad], lr=cfg.learning_rate)
     reference = policy.reference() if cfg.kl_coef > 0 else None
     per_iteration = cfg.groups_per_iteration * cfg.group_size

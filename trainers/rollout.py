@@ -67,8 +67,8 @@ class EnvPool:
 
     >>> import gui_gym
     >>> with EnvPool(lambda: gym.make("GUI/Demo-v0"), size=2) as pool:  # no browser before a reset
-    ...     pool.run([(0, lambda env: env.unwrapped.task_ids[0]), (1, lambda env: len(env.unwrapped.task_ids))])
-    ['demo.press-button', 3]
+    ...     pool.task_ids(), pool.run([(0, lambda env: 1), (1, lambda env: 2)])
+    (['demo.press-button', 'demo.fill-form', 'demo.read-code'], [1, 2])
     """
 
     def __init__(self, make_env: Callable[[], gym.Env], size: int = 1):
@@ -94,6 +94,11 @@ class EnvPool:
         """Run each ``fn(env)`` on env `index`'s thread, concurrently; results in order."""
         futures = [self._threads[index].submit(fn, self.envs[index]) for index, fn in calls]
         return [future.result() for future in futures]
+
+    def task_ids(self) -> list[str]:
+        """The tasks the envs draw from, as the env says (``get_wrapper_attr("task_ids")``, which a
+        wrapper or a `gui_gym.remote.RemoteEnv` forwards): the trainers never look under it."""
+        return list(self.run([(0, lambda env: env.get_wrapper_attr("task_ids"))])[0])
 
     def close(self) -> None:
         """Close every env on its own thread; safe to call twice."""

@@ -4,6 +4,7 @@ interruption (``--resume`` runs exactly what is missing)."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from datetime import datetime
@@ -32,7 +33,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, help="run at most this many tasks")
     parser.add_argument("--seed", type=int, help="instance seed of every task (default 0)")
     parser.add_argument("--repeats", type=int, help="instances per task, with seeds seed .. seed+repeats-1 (default 1)")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes, each with its own env (default 1)")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (Ray actors with --ray), each with its own env (default 1)")
+    parser.add_argument("--ray", nargs="?", const="", metavar="ADDRESS", help="run the workers as Ray actors on the cluster at ADDRESS (host:port of its head; without one, Ray's default: RAY_ADDRESS or the cluster on this machine)")
+    parser.add_argument("--worker-cpus", type=float, default=1.0, help="with --ray, CPUs each worker actor reserves (default 1)")
+    parser.add_argument("--worker-resources", type=json.loads, default={}, metavar="JSON", help='with --ray, custom resources each worker actor needs, e.g. \'{"osworld_vm": 1}\'')
     parser.add_argument("--max-steps", type=int, help="step limit per episode (default: each task's own)")
     parser.add_argument("--episode-timeout", type=float, default=600.0, help="wall-clock limit per episode in seconds (default 600)")
     parser.add_argument("--retries", type=int, default=1, help="reruns of an episode that ends in an error (default 1)")
@@ -104,11 +108,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"gui-bench: {env_id} with agent {agent_spec}: {len(todo)} of {len(jobs)} episodes to run "
               f"on {min(args.workers, max(1, len(todo)))} worker(s)\nresults: {out}", flush=True)
         config = RunConfig(env_id, out, agent_spec, agent_kwargs, env_kwargs, workers=args.workers,
-                           episode_timeout_s=args.episode_timeout, retries=args.retries)
+                           episode_timeout_s=args.episode_timeout, retries=args.retries,
+                           ray_address=args.ray or None, worker_cpus=args.worker_cpus,
+                           worker_resources=args.worker_resources)
+        engine = Runner
+        if args.ray is not None:
+            from benchmarks.ray_runner import RayRunner as engine
         progress = Progress(len(jobs), previous=previous)
         started = time.monotonic()
         try:
-            Runner(config, todo, on_result=progress.record, on_tick=progress.tick).run()
+            engine(config, todo, on_result=progress.record, on_tick=progress.tick).run()
         except KeyboardInterrupt:
             progress.close()
             print(f"interrupted; every finished episode is kept. Continue with: gui-bench run --resume --out {out}",
