@@ -49,6 +49,8 @@ def group_advantages(scores: Sequence[float], norm_std: bool = True, eps: float 
     n = len(scores)
     if n == 0:
         return []
+    if n > 1 and all_equal(scores):  # exactly 0, not rounding error over eps (progress sums are floats)
+        return [0.0] * n
     if n == 1:
         mean, std = 0.0, 1.0
     else:
