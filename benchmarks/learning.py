@@ -293,9 +293,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 def report(setting: Setting, name: str, out: Path, pretraining: dict[str, Any], base: dict[str, Any],
            runs: list[dict[str, Any]], wall_s: float, workers: int) -> dict[str, Any]:
     """Print the tables and the statistics, plot the curves, write ``results.json``. Only
-    seeds every arm finished count (`--summarize` of a sweep cut short)."""
-    complete = [s for s in sorted({r["seed"] for r in runs}) if all(any(r["arm"] == a and r["seed"] == s for r in runs)
-                                                                   for a in setting.arms)]
+    seeds every arm finished count (`--summarize` of a sweep cut short), and only the
+    setting's (``--quick --summarize`` of a full run's folder reports its first 3 seeds)."""
+    complete = [s for s in sorted({r["seed"] for r in runs}) if s < setting.seeds
+                and all(any(r["arm"] == a and r["seed"] == s for r in runs) for a in setting.arms)]
     runs = [r for r in runs if r["seed"] in complete and r["arm"] in setting.arms]
     rows = comparisons(runs, setting.arms, "train") + comparisons(runs, setting.arms, "held_out")
     lines = table(runs, base, setting.arms)

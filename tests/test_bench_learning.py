@@ -50,6 +50,8 @@ def test_report_counts_only_seeds_every_arm_finished(tmp_path, monkeypatch, caps
     printed = capsys.readouterr().out
     assert "3 seeds per arm" in printed and "| page | train | +41.7 |" in printed
     assert (tmp_path / "results.json").is_file() and (tmp_path / "learning_quick.png").is_file()
+    first = report(Setting(seeds=2, arms=("grpo", "page")), "quick", tmp_path, {}, BASE, cut, 1.0, 2)
+    assert {r["seed"] for r in first["runs"]} == {0, 1}
 
 
 POOL_PARENT = """
