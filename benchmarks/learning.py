@@ -19,6 +19,7 @@ long tasks whose difficulty compounds, at the same episode budget, over many see
 
     python -m benchmarks.learning --quick          # 3 seeds: checks the direction
     python -m benchmarks.learning                  # the statistics: 12 seeds per arm
+    python -m benchmarks.learning --resume --seeds 26 --arms page   # 14 more seeds of GRPO and PAGE
 """
 
 from __future__ import annotations
@@ -171,7 +172,7 @@ def comparisons(runs: list[dict[str, Any]], arms: tuple[str, ...], key: str) -> 
             continue
         mine = [r[key] for r in runs if r["arm"] == arm]
         test = stats.welch_greater(mine, grpo)
-        sd = statistics.fmean([statistics.stdev(mine), statistics.stdev(grpo)])
+        sd = ((statistics.variance(mine) + statistics.variance(grpo)) / 2) ** 0.5  # the sd of a gap is sqrt(2 sd^2 / n)
         rows.append({"arm": arm, "split": key, "diff": test.diff, "sd": sd, "t": test.t, "df": test.df, "p": test.p,
                      "ci95": stats.bootstrap_diff_ci(mine, grpo), "power": stats.power(test.diff, sd, len(mine)),
                      "seeds_needed": stats.seeds_needed(test.diff, sd)})
@@ -241,6 +242,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--out", default=None, help="results folder (default runs/learning-{quick,full})")
     parser.add_argument("--summarize", action="store_true",
                         help="only report the runs the folder's runs.jsonl holds (a sweep cut short)")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the folder's base and runs; train only the missing (arm, seed) runs (more seeds)")
     args = parser.parse_args(argv)
     setting = QUICK if args.quick else Setting()
     if args.seeds is not None:
@@ -255,19 +258,22 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     name = "quick" if args.quick else "full"
     out = Path(args.out or f"runs/learning-{name}")
     out.mkdir(parents=True, exist_ok=True)
-    if args.summarize:
-        saved = json.loads((out / "base.json").read_text())
-        runs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines() if line.strip()]
-        return report(setting, name, out, saved["pretraining"], saved["base"], runs, float("nan"), args.workers)
-    (out / "runs.jsonl").unlink(missing_ok=True)
-    started = time.monotonic()
-
     base_dir = out / "base"
-    pretraining = pretrain(setting, base_dir)
-    from agents.policies.element import ElementPolicy
+    started = time.monotonic()
+    if args.summarize or args.resume:
+        saved = json.loads((out / "base.json").read_text())
+        pretraining, base = saved["pretraining"], saved["base"]
+        done = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines() if line.strip()]
+        if args.summarize:
+            return report(setting, name, out, pretraining, base, done, float("nan"), args.workers)
+    else:
+        (out / "runs.jsonl").unlink(missing_ok=True)
+        done = []
+        pretraining = pretrain(setting, base_dir)
+        from agents.policies.element import ElementPolicy
 
-    base = measure(ElementPolicy(prior_scale=0.0, checkpoint=str(base_dir)), setting, 0, sampled=True)
-    (out / "base.json").write_text(json.dumps({"pretraining": pretraining, "base": base}, indent=2))
+        base = measure(ElementPolicy(prior_scale=0.0, checkpoint=str(base_dir)), setting, 0, sampled=True)
+        (out / "base.json").write_text(json.dumps({"pretraining": pretraining, "base": base}, indent=2))
     print(f"base: {pretraining['demonstrations']} oracle steps of {pretraining['episodes']} episodes on "
           f"{setting.pretrain_templates} pretraining templates, NLL per epoch "
           + ", ".join(f"{v:.3f}" for v in pretraining["nll_per_epoch"]), flush=True)
@@ -275,11 +281,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
           f"train sampled {base['train_sampled']:.3f} (progress {base['train_sampled_progress']:.3f}), held-out "
           f"sampled {base['held_out_sampled']:.3f}", flush=True)
 
-    jobs = [(arm, seed) for seed in range(setting.seeds) for arm in setting.arms]
+    finished = {(r["arm"], r["seed"]) for r in done}
+    jobs = [(arm, seed) for seed in range(setting.seeds) for arm in setting.arms if (arm, seed) not in finished]
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=args.workers, mp_context=context, initializer=die_with_parent) as executor:
         futures = [executor.submit(train_one, arm, seed, setting, str(base_dir)) for arm, seed in jobs]
-        runs = []
+        runs = list(done)
         for future in futures:
             runs.append(future.result())
             r = runs[-1]
