@@ -1,19 +1,25 @@
-"""The learning benchmark, the papers' claim in small: on long LocalWeb tasks where a random
-policy never succeeds, GRPO, PAGE and BEPA train the same element policy
-(`agents.policies.element.ElementPolicy`) for the same number of env episodes, 3 seeds
-each. GRPO's groups all fail, so its advantages are zero and it does not move; PAGE learns
-from progress (the oracle judge's milestones) and subtask credit; BEPA seeds a per-task
-cache with plan-conditioned successes and injects them into all-fail groups.
+"""The learning benchmark, the papers' claim in small: from a pretrained base that already
+solves part of its RL tasks, PAGE's progress-aware advantages beat GRPO's outcome advantage on
+long tasks whose difficulty compounds, at the same episode budget, over many seeds.
 
-Every method gets the same tasks, training instances (a fixed set per task, as RL trains on
-a fixed task set), policy, starting weights (per seed), env settings and episode budget;
-BEPA's LEVEL-1 episodes are paid out of its budget. After training, each policy is evaluated
-greedily on its training instances and on held-out ones (generalization). Prints the
-success-rate curves (on-policy training rollouts, mean over seeds, by episodes spent) and a
-final table (mean +- std over seeds), writes ``results.json`` and a PNG of the curves.
+- **Stage 0, the base.** `ElementPolicy(prior_scale=0)` (no hand-set task knowledge) is
+  behaviour-cloned (`trainers.sft`) on the oracle's trajectories of *pretraining* templates,
+  once; every RL run starts from that base, as every paper run starts from one checkpoint.
+- **Stage 1, the tasks.** RL trains on other templates, unseen in pretraining: "learnable"
+  ones (one hidden stage: the base succeeds sometimes) and "compound" ones (two hidden
+  stages: the base rarely succeeds and rollouts stop at different milestones). The env is
+  TextWeb (`benchmarks.textweb`): browser-free pages in the a11y tree's text form, so a seed
+  costs seconds, not the hour LocalWeb's Chromium would need on this scale.
+- **Stage 2, RL.** Each arm trains the base for the same number of episodes on a fixed set of
+  instances per task, then is evaluated greedily on those instances ("train") and on
+  held-out instances of the same tasks ("held-out"); the base is measured the same way.
+- **Statistics.** Per-seed success per split; one-sided Welch t-tests of each arm against
+  GRPO with Holm's correction, bootstrap 95 % intervals of the gap, the power at the seeds
+  run and the seeds 80 % power needs (`benchmarks.stats`).
 
-    python -m benchmarks.learning --quick          # two tasks, a small budget
-    python -m benchmarks.learning                  # the full run
+    python -m benchmarks.learning --quick          # 3 seeds: checks the direction
+    python -m benchmarks.learning                  # the statistics: 12 seeds per arm
+    python -m benchmarks.learning --resume --seeds 26 --arms page   # 14 more seeds of GRPO and PAGE
 """
 
 from __future__ import annotations
@@ -26,148 +32,196 @@ import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
+from benchmarks import stats
 from gui_gym.processes import die_with_parent
 
-ALGOS = ("grpo", "page", "bepa")
+ARMS: dict[str, tuple[str, dict[str, Any]]] = {
+    "grpo": ("grpo", {}),
+    "page": ("page", {}),
+    "page-std": ("page", {"inter_norm_std": True}),
+    "page-inter": ("page", {"lam": 0.0}),
+}
+"""Arm name -> (method, config overrides). "page" is PAGE's default (A_inter unnormalized,
+centered A_intra, lambda 0.5); "page-std" divides A_inter by the group's std (algorithms.md's
+definition 3 taken literally); "page-inter" drops the subtask term (lambda 0)."""
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 @dataclass(frozen=True)
 class Setting:
-    """One benchmark configuration; every method runs with all of it."""
+    """One benchmark configuration; every arm runs with all of it."""
 
-    tasks: tuple[str, ...]
-    """LocalWeb task ids (8+ oracle steps each)."""
-    episodes: int
-    """Env episodes per training run (the budget every method gets)."""
-    seeds: tuple[int, ...] = (0, 1, 2)
+    seeds: int = 12
+    arms: tuple[str, ...] = ("grpo", "page", "page-std")
+    pretrain_templates: int = 12
+    pretrain_instances: int = 8
+    """Oracle demonstrations per pretraining template."""
+    pretrain_epochs: int = 2
+    rl_templates: int = 6
+    """Half learnable (one hidden stage), half compound (two)."""
+    instances: int = 4
+    """Training instances per RL task (`GRPOConfig.instance_seeds`)."""
+    eval_instances: int = 8
+    """Held-out instances per RL task."""
+    episodes: int = 192
+    """Env episodes per RL run."""
     group_size: int = 8
-    max_steps: int = 10
-    """Step limit of every episode (the oracle solutions of the tasks fit in it)."""
     learning_rate: float = 0.05
     update_epochs: int = 2
-    prior_scale: float = 3.0
-    """The element policy's starting prior (`ElementPolicy(prior_scale=...)`), the same for all."""
-    instances: int = 4
-    """Training instances per task (instance seeds 0..instances-1, `GRPOConfig.instance_seeds`):
-    the fixed task set RL trains on, as in the papers."""
-    eval_instances: int = 8
-    """Held-out instances per task in the final greedy evaluation of generalization."""
-    pool_size: int = 2
-    """Envs per run, stepping concurrently (runs x envs beyond the cores only adds contention)."""
 
 
-QUICK = Setting(tasks=("shop.cheapest-in-category", "admin.invite-user"), episodes=48, instances=1, eval_instances=2)
-FULL = Setting(tasks=("shop.cheapest-in-category", "admin.invite-user"), episodes=160, instances=1, eval_instances=4)
+QUICK = Setting(seeds=3, arms=("grpo", "page"))
+"""The full run's first 3 seeds of GRPO and PAGE: the same runs, so the quick run checks the direction."""
 
 
-def make_env(tasks: tuple[str, ...], max_steps: int) -> Any:
-    """The env every method trains on: LocalWeb with only the tasks' apps, the a11y tree on."""
-    from gui_gym.registration import make as make_named_env
+def pretrain_templates(setting: Setting) -> list[Any]:
+    from benchmarks.textweb import CONVENTIONS, make_templates
 
-    apps = sorted({task.split(".")[0] for task in tasks})
-    return make_named_env("GUI/LocalWeb-v0", {"apps": apps, "observe_a11y": True, "max_steps": max_steps})
+    return make_templates(setting.pretrain_templates, seed=100, conventions=CONVENTIONS[:8])
 
 
-def train_one(algo: str, seed: int, setting: Setting, out: str) -> dict[str, Any]:
-    """Train one (method, seed) run and evaluate it; runs in its own process."""
+def rl_templates(setting: Setting) -> list[Any]:
+    from benchmarks.textweb import CONVENTIONS, make_templates
+
+    return make_templates(setting.rl_templates, seed=200, hidden=(1, 2), conventions=CONVENTIONS[8:])
+
+
+def make_env(setting: Setting) -> Any:
+    from benchmarks.textweb import TextWebEnv
+
+    return TextWebEnv(pretrain_templates(setting) + rl_templates(setting))
+
+
+def pretrain(setting: Setting, folder: Path) -> dict[str, Any]:
+    """Stage 0: behaviour-clone the oracle on the pretraining templates; save the base."""
     import torch
 
     from agents.policies.element import ElementPolicy
-    from trainers.cli import method
+    from trainers.sft import SFTConfig, fit, oracle_demonstrations
+
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    policy = ElementPolicy(prior_scale=0.0)
+    episodes = [(t.task_id, s) for t in pretrain_templates(setting) for s in range(setting.pretrain_instances)]
+    demos = oracle_demonstrations(make_env(setting), policy, episodes)
+    losses = fit(policy, demos, SFTConfig(epochs=setting.pretrain_epochs))
+    policy.save(str(folder))
+    return {"demonstrations": len(demos), "episodes": len(episodes), "nll_per_epoch": losses}
+
+
+def measure(policy: Any, setting: Setting, seed: int, sampled: bool = False) -> dict[str, Any]:
+    """Greedy success on the RL tasks' training instances and on held-out ones, per task and
+    overall; with `sampled`, also sampled success and progress on the training instances
+    (what RL starts from: the base's solve rate in its own rollouts)."""
+    from trainers.rollout import EnvPool, held_out_seeds, rollout_episodes
+
+    tasks = [t.task_id for t in rl_templates(setting)]
+    held_out = held_out_seeds(setting.eval_instances, 1000 + seed, setting.instances)
+    splits = [("train", list(range(setting.instances)), True), ("held_out", held_out, True)]
+    if sampled:
+        splits += [("train_sampled", list(range(setting.instances)) * 4, False), ("held_out_sampled", held_out * 2, False)]
+    out: dict[str, Any] = {}
+    with EnvPool(lambda: make_env(setting), 1) as pool:
+        for key, seeds, greedy in splits:
+            rollouts = rollout_episodes(pool, policy, [(t, s) for t in tasks for s in seeds], greedy=greedy)
+            out[key] = statistics.fmean(r.success for r in rollouts)
+            out[f"{key}_per_task"] = {t: statistics.fmean(r.success for r in rollouts if r.task_id == t) for t in tasks}
+            if not greedy:
+                out[f"{key}_progress"] = statistics.fmean(r.progress for r in rollouts)
+    return out
+
+
+def train_one(arm: str, seed: int, setting: Setting, base: str) -> dict[str, Any]:
+    """Train one (arm, seed) run from the base and measure it; runs in its own process."""
+    import torch
+
+    from agents.policies.element import ElementPolicy
+    from trainers import page
     from trainers.config import trainer_config
+    from trainers.grpo import run, seed_everything
     from trainers.rollout import EnvPool
 
     torch.set_num_threads(1)
     started = time.monotonic()
-    torch.manual_seed(seed)
-    policy = ElementPolicy(prior_scale=setting.prior_scale)
-    env_factory = partial(make_env, setting.tasks, setting.max_steps)
-    common = dict(tasks=setting.tasks, iterations=10_000, episode_budget=setting.episodes,
-                  group_size=setting.group_size, minibatch_rollouts=setting.group_size,
-                  update_epochs=setting.update_epochs, learning_rate=setting.learning_rate, seed=seed,
-                  instance_seeds=setting.instances,
-                  pool_size=setting.pool_size, run_dir=str(Path(out) / f"{algo}-seed{seed}"), tensorboard=False)
-    records = method(algo)(trainer_config(algo, common), policy, env_factory)
-    with EnvPool(env_factory, setting.pool_size) as pool:
-        success = final_success(pool, policy, setting, seed)
+    algo, overrides = ARMS[arm]
+    cfg = trainer_config(algo, dict(
+        tasks=tuple(t.task_id for t in rl_templates(setting)), iterations=10_000, episode_budget=setting.episodes,
+        group_size=setting.group_size, minibatch_rollouts=setting.group_size, update_epochs=setting.update_epochs,
+        learning_rate=setting.learning_rate, seed=seed, instance_seeds=setting.instances, pool_size=1,
+        run_dir=None, tensorboard=False, **overrides))
+    seed_everything(seed)
+    policy = ElementPolicy(prior_scale=0.0, checkpoint=base)
+    with EnvPool(lambda: make_env(setting), 1) as pool:  # TextWeb reports progress and subtasks itself
+        records = run(cfg, policy, pool, advantages=page.advantage_fn(cfg) if algo == "page" else None)
     curve = [(r["charts/episodes"], r["charts/success_rate"]) for r in records if "charts/success_rate" in r]
-    bepa_stats = {k: sum(r.get(k, 0) for r in records) for k in
-                  ("bepa/level1_successes", "bepa/all_fail_groups", "bepa/injections")} if algo == "bepa" else {}
-    return {"algo": algo, "seed": seed, "curve": curve, **success,
-            "train_last": statistics.fmean(s for _, s in curve[-3:]) if curve else 0.0,
-            "episodes": records[-1]["charts/episodes"] if records else 0, "wall_s": time.monotonic() - started,
-            **bepa_stats}
+    return {"arm": arm, "seed": seed, "curve": curve, **measure(policy, setting, seed),
+            "no_signal_groups": sum(r.get("charts/no_signal_groups", 0) for r in records),
+            "groups": len(records), "wall_s": time.monotonic() - started}
 
 
-def baseline(kind: str, seed: int, setting: Setting) -> dict[str, Any]:
-    """The untrained starting policy ("base") and a uniform random one ("random"), evaluated
-    like the trained ones ("random" samples; greedy decoding of a uniform policy is not random)."""
-    import torch
-
-    from agents.policies.element import ElementPolicy
-    from trainers.rollout import EnvPool
-
-    torch.set_num_threads(1)
-    torch.manual_seed(seed)
-    policy = ElementPolicy(prior_scale=setting.prior_scale if kind == "base" else 0.0)
-    with EnvPool(partial(make_env, setting.tasks, setting.max_steps), setting.pool_size) as pool:
-        success = final_success(pool, policy, setting, seed, greedy=kind == "base")
-    return {"algo": kind, "seed": seed, **success}
-
-
-def final_success(pool: Any, policy: Any, setting: Setting, seed: int, greedy: bool = True) -> dict[str, Any]:
-    """Success on the training instances ("final") and on `eval_instances` held-out ones
-    ("held_out"): the mean over tasks, and per task."""
-    from trainers.rollout import evaluate, held_out_seeds
-
-    held_out = held_out_seeds(setting.eval_instances, 1000 + seed, setting.instances)
-    out: dict[str, Any] = {}
-    for key, seeds in (("final", range(setting.instances)), ("held_out", held_out)):
-        per_task = evaluate(pool, policy, setting.tasks, seeds, greedy=greedy)
-        out[key], out[f"{key}_per_task"] = statistics.fmean(per_task.values()), per_task
-    return out
+def comparisons(runs: list[dict[str, Any]], arms: tuple[str, ...], key: str) -> list[dict[str, Any]]:
+    """Each arm against GRPO on split `key`: the gap, Welch's one-sided p (Holm-adjusted over
+    the arms), the bootstrap 95 % interval, the power at the seeds run, the seeds needed."""
+    grpo = [r[key] for r in runs if r["arm"] == "grpo"]
+    rows = []
+    for arm in arms:
+        if arm == "grpo":
+            continue
+        mine = [r[key] for r in runs if r["arm"] == arm]
+        test = stats.welch_greater(mine, grpo)
+        sd = ((statistics.variance(mine) + statistics.variance(grpo)) / 2) ** 0.5  # the sd of a gap is sqrt(2 sd^2 / n)
+        rows.append({"arm": arm, "split": key, "diff": test.diff, "sd": sd, "t": test.t, "df": test.df, "p": test.p,
+                     "ci95": stats.bootstrap_diff_ci(mine, grpo), "power": stats.power(test.diff, sd, len(mine)),
+                     "seeds_needed": stats.seeds_needed(test.diff, sd)})
+    for row, adjusted in zip(rows, stats.holm([row["p"] for row in rows])):
+        row["p_holm"] = adjusted
+    return rows
 
 
-def curves_table(results: list[dict[str, Any]], buckets: int = 8) -> tuple[list[float], dict[str, list[float]]]:
-    """Success rate by episodes spent, per method: mean over seeds of each run's on-policy
-    success, in `buckets` equal spans of the budget (no more spans than iterations; nan for a
-    span without one, e.g. BEPA's LEVEL-1)."""
-    budget = max(r["episodes"] for r in results) or 1
-    buckets = max(1, min(buckets, max(len(r["curve"]) for r in results)))
-    edges = [budget * (k + 1) / buckets for k in range(buckets)]
-    table: dict[str, list[float]] = {}
-    for algo in ALGOS:
-        runs = [r for r in results if r["algo"] == algo]
-        row = []
-        for lo, hi in zip([0.0] + edges[:-1], edges):
-            per_seed = [statistics.fmean(s for e, s in r["curve"] if lo < e <= hi) for r in runs
-                        if any(lo < e <= hi for e, _ in r["curve"])]
-            row.append(statistics.fmean(per_seed) if per_seed else float("nan"))
-        table[algo] = row
-    return edges, table
+def table(runs: list[dict[str, Any]], base: dict[str, Any], arms: tuple[str, ...]) -> list[str]:
+    """The papers' table: method x success (%) on the training and held-out instances (greedy),
+    mean +- sd over seeds; the base's sampled success (its solve rate in RL's own rollouts)."""
+    lines = ["| method | train (greedy) | held-out (greedy) |", "|---|---|---|",
+             f"| base (BC), greedy | {100 * base['train']:.1f} | {100 * base['held_out']:.1f} |",
+             f"| base (BC), sampled | {100 * base['train_sampled']:.1f} | {100 * base['held_out_sampled']:.1f} |"]
+    for arm in arms:
+        mine = [r for r in runs if r["arm"] == arm]
+        cells = [f"{100 * statistics.fmean(v):.1f} +- {100 * statistics.stdev(v):.1f}"
+                 for v in ([r[k] for r in mine] for k in ("train", "held_out"))]
+        lines.append(f"| {arm} ({len(mine)} seeds) | " + " | ".join(cells) + " |")
+    return lines
 
 
-def plot(results: list[dict[str, Any]], path: Path, title: str) -> None:
+def stats_lines(rows: list[dict[str, Any]]) -> list[str]:
+    lines = ["| arm vs GRPO | split | gap (pts) | sd (pts) | Welch t (df) | p one-sided | p Holm | bootstrap 95 % CI | "
+             "power | seeds for 80 % |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lo, hi = r["ci95"]
+        lines.append(f"| {r['arm']} | {r['split']} | {100 * r['diff']:+.1f} | {100 * r['sd']:.1f} | {r['t']:.2f} "
+                     f"({r['df']:.1f}) | {r['p']:.4f} | {r['p_holm']:.4f} | [{100 * lo:+.1f}, {100 * hi:+.1f}] | "
+                     f"{r['power']:.2f} | {r['seeds_needed'] or '-'} |")
+    return lines
+
+
+def plot(runs: list[dict[str, Any]], arms: tuple[str, ...], path: Path, title: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.2))
-    for algo in ALGOS:
-        runs = [r for r in results if r["algo"] == algo]
-        for i, run in enumerate(runs):
-            xs, ys = zip(*run["curve"]) if run["curve"] else ((), ())
-            smooth = [statistics.fmean(ys[max(0, k - 2):k + 1]) for k in range(len(ys))]
-            ax.plot(xs, smooth, color={"grpo": "tab:gray", "page": "tab:blue", "bepa": "tab:orange"}[algo],
-                    alpha=0.85, linewidth=1.6, label=algo.upper() if i == 0 else None)
-    ax.set_xlabel("env episodes spent (BEPA's LEVEL-1 included)")
-    ax.set_ylabel("on-policy success rate (3-iteration mean)")
+    for arm in arms:
+        curves = [r["curve"] for r in runs if r["arm"] == arm and r["curve"]]
+        length = min(len(c) for c in curves)
+        xs = [curves[0][k][0] for k in range(length)]
+        ys = [statistics.fmean(c[k][1] for c in curves) for k in range(length)]
+        smooth = [statistics.fmean(ys[max(0, k - 5):k + 1]) for k in range(length)]
+        ax.plot(xs, smooth, linewidth=1.8, label=f"{arm} ({len(curves)} seeds)")
+    ax.set_xlabel("env episodes spent")
+    ax.set_ylabel("on-policy success (mean over seeds, 6-iteration mean)")
     ax.set_ylim(-0.03, 1.03)
     ax.set_title(title)
     ax.legend(loc="upper left")
@@ -178,74 +232,95 @@ def plot(results: list[dict[str, Any]], path: Path, title: str) -> None:
     plt.close(fig)
 
 
-def summary(rows: list[dict[str, Any]], kinds: tuple[str, ...]) -> list[str]:
-    """The final table: mean +- std over seeds of greedy success on the training instances,
-    on held-out ones, and of on-policy success in the last 3 training iterations."""
-    lines = [f"{'method':<8} {'training instances':>20} {'held-out instances':>20} {'last training iters':>20}"]
-    for kind in kinds:
-        runs = [r for r in rows if r["algo"] == kind]
-        if runs:
-            cells = [mean_std([r[key] for r in runs if key in r]) for key in ("final", "held_out", "train_last")]
-            lines.append(f"{kind:<8} " + " ".join(f"{cell:>20}" for cell in cells))
-    return lines
-
-
-def mean_std(values: list[float]) -> str:
-    if not values:
-        return "-"
-    return f"{statistics.fmean(values):.2f} +- {statistics.stdev(values) if len(values) > 1 else 0.0:.2f}"
-
-
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="two tasks, a small budget")
-    parser.add_argument("--out", default=None, help="results folder (default: runs/learning-quick or runs/learning)")
-    parser.add_argument("--workers", type=int, default=2, help="runs trained at once, each in its own process")
-    parser.add_argument("--episodes", type=int, default=None, help="override the episode budget per run")
-    parser.add_argument("--png", default=None, help="where the curves go (default: docs/learning_{quick,full}.png)")
+    parser.add_argument("--quick", action="store_true", help="3 seeds, GRPO and PAGE (the full run's first seeds)")
+    parser.add_argument("--seeds", type=int, default=None, help="seeds per arm")
+    parser.add_argument("--arms", default=None, help=f"comma-separated arms of {list(ARMS)} (grpo always runs)")
+    parser.add_argument("--episodes", type=int, default=None, help="episode budget per run")
+    parser.add_argument("--workers", type=int, default=2, help="runs at once, each in its own process")
+    parser.add_argument("--out", default=None, help="results folder (default runs/learning-{quick,full})")
+    parser.add_argument("--summarize", action="store_true",
+                        help="only report the runs the folder's runs.jsonl holds (a sweep cut short)")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the folder's base and runs; train only the missing (arm, seed) runs (more seeds)")
     args = parser.parse_args(argv)
-    setting = QUICK if args.quick else FULL
+    setting = QUICK if args.quick else Setting()
+    if args.seeds is not None:
+        setting = dataclasses.replace(setting, seeds=args.seeds)
     if args.episodes is not None:
         setting = dataclasses.replace(setting, episodes=args.episodes)
+    if args.arms:
+        unknown = set(args.arms.split(",")) - set(ARMS)
+        if unknown:
+            parser.error(f"unknown arms {sorted(unknown)}; expected some of {list(ARMS)}")
+        setting = dataclasses.replace(setting, arms=tuple(a for a in ARMS if a == "grpo" or a in args.arms.split(",")))
     name = "quick" if args.quick else "full"
     out = Path(args.out or f"runs/learning-{name}")
-    png = Path(args.png) if args.png else DOCS / f"learning_{name}.png"
-    started = time.monotonic()
-    jobs = [(algo, seed) for seed in setting.seeds for algo in ALGOS]
-    context = multiprocessing.get_context("spawn")  # Playwright threads and torch do not survive a fork
-    with ProcessPoolExecutor(max_workers=args.workers, mp_context=context, initializer=die_with_parent) as executor:
-        runs = [executor.submit(train_one, algo, seed, setting, str(out)) for algo, seed in jobs]
-        bases = [executor.submit(baseline, kind, seed, setting) for seed in setting.seeds[:1] for kind in ("random", "base")]
-        results = [f.result() for f in runs]
-        baselines = [f.result() for f in bases]
-    wall_s = time.monotonic() - started
-
-    edges, table = curves_table(results)
-    print(f"\nlearning benchmark ({name}): tasks {', '.join(setting.tasks)}; {setting.episodes} episodes per run, "
-          f"G={setting.group_size}, seeds {list(setting.seeds)}, max_steps {setting.max_steps}")
-    print("\non-policy success rate by episodes spent (mean over seeds)")
-    print(f"{'episodes':<8} " + " ".join(f"{e:>6.0f}" for e in edges))
-    for algo in ALGOS:
-        print(f"{algo:<8} " + " ".join(f"{v:>6.2f}" if v == v else f"{'-':>6}" for v in table[algo]))
-    print()
-    lines = summary(results + baselines, ("random", "base", *ALGOS))
-    print("\n".join(lines))
-    for algo in ALGOS:
-        per_task = {t: statistics.fmean(r["final_per_task"][t] for r in results if r["algo"] == algo)
-                    for t in setting.tasks}
-        print(f"  {algo} per task: " + ", ".join(f"{t} {v:.2f}" for t, v in per_task.items()))
-    bepa_runs = [r for r in results if r["algo"] == "bepa"]
-    print("  bepa: LEVEL-1 successes " + ", ".join(str(int(r["bepa/level1_successes"])) for r in bepa_runs)
-          + "; injections " + ", ".join(str(int(r["bepa/injections"])) for r in bepa_runs)
-          + "; all-fail groups " + ", ".join(str(int(r["bepa/all_fail_groups"])) for r in bepa_runs))
-    print(f"\nwall time {wall_s:.0f} s ({args.workers} workers)")
-    plot(results, png, f"LocalWeb learning ({name}): {len(setting.tasks)} task(s), {len(setting.seeds)} seeds")
-    print(f"curves: {png}")
-    report = {"setting": dataclasses.asdict(setting), "wall_s": wall_s, "workers": args.workers,
-              "runs": results, "baselines": baselines, "table": lines, "curve_edges": edges, "curves": table}
     out.mkdir(parents=True, exist_ok=True)
-    (out / "results.json").write_text(json.dumps(report, indent=2))
-    return report
+    base_dir = out / "base"
+    started = time.monotonic()
+    if args.summarize or args.resume:
+        saved = json.loads((out / "base.json").read_text())
+        pretraining, base = saved["pretraining"], saved["base"]
+        done = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines() if line.strip()]
+        if args.summarize:
+            return report(setting, name, out, pretraining, base, done, float("nan"), args.workers)
+    else:
+        (out / "runs.jsonl").unlink(missing_ok=True)
+        done = []
+        pretraining = pretrain(setting, base_dir)
+        from agents.policies.element import ElementPolicy
+
+        base = measure(ElementPolicy(prior_scale=0.0, checkpoint=str(base_dir)), setting, 0, sampled=True)
+        (out / "base.json").write_text(json.dumps({"pretraining": pretraining, "base": base}, indent=2))
+    print(f"base: {pretraining['demonstrations']} oracle steps of {pretraining['episodes']} episodes on "
+          f"{setting.pretrain_templates} pretraining templates, NLL per epoch "
+          + ", ".join(f"{v:.3f}" for v in pretraining["nll_per_epoch"]), flush=True)
+    print(f"base on the RL tasks: train greedy {base['train']:.3f}, held-out greedy {base['held_out']:.3f}, "
+          f"train sampled {base['train_sampled']:.3f} (progress {base['train_sampled_progress']:.3f}), held-out "
+          f"sampled {base['held_out_sampled']:.3f}", flush=True)
+
+    finished = {(r["arm"], r["seed"]) for r in done}
+    jobs = [(arm, seed) for seed in range(setting.seeds) for arm in setting.arms if (arm, seed) not in finished]
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=args.workers, mp_context=context, initializer=die_with_parent) as executor:
+        futures = [executor.submit(train_one, arm, seed, setting, str(base_dir)) for arm, seed in jobs]
+        runs = list(done)
+        for future in futures:
+            runs.append(future.result())
+            r = runs[-1]
+            print(f"  {r['arm']:<10} seed {r['seed']:>2}: train {r['train']:.3f} held-out {r['held_out']:.3f} "
+                  f"({r['wall_s']:.0f} s)", flush=True)
+            with (out / "runs.jsonl").open("a") as log:
+                log.write(json.dumps(r) + "\n")
+    return report(setting, name, out, pretraining, base, runs, time.monotonic() - started, args.workers)
+
+
+def report(setting: Setting, name: str, out: Path, pretraining: dict[str, Any], base: dict[str, Any],
+           runs: list[dict[str, Any]], wall_s: float, workers: int) -> dict[str, Any]:
+    """Print the tables and the statistics, plot the curves, write ``results.json``. Only
+    seeds every arm finished count (`--summarize` of a sweep cut short), and only the
+    setting's (``--quick --summarize`` of a full run's folder reports its first 3 seeds)."""
+    complete = [s for s in sorted({r["seed"] for r in runs}) if s < setting.seeds
+                and all(any(r["arm"] == a and r["seed"] == s for r in runs) for a in setting.arms)]
+    runs = [r for r in runs if r["seed"] in complete and r["arm"] in setting.arms]
+    rows = comparisons(runs, setting.arms, "train") + comparisons(runs, setting.arms, "held_out")
+    lines = table(runs, base, setting.arms)
+    print(f"\nlearning benchmark ({name}): {setting.rl_templates} RL tasks x {setting.instances} instances, "
+          f"{setting.episodes} episodes per run, G={setting.group_size}, {len(complete)} seeds per arm; "
+          f"success (%) mean +- sd over seeds\n")
+    print("\n".join(lines))
+    print()
+    print("\n".join(stats_lines(rows)))
+    print(f"\nwall time {wall_s:.0f} s ({workers} workers)")
+    png = DOCS / f"learning_{name}.png"
+    plot(runs, setting.arms, png, f"TextWeb learning ({name}): {len(complete)} seeds per arm")
+    print(f"curves: {png}")
+    results = {"setting": dataclasses.asdict(setting), "pretraining": pretraining, "base": base, "runs": runs,
+               "comparisons": rows, "table": lines, "wall_s": wall_s, "workers": workers}
+    (out / "results.json").write_text(json.dumps(results, indent=2))
+    return results
 
 
 if __name__ == "__main__":

@@ -1,57 +1,57 @@
-"""The learning benchmark's tables: the curves by episodes spent and the final summary,
-on hand-made run records (the runs themselves are `python -m benchmarks.learning`)."""
+"""The learning benchmark's report: the papers' table and the statistics of each arm against
+GRPO, on hand-made run records (the runs themselves are `python -m benchmarks.learning`)."""
 
-import math
 import subprocess
 import sys
 from pathlib import Path
 
 import psutil
+import pytest
 
-from benchmarks.learning import curves_table, summary
-
-
-def run(algo, seed, curve, final, held_out):
-    return {"algo": algo, "seed": seed, "curve": curve, "episodes": curve[-1][0], "final": final,
-            "held_out": held_out, "train_last": sum(s for _, s in curve[-3:]) / len(curve[-3:])}
+from benchmarks.learning import Setting, comparisons, report, table
 
 
-def test_curves_average_runs_per_span_and_leave_spans_without_an_iteration_empty():
-    results = [run("grpo", 0, [(8, 0.0), (16, 0.0), (24, 0.0), (32, 0.0)], 0.0, 0.0),
-               run("page", 0, [(8, 0.0), (16, 0.5), (24, 1.0), (32, 1.0)], 1.0, 0.5),
-               run("page", 1, [(8, 0.0), (16, 0.0), (24, 0.5), (32, 1.0)], 1.0, 0.0),
-               run("bepa", 0, [(24, 0.25), (32, 0.5)], 0.5, 0.0)]
-    edges, table = curves_table(results, buckets=8)
-    assert edges == [8.0, 16.0, 24.0, 32.0]  # no more spans than a run has iterations
-    assert table["grpo"] == [0.0, 0.0, 0.0, 0.0]
-    assert table["page"] == [0.0, 0.25, 0.75, 1.0]
-    assert math.isnan(table["bepa"][0]) and math.isnan(table["bepa"][1]) and table["bepa"][2:] == [0.25, 0.5]
+def run(arm, seed, train, held_out):
+    return {"arm": arm, "seed": seed, "train": train, "held_out": held_out, "curve": [(8, train), (16, held_out)]}
 
 
-def test_summary_reports_mean_and_std_over_seeds_per_column():
-    rows = [run("page", 0, [(8, 0.0), (16, 1.0)], 1.0, 0.5), run("page", 1, [(8, 0.0), (16, 0.0)], 0.0, 0.5),
-            {"algo": "random", "seed": 0, "final": 0.0, "held_out": 0.0}]
-    lines = summary(rows, ("random", "page", "bepa"))
-    assert lines[0].split() == ["method", "training", "instances", "held-out", "instances", "last", "training", "iters"]
-    assert lines[1].split() == ["random", "0.00", "+-", "0.00", "0.00", "+-", "0.00", "-"]
-    assert lines[2].split() == ["page", "0.50", "+-", "0.71", "0.50", "+-", "0.00", "0.25", "+-", "0.35"]
-    assert len(lines) == 3  # a method without runs is left out
+RUNS = [run("grpo", 0, 0.5, 0.25), run("grpo", 1, 0.5, 0.5), run("grpo", 2, 0.25, 0.25),
+        run("page", 0, 0.75, 0.5), run("page", 1, 1.0, 0.5), run("page", 2, 0.75, 0.75)]
+BASE = {"train": 0.125, "held_out": 0.25, "train_sampled": 0.1, "held_out_sampled": 0.05}
 
 
-def test_final_success_scores_training_and_held_out_instances_per_task():
-    import gymnasium as gym
+def test_table_is_method_by_split_with_the_base_first():
+    lines = table(RUNS, BASE, ("grpo", "page"))
+    assert lines[0] == "| method | train (greedy) | held-out (greedy) |"
+    assert lines[2:4] == ["| base (BC), greedy | 12.5 | 25.0 |", "| base (BC), sampled | 10.0 | 5.0 |"]
+    # grpo train: mean 5/12 = 41.7, sd sqrt(((1/12)^2 * 2 + (1/6)^2) / 2) = 14.4
+    assert lines[4] == "| grpo (3 seeds) | 41.7 +- 14.4 | 33.3 +- 14.4 |"
+    assert lines[5] == "| page (3 seeds) | 83.3 +- 14.4 | 58.3 +- 14.4 |"
 
-    import gui_gym  # noqa: F401 - registers the ids
-    from agents.policies.element import ElementPolicy
-    from benchmarks.learning import Setting, final_success
-    from trainers.rollout import EnvPool
 
-    setting = Setting(tasks=("demo.press-button", "demo.read-code"), episodes=8, instances=1, eval_instances=2)
-    with EnvPool(lambda: gym.make("GUI/Demo-v0", observe_a11y=True, max_steps=2), 2) as pool:
-        success = final_success(pool, ElementPolicy(), setting, seed=0)
-    assert success["final_per_task"] == {"demo.press-button": 1.0, "demo.read-code": 0.0}
-    assert success["held_out_per_task"] == {"demo.press-button": 1.0, "demo.read-code": 0.0}
-    assert success["final"] == success["held_out"] == 0.5
+def test_comparisons_are_welch_against_grpo_with_holm_bootstrap_and_power():
+    (row,) = comparisons(RUNS, ("grpo", "page"), "train")
+    # gap 5/12, each sd .1443: t = (5/12) / sqrt(2 * .1443^2 / 3) = 3.536, df 4
+    assert row["diff"] == pytest.approx(5 / 12) and row["t"] == pytest.approx(3.5355, abs=1e-3)
+    assert row["df"] == pytest.approx(4.0) and row["p"] == pytest.approx(0.0120551, abs=1e-6)
+    assert row["p_holm"] == row["p"]  # one comparison: nothing to adjust
+    lo, hi = row["ci95"]
+    assert 0 < lo <= 5 / 12 <= hi
+    assert 0.8 < row["power"] <= 1 and row["seeds_needed"] == 3
+
+
+def test_report_counts_only_seeds_every_arm_finished(tmp_path, monkeypatch, capsys):
+    import benchmarks.learning as learning
+
+    monkeypatch.setattr(learning, "DOCS", tmp_path)
+    cut = RUNS + [run("grpo", 3, 1.0, 1.0)]  # seed 3: PAGE never finished
+    out = report(Setting(arms=("grpo", "page")), "quick", tmp_path, {}, BASE, cut, 1.0, 2)
+    assert {r["seed"] for r in out["runs"]} == {0, 1, 2}
+    printed = capsys.readouterr().out
+    assert "3 seeds per arm" in printed and "| page | train | +41.7 |" in printed
+    assert (tmp_path / "results.json").is_file() and (tmp_path / "learning_quick.png").is_file()
+    first = report(Setting(seeds=2, arms=("grpo", "page")), "quick", tmp_path, {}, BASE, cut, 1.0, 2)
+    assert {r["seed"] for r in first["runs"]} == {0, 1}
 
 
 POOL_PARENT = """

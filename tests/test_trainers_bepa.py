@@ -31,13 +31,15 @@ def test_level2_injects_into_all_fail_groups_and_refreshes_on_success():
     group = [rollout("a", 0.0), rollout("b", 0.0)]
     assert mix(group) == (group, [False, False], {"bepa/all_fail_groups": 1.0, "bepa/injections": 0.0})
     expert = rollout("expert", 1.0)
-    cache.put("t", expert, "level1")
+    cache.put(("t", 1), expert, "level1")  # another instance's trajectory is never injected
+    assert mix(group)[1] == [False, False]
+    cache.put(("t", 0), expert, "level1")
     mixed, injected, counters = mix(group)
     assert mixed == [group[0], expert] and injected == [False, True]  # index 5 clipped to the last rollout
     assert counters == {"bepa/all_fail_groups": 1.0, "bepa/injections": 1.0}
     won = [rollout("c", 1.0), rollout("d", 0.0)]
     assert mix(won) == (won, [False, False], {"bepa/all_fail_groups": 0.0, "bepa/injections": 0.0})
-    assert cache.get("t").trajectory is won[0] and cache.get("t").source == "on_policy"
+    assert cache.get(("t", 0)).trajectory is won[0] and cache.get(("t", 0)).source == "on_policy"
 
 
 def test_plans_are_parsed_strictly():

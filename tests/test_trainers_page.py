@@ -96,3 +96,28 @@ def test_page_trains_with_an_lvlm_judge_over_http(tmp_path):
         (record,) = train(cfg, ElementPolicy(), make_demo)
     assert record["charts/progress"] == 0.5  # one criterion of two, as the judge said
     assert record["charts/success_rate"] == 0.0 and len(server.requests) >= 4  # marks and segmentation, both rollouts
+
+
+def test_default_weighting_keeps_every_steps_sign_with_its_subtask():
+    """The issue's group: 2 rollouts reach milestone 2 of 4 (progress .5) and wander in the
+    third span, 6 stop at milestone 1 (progress .25) after a correct first step. mean .3125,
+    deviations +.1875 / -.0625, unbiased std sqrt(.09375 / 7) = .115728."""
+    from trainers.page import advantage_fn
+
+    leader = rollout(0.5, [span("A", 0, 0, True), span("B", 1, 1, True), span("C", 2, 3, False)], [0, 1, 2, 2])
+    follower = rollout(0.25, [span("A", 0, 0, True), span("B", 1, 3, False)], [0, 1, 1, 1])
+    group = [leader] * 2 + [follower] * 6
+    literal = advantage_fn(PAGEConfig(inter_norm_std=True))(group)
+    # A_inter / std outweighs lambda A_intra: the leaders' failed span gets +1.29, the followers' done one -0.29
+    assert literal[0] == pytest.approx([1.62019 + 1 / 6] * 2 + [1.62019 - 1 / 3] * 2, abs=1e-4)
+    assert literal[2] == pytest.approx([-0.54006 + 0.25] + [-0.54006 - 0.25] * 3, abs=1e-4)
+    assert literal[0][2] == pytest.approx(1.29, abs=0.005) and literal[2][0] == pytest.approx(-0.29, abs=0.005)
+    default = advantage_fn(PAGEConfig())(group)  # A_inter = p - mean, on the scale of lambda A_intra
+    assert default[0] == pytest.approx([0.1875 + 1 / 6] * 2 + [0.1875 - 1 / 3] * 2)
+    assert default[2] == pytest.approx([-0.0625 + 0.25] + [-0.0625 - 0.25] * 3)
+    assert all((a > 0) == done for adv, owner, spans in ((default[0], [0, 1, 2, 2], [1, 1, 0]),
+                                                          (default[2], [0, 1, 1, 1], [1, 0]))
+               for a, done in zip(adv, (bool(spans[m]) for m in owner)))
+    # a group whose progress is equal carries exactly no signal, not rounding error over eps
+    equal = [rollout(1 / 7, [], [-1])] * 8
+    assert advantage_fn(PAGEConfig(inter_norm_std=True))(equal) == [[0.0]] * 8

@@ -2,8 +2,9 @@
 
 LEVEL-1 turns expert traces into plans, lets the base policy act on the plan, and keeps only
 the successes ("self-rolled reachable" trajectories, stored without the plan). LEVEL-2 keeps
-one per-task cache, seeded by LEVEL-1, injected into a GRPO group **only when every rollout of
-the group fails**, and refreshed with the policy's own successes.
+one cache per task instance (task id and instance seed), seeded by LEVEL-1, injected into a
+GRPO group **only when every rollout of the group fails**, and refreshed with the policy's own
+successes.
 
 The cache rules sit at the top as small pure pieces, checked in tests/test_bepa.py; then plans
 (a task's own, or a judge's abstraction of the expert's trajectory) and the trainer: LEVEL-1
@@ -188,7 +189,7 @@ class BEPAConfig(GRPOConfig):
     judge_model: str | None = None
     """Served model name of the plan judge (plan_source="judge")."""
     cache_capacity: int = 1
-    """Trajectories kept per task: 1 keeps the newest; k > 1 is a FIFO whose newest is injected."""
+    """Trajectories kept per task instance: 1 keeps the newest; k > 1 is a FIFO whose newest is injected."""
     inject_index: int = 0
     """Which rollout of an all-fail group the cached trajectory replaces."""
     luffy: bool = False
@@ -231,11 +232,18 @@ def level1(cfg: BEPAConfig, policy: TrainableAgent, pool: EnvPool, cache: TaskCa
             group = [r for r in group if r.infra_error is None]
             for rollout in group:
                 if rollout.success:
-                    cache.put(task_id, rollout, "level1")
+                    cache.put(instance_key(rollout), rollout, "level1")
             stats["bepa/level1_episodes"] += cfg.group_size
             stats["bepa/level1_successes"] += sum(r.success for r in group)
     stats["bepa/cache_tasks"] = float(len(cache))
     return episodes, stats
+
+
+def instance_key(rollout: Rollout) -> tuple[str, int]:
+    """The cache's key: the task instance (task id and instance seed). The paper's "task" is
+    one instance (an OSWorld task); a LocalWeb template's instances differ in names, values and
+    world, so one instance's trajectory is no expert for another's group."""
+    return rollout.task_id, rollout.seed
 
 
 def level2(cache: TaskCache[Rollout], inject_index: int = 0) -> MixFn:
@@ -243,7 +251,7 @@ def level2(cache: TaskCache[Rollout], inject_index: int = 0) -> MixFn:
     paper logs (all-fail groups, injections)."""
     def mix(group: list[Rollout]) -> tuple[list[Rollout], list[bool], dict[str, float]]:
         index = min(inject_index, len(group) - 1)
-        result = mix_group(group[0].task_id, group, [r.score for r in group], cache, inject_index=index)
+        result = mix_group(instance_key(group[0]), group, [r.score for r in group], cache, inject_index=index)
         injected = [result.injected and i == index for i in range(len(group))]
         return result.rollouts, injected, {"bepa/all_fail_groups": float(result.all_failed),
                                            "bepa/injections": float(result.injected)}

@@ -49,6 +49,8 @@ def group_advantages(scores: Sequence[float], norm_std: bool = True, eps: float 
     n = len(scores)
     if n == 0:
         return []
+    if n > 1 and all_equal(scores):  # exactly 0, not rounding error over eps (progress sums are floats)
+        return [0.0] * n
     if n == 1:
         mean, std = 0.0, 1.0
     else:
@@ -162,7 +164,8 @@ class GRPOConfig:
     aggregation: str = "token-mean"
     """Loss aggregation: token-mean, seq-mean-token-mean, seq-mean-token-sum [loss_agg_mode]."""
     norm_std: bool = True
-    """Divide advantages by the group's std; False is Dr.GRPO [norm_adv_by_std_in_grpo]."""
+    """Divide advantages by the group's std; False is Dr.GRPO [norm_adv_by_std_in_grpo]. GRPO's
+    and BEPA's outcome advantage; PAGE's A_inter has its own `PAGEConfig.inter_norm_std`."""
     kl_coef: float = 0.0
     """Weight of the k3 KL to the frozen starting policy; 0: no reference [kl_loss_coef]."""
     entropy_coef: float = 0.0

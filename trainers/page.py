@@ -82,6 +82,13 @@ class PAGEConfig(GRPOConfig):
 
     lam: float = 0.5
     """lambda: weight of the intra-rollout (subtask) advantage."""
+    inter_norm_std: bool = False
+    """Divide A_inter by the group's progress std (algorithms.md, PAGE definition 3, as GRPO
+    does the outcome). Off by default: A_intra is never std-normalized, so a normalized
+    A_inter outweighs it by 1/std and flips the sign of steps' subtask credit (2 rollouts at
+    milestone 2 and 6 at milestone 1: the leaders' failed span gets +1.29, the others'
+    completed one -0.29); unnormalized, both terms are on the progress scale and every sign
+    agrees with its subtask (docs/training.md, the learning benchmark, measures the two)."""
     intra_mode: str = "centered"
     """Intra-rollout advantage: "centered" (u - mean u) or "signed" (+1 / -1)."""
     group_norm_spans: bool = False
@@ -168,7 +175,12 @@ def train(cfg: PAGEConfig, policy: TrainableAgent, make_env: Callable[[], gym.En
     advantage. `judge` overrides the one `cfg` names."""
     seed_everything(cfg.seed)
     judge = judge if judge is not None else make_judge(cfg)
-    advantages = partial(page_advantages, lam=cfg.lam, intra_mode=cfg.intra_mode,
-                         group_norm_spans=cfg.group_norm_spans, norm_std=cfg.norm_std)
     with EnvPool(lambda: wrap_env(make_env(), judge, cfg), cfg.pool_size) as pool:
-        return run(cfg, policy, pool, advantages=advantages)
+        return run(cfg, policy, pool, advantages=advantage_fn(cfg))
+
+
+def advantage_fn(cfg: PAGEConfig) -> Callable[[Sequence[Rollout]], list[list[float]]]:
+    """`page_advantages` with `cfg`'s options: what PAGE gives the shared loop (also on an env
+    that reports progress and subtasks itself, without the wrappers)."""
+    return partial(page_advantages, lam=cfg.lam, intra_mode=cfg.intra_mode, group_norm_spans=cfg.group_norm_spans,
+                   norm_std=cfg.inter_norm_std)

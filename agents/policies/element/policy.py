@@ -116,6 +116,14 @@ class ElementPolicy(PolicyAgent, nn.Module):
         chosen = prompt.candidates[index]
         return Act(chosen.to_action(), chosen.describe(), (index,), (float(logp[index]),), chosen)
 
+    def expert_act(self, prompt: ElementPrompt, action: Any) -> Act | None:
+        """The `Act` by which this policy takes an expert's `action` (`trainers.sft`): the
+        candidate whose action it is, or None when the page offers no such candidate."""
+        for index, chosen in enumerate(prompt.candidates):
+            if chosen.to_action() == action:
+                return Act(chosen.to_action(), chosen.describe(), (index,), (0.0,), chosen)
+        return None
+
     def logprobs(self, prompts: Sequence[ElementPrompt], token_ids: Sequence[Sequence[int]]) -> list[torch.Tensor]:
         return [logp[list(tokens)] for logp, tokens in zip(self._log_softmax(prompts, token_ids), token_ids)]
 

@@ -1,0 +1,198 @@
+"""TextWeb: a browser-free model of LocalWeb's multi-step tasks, for the learning benchmark's
+multi-seed statistics.
+
+A LocalWeb episode costs seconds of Chromium time; the statistics of `benchmarks.learning`
+need tens of seeds per method, so it trains on this env instead: pages are accessibility
+trees in the browser's own text form (`gui_gym.a11y_text.format_elements`), actions are the
+element actions of `gui_gym.actions.Action`, so `ElementPolicy` and the trainers run on it
+unchanged. A task is a chain of stages (open a section, pick a record, set a field, save),
+each a page of alike elements of which one is right:
+
+- a *named* stage: the right element's name is in the instruction ("open Billing");
+- a *hidden* stage: the right element is the template's own convention, named nowhere in
+  the instruction (LocalWeb's unnamed sort): a prior guesses it, RL has to learn it.
+
+A wrong click opens an error page whose "Back" link returns to the stage, so a mistake costs
+two steps of the step limit; ``done`` ends the episode. Difficulty compounds: success needs
+every stage right within the limit, and rollouts stop at different milestones. The env
+reports what PAGE's oracle judge and `SubtaskAnnotation` would: ``info["progress"]`` (the
+milestones reached, in order, over their number), ``info["subtasks"]`` (one span per stage,
+completed or not) and ``info["subtask_of_step"]``. Templates and instances are drawn from
+seeds, so the task set is fixed and reproducible.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import gymnasium as gym
+
+from gui_gym.a11y_text import format_elements
+from gui_gym.actions import Action
+
+POOLS = {
+    "section": ["Users", "Teams", "Billing", "Invoices", "Projects", "Reports", "Security", "Orders", "Products",
+                "Campaigns", "Tickets", "Calendars"],
+    "person": ["Keiko Fischer", "Farid Jovanovic", "Amara Lindqvist", "Tomas Okafor", "Priya Castellano",
+               "Jonas Abernathy", "Lena Moreau", "Ravi Stein", "Mia Kowalski", "Omar Duarte"],
+    "team": ["Finance", "Research", "Support", "Design", "Platform", "Marketing", "Legal", "Operations"],
+    "role": ["Viewer", "Editor", "Admin", "Owner", "Auditor", "Billing manager"],
+    "period": ["January", "February", "March", "April", "May", "June", "July", "August"],
+}
+"""Named stages draw their right element and its alike distractors from a pool."""
+CONVENTIONS = ["Advanced", "Details", "Permissions", "History", "Sort by price", "Show archived", "Bulk edit",
+               "Export", "Preview", "Settings", "Filters", "Overview", "Activity", "Drafts", "Templates", "Schedule"]
+"""Hidden stages: the template's right element and distractors come from these."""
+ROLES = ("link", "button", "tab", "menuitem")
+VERBS = {"section": "open {}", "person": "select {}", "team": "assign the {} team", "role": "give the {} role",
+         "period": "choose {}"}
+
+
+@dataclass(frozen=True)
+class Stage:
+    kind: str
+    """A `POOLS` key (a named stage) or "hidden"."""
+    role: str
+    options: int
+    """Elements on the stage's page, the right one included."""
+    convention: tuple[str, ...] = ()
+    """A hidden stage's elements; the first is right."""
+
+
+@dataclass(frozen=True)
+class Template:
+    task_id: str
+    stages: tuple[Stage, ...]
+    save: str
+
+
+def make_templates(count: int, seed: int, hidden: tuple[int, ...] = (0, 1, 2), stages: tuple[int, int] = (4, 6),
+                   options: tuple[int, int] = (3, 5), conventions: Sequence[str] = CONVENTIONS) -> list[Template]:
+    """`count` templates drawn from `seed`: each has a number of stages in `stages` (inclusive),
+    of which `hidden[i % len(hidden)]` are hidden, and pages of `options` elements; hidden
+    stages draw from `conventions` (disjoint lists keep pretraining's conventions from
+    biasing the RL tasks')."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        n = rng.randint(*stages)
+        n_hidden = min(hidden[i % len(hidden)], n - 1)
+        hidden_at = set(rng.sample(range(1, n), n_hidden))  # a task opens with a named section
+        chain = []
+        for k in range(n):
+            role, m = rng.choice(ROLES), rng.randint(*options)
+            if k in hidden_at:
+                chain.append(Stage("hidden", role, m, tuple(rng.sample(list(conventions), m))))
+            else:
+                chain.append(Stage("section" if k == 0 else rng.choice(sorted(set(POOLS) - {"section"})), role, m))
+        out.append(Template(f"textweb.s{seed}-t{i:02d}-h{n_hidden}", tuple(chain), rng.choice(["Save", "Apply", "Confirm"])))
+    return out
+
+
+class TextWebEnv(gym.Env):
+    """The env over a list of `Template`s; reset with ``options={"task_id", "instance_seed"}``
+    as a `GUIEnv`, step with element actions (``click(element=i)``, ``done``)."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, templates: list[Template], max_extra_steps: int = 3):
+        self.templates = {t.task_id: t for t in templates}
+        self.task_ids = list(self.templates)
+        self.max_extra_steps = max_extra_steps
+        self.observation_space = gym.spaces.Dict({})
+        self.action_space = gym.spaces.Discrete(1)  # actions are `Action`s, checked in `step`
+
+    # ---- Gymnasium ----------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        super().reset(seed=seed)
+        options = options or {}
+        self.template = self.templates[options.get("task_id", self.task_ids[0])]
+        instance = int(options.get("instance_seed", 0))
+        rng = random.Random(f"{self.template.task_id}/{instance}")
+        self.pages: list[tuple[list[str], str]] = []  # per stage: the element names in page order, the right one
+        goals = []
+        for stage in self.template.stages:
+            if stage.kind == "hidden":
+                names = list(stage.convention)
+            else:  # a pool's right names differ between stages ("choose March, choose June")
+                taken = {right for _, right in self.pages}
+                names = rng.sample([n for n in POOLS[stage.kind] if n not in taken], stage.options)
+            right = names[0]
+            rng.shuffle(names)
+            self.pages.append((names, right))
+            goals.append(None if stage.kind == "hidden" else VERBS[stage.kind].format(right))
+        named = [g for g in goals if g]
+        self.instruction = (f"{named[0][0].upper()}{named[0][1:]}, " + ", ".join(named[1:])
+                            + (", " if named[1:] else "") + f"then {self.template.save.lower()}.")
+        self.subtask_names = [g or f"the {s.role} step {k + 1}" for k, (g, s) in enumerate(zip(goals, self.template.stages))]
+        self.stage, self.on_error, self.steps, self.span_of_step = 0, False, 0, []
+        self.max_steps = len(self.template.stages) + 1 + self.max_extra_steps
+        return self._obs(), {"task_id": self.template.task_id, "instruction": self.instruction, "seed": instance}
+
+    def step(self, action: Action) -> tuple[dict, float, bool, bool, dict]:
+        self.steps += 1
+        self.span_of_step.append(min(self.stage, len(self.pages) - 1))
+        elements = self._elements()
+        error = None
+        done = False
+        if not isinstance(action, Action):
+            error = f"expected a gui_gym Action, received {type(action).__name__}"
+        elif action.kind == "done":
+            done = True
+        elif action.kind == "click" and action.element is not None:
+            if not 0 <= action.element < len(elements):
+                error = f"no element {action.element} on the page (it has {len(elements)})"
+            else:
+                self._click(elements[action.element]["name"])
+        # any other action (a scroll, a key, a typed text) changes nothing on these pages
+        success = self.stage > len(self.pages)
+        terminated = done or success
+        truncated = not terminated and self.steps >= self.max_steps
+        info: dict[str, Any] = {"action_error": error, "parsed_action": action if error is None else None}
+        if terminated or truncated:
+            reached = min(self.stage, len(self.pages))
+            milestones = len(self.pages) + 1
+            info.update(success=success, score=float(success), progress=(reached + success) / milestones,
+                        subtasks=[{"description": name, "completed": k < reached}
+                                  for k, name in enumerate(self.subtask_names)],
+                        subtask_of_step=list(self.span_of_step))
+        return self._obs(), float(success) if terminated else 0.0, terminated, truncated, info
+
+    # ---- pages --------------------------------------------------------------------------------
+
+    def _click(self, name: str) -> None:
+        if self.on_error:
+            self.on_error = name != "Back"
+        elif self.stage == len(self.pages):
+            self.stage += name == self.template.save
+            self.on_error = name != self.template.save
+        elif name == self.pages[self.stage][1]:
+            self.stage += 1
+        else:
+            self.on_error = True
+
+    def _elements(self) -> list[dict[str, Any]]:
+        if self.on_error:
+            names, role = ["Back", "Help"], "link"
+        elif self.stage >= len(self.pages):
+            names, role = [self.template.save, "Cancel"], "button"
+        else:
+            names, role = self.pages[self.stage][0], self.template.stages[self.stage].role
+        return [{"index": i, "role": role, "name": name} for i, name in enumerate(names)]
+
+    def _obs(self) -> dict[str, Any]:
+        page = "error" if self.on_error else f"step{min(self.stage, len(self.pages))}"
+        return {"a11y_tree": format_elements(self._elements()), "url": f"http://textweb.local/{page}",
+                "instruction": self.instruction}
+
+    def oracle_action(self) -> Action:
+        """The right element of the current page (Back on an error page)."""
+        names = [el["name"] for el in self._elements()]
+        if self.on_error:
+            return Action.click_element(names.index("Back"))
+        if self.stage >= len(self.pages):
+            return Action.click_element(names.index(self.template.save))
+        return Action.click_element(names.index(self.pages[self.stage][1]))

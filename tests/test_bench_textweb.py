@@ -1,0 +1,83 @@
+"""TextWeb, the learning benchmark's browser-free env: the oracle solves every template, a
+wrong click costs a detour, and the episode's end reports progress and subtasks as PAGE's
+oracle judge would; behaviour cloning (`trainers.sft`) on it raises the oracle's likelihood."""
+
+import statistics
+
+import pytest
+import torch
+
+from agents.base import Context
+from agents.policies.element import ElementPolicy
+from benchmarks.textweb import CONVENTIONS, TextWebEnv, make_templates
+from gui_gym.a11y_text import parse_elements
+from gui_gym.actions import Action
+from trainers.sft import SFTConfig, fit, oracle_demonstrations
+
+
+def oracle_episode(env, task_id, seed):
+    obs, info = env.reset(options={"task_id": task_id, "instance_seed": seed})
+    for _ in range(20):
+        obs, reward, terminated, truncated, info = env.step(env.oracle_action())
+        if terminated or truncated:
+            return reward, info
+
+
+def test_the_oracle_solves_every_template_and_instances_are_reproducible():
+    templates = make_templates(6, seed=1, conventions=CONVENTIONS[8:])
+    env = TextWebEnv(templates)
+    for template in templates:
+        reward, info = oracle_episode(env, template.task_id, 3)
+        assert reward == 1.0 and info["success"] and info["progress"] == 1.0
+        assert all(s["completed"] for s in info["subtasks"]) and len(info["subtasks"]) == len(template.stages)
+        assert template.stages[0].kind == "section"
+    obs, info = env.reset(options={"task_id": templates[0].task_id, "instance_seed": 3})
+    again, _ = TextWebEnv(templates).reset(options={"task_id": templates[0].task_id, "instance_seed": 3})
+    assert obs == again and info["instruction"].endswith(f"then {templates[0].save.lower()}.")
+    other, _ = env.reset(options={"task_id": templates[0].task_id, "instance_seed": 4})
+    assert other["instruction"] != obs["instruction"]
+    assert make_templates(6, seed=1, conventions=CONVENTIONS[8:]) == templates
+    (hidden,) = [s for s in templates[1].stages if s.kind == "hidden"]  # templates cycle 0, 1, 2 hidden stages
+    obs, info = env.reset(options={"task_id": templates[1].task_id, "instance_seed": 0})
+    assert hidden.convention[0] not in info["instruction"] and set(hidden.convention) <= set(CONVENTIONS[8:])
+
+
+def test_a_wrong_click_detours_and_the_end_reports_progress_and_spans():
+    templates = make_templates(3, seed=1, hidden=(1,))
+    env = TextWebEnv(templates, max_extra_steps=3)
+    env.reset(options={"task_id": templates[0].task_id, "instance_seed": 0})
+    obs, *_ = env.step(env.oracle_action())  # stage 1 done
+    right = env.oracle_action().element
+    wrong = next(el.index for el in parse_elements(obs["a11y_tree"]) if el.index != right)
+    obs, reward, terminated, truncated, info = env.step(Action.click_element(wrong))
+    assert obs["url"].endswith("/error") and [e.name for e in parse_elements(obs["a11y_tree"])] == ["Back", "Help"]
+    obs, *_ = env.step(Action.click_element(0))  # Back
+    assert obs["url"].endswith("/step1")
+    _, _, _, _, info = env.step(Action.click_element(99))
+    assert "no element 99" in info["action_error"]
+    obs, reward, terminated, truncated, info = env.step(Action.done())
+    milestones = len(templates[0].stages) + 1
+    assert terminated and reward == 0.0 and not info["success"]
+    assert info["progress"] == pytest.approx(1 / milestones)
+    assert [s["completed"] for s in info["subtasks"]] == [True] + [False] * (len(templates[0].stages) - 1)
+    assert info["subtask_of_step"] == [0, 1, 1, 1, 1]
+
+
+def test_behaviour_cloning_raises_the_oracles_likelihood():
+    torch.manual_seed(0)
+    templates = make_templates(4, seed=2, hidden=(0, 1))
+    env = TextWebEnv(templates)
+    policy = ElementPolicy(prior_scale=0.0, buckets=1 << 12, hidden=8)
+    demos = oracle_demonstrations(env, policy, [(t.task_id, s) for t in templates for s in range(3)])
+    assert len(demos) == sum(3 * (len(t.stages) + 1) for t in templates)  # every oracle step, once
+    obs, info = env.reset(options={"task_id": templates[0].task_id, "instance_seed": 0})
+    prompt = policy.prompt(obs, Context(info["instruction"]))
+    assert policy.expert_act(prompt, env.oracle_action()).action == env.oracle_action()
+    assert policy.expert_act(prompt, Action.click_element(99)) is None
+    with torch.no_grad():
+        before = statistics.fmean(torch.cat(policy.logprobs([d.prompt for d in demos], [d.token_ids for d in demos]))
+                                  .tolist())
+    losses = fit(policy, demos, SFTConfig(epochs=4))
+    assert losses[-1] < losses[0] and losses[-1] < -before / 2
+    with pytest.raises(ValueError, match="at least one demonstration"):
+        fit(policy, [], SFTConfig())
