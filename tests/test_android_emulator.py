@@ -18,8 +18,8 @@ import gymnasium as gym
 import pytest
 
 import gui_gym  # noqa: F401
-from gui_gym.backends.android import AndroidConfig
-from gui_gym.backends.android_emulator import Emulator, EmulatorBackend, EmulatorConfig
+from gui_gym.backends.android.backend import AndroidConfig
+from gui_gym.backends.android.emulator import Emulator, EmulatorBackend, EmulatorConfig
 from gui_gym.errors import MissingResourceError
 from gui_gym.suites.android.apps import installed_apps
 
