@@ -24,7 +24,7 @@ from gui_gym.errors import MissingResourceError
 from gui_gym.suites.android.apps import installed_apps
 
 pytestmark = pytest.mark.slow  # starts emulator processes and adb servers
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[4]
 BOOT_S = 0.6
 
 
