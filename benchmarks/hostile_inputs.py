@@ -5,7 +5,7 @@ thousand deep, integers past Python's 4,300-digit limit, lone surrogates, code t
 escape. Every input here must be rejected at the door (`gui_gym.action_formats.read_actions`) with
 an `ActionParseError`, fast; the seeded mutations of valid outputs may parse or not, but
 never crash, hang or take long. The corpus is shared by the fuzz tests
-(``tests/test_fuzz_actions.py``) and by this script, which prints the table of
+(``tests/gui_gym/test_fuzz_actions.py``) and by this script, which prints the table of
 ``docs/reliability.md``: inputs per format, crashes, slowest rejection.
 
     python -m benchmarks.hostile_inputs [--seed 0] [--mutations 100]

@@ -22,8 +22,8 @@ ENV_IDS: dict[str, str] = {
     "GUI/MiniWoB-v0": "gui_gym.envs.miniwob:make_env",
     "GUI/MMBench-GUI-L1-v0": "gui_gym.envs.mmbench:make_l1_env",
     "GUI/MMBench-GUI-L2-v0": "gui_gym.envs.mmbench:make_l2_env",
-    "GUI/Android-v0": "gui_gym.suites.android:make_env",
-    "GUI/AndroidControl-v0": "gui_gym.suites.android:make_androidcontrol_env",
+    "GUI/Android-v0": "gui_gym.envs.android:make_env",
+    "GUI/AndroidControl-v0": "gui_gym.envs.android:make_androidcontrol_env",
 }
 """id -> entry point."""
 

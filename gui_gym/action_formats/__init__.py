@@ -12,19 +12,17 @@ its env ids, so this floor names no suite.
 
 A parser that accepts an output but ignores part of it, as the benchmark's own code does
 (AndroidWorld drops fields irrelevant to the action type), says so with `warn`; the env
-collects these notes per step into ``info["action_warnings"]`` (`collect_warnings`).
-Outside a collection they are logged.
+collects these notes per step into ``info["action_warnings"]`` (`collect_warnings`; both
+live in `notes`, below the formats that call them). Outside a collection they are logged.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import importlib
-import logging
 from types import ModuleType
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
+from gui_gym.action_formats.notes import collect_warnings, warn  # noqa: F401 - the formats' API, re-exported
 from gui_gym.actions import MAX_OUTPUT_CHARS, Action, check_step, check_text
 from gui_gym.errors import ActionParseError
 
@@ -45,31 +43,6 @@ def register_format(name: str, module: str) -> None:
     if FORMATS.get(name, module) != module:
         raise ValueError(f"action format {name!r} is already {FORMATS[name]!r}; received {module!r}")
     FORMATS[name] = module
-
-
-logger = logging.getLogger(__name__)
-_WARNINGS: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("gui_gym_action_warnings", default=None)
-"""The notes of the parse under way in this context (thread, task), or None outside one."""
-
-
-def warn(message: str) -> None:
-    """Note something a parser accepted but did not carry out as written."""
-    notes = _WARNINGS.get()
-    if notes is None:
-        logger.warning(message)
-    else:
-        notes.append(message)
-
-
-@contextlib.contextmanager
-def collect_warnings() -> Iterator[list[str]]:
-    """Collect the `warn` notes of the parsing done inside the block into the yielded list."""
-    notes: list[str] = []
-    token = _WARNINGS.set(notes)
-    try:
-        yield notes
-    finally:
-        _WARNINGS.reset(token)
 
 
 def get_format(name: str) -> ModuleType:

@@ -47,7 +47,7 @@ import math
 from typing import Any, Callable, Mapping
 
 from gui_gym.actions import MAX_OUTPUT_CHARS, Action, check_action_count, check_text
-from gui_gym.action_formats import warn
+from gui_gym.action_formats.notes import warn
 from gui_gym.action_formats.reading import load_json, strip_fence
 from gui_gym.errors import ActionParseError, excerpt
 

@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from gui_gym.models.chat import Message
-from gui_gym.judges.webjudge import Verdict, WebJudge, WebTrajectory, _CallLog, load_image, parse_status
+from gui_gym.judges.webjudge_common import Verdict, WebTrajectory, _CallLog, load_image, parse_status
 
 KEY_POINT_SYSTEM = """You decide whether a web agent met ONE requirement, a key point, of a user's task on a website. \
 You get the task, all its key points, the agent's action history (what it actually did), the agent's final answer, \
@@ -40,8 +40,9 @@ Thoughts: <your reasoning about this key point, against the evidence>
 Status: success or failure (success: this key point is met)"""
 
 
-def judge_key_points(webjudge: WebJudge, trajectory: WebTrajectory, log: _CallLog, verdict: Verdict) -> None:
-    """Strict's key points and screenshots, then a verdict per key point; success iff all met."""
+def judge_key_points(webjudge: Any, trajectory: WebTrajectory, log: _CallLog, verdict: Verdict) -> None:
+    """Strict's key points and screenshots, then a verdict per key point; success iff all met. `webjudge` is the
+    `gui_gym.judges.webjudge.WebJudge` that runs the protocol (its asking and logging)."""
     verdict.key_points = webjudge._key_points(trajectory, log)
     verdict.screenshots = webjudge._score_screenshots(trajectory, verdict.key_points, log)
     kept = [s for s in verdict.screenshots if s.kept]

@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import re
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from gui_gym.errors import JudgeFormatError
 from gui_gym.models.chat import Message
-from gui_gym.judges.webjudge import ScreenshotScore, Verdict, WebJudge, WebTrajectory, _CallLog, _numbered, load_image
+from gui_gym.judges.webjudge_common import ScreenshotScore, Verdict, WebTrajectory, _CallLog, _numbered, load_image
 
 KEY_POINTS_SYSTEM = """You analyse the task given to a web agent and pick out the key points its description states outright.
 
@@ -144,8 +145,9 @@ def read_status(answer: str) -> str:
     return "success" if len(parts) > 1 and "success" in parts[1] else "failure"
 
 
-def judge_official(webjudge: WebJudge, trajectory: WebTrajectory, log: _CallLog, verdict: Verdict) -> None:
-    """The three stages in the script's order, filling `verdict`."""
+def judge_official(webjudge: Any, trajectory: WebTrajectory, log: _CallLog, verdict: Verdict) -> None:
+    """The three stages in the script's order, filling `verdict`. `webjudge` is the
+    `gui_gym.judges.webjudge.WebJudge` that runs the protocol (its asking and logging)."""
     task = trajectory.task
     block = read_key_points(webjudge._ask_once(log, "key_points", [], [
         Message.system(KEY_POINTS_SYSTEM), Message.user(KEY_POINTS_USER.format(task=task))]))
@@ -178,7 +180,7 @@ def judge_official(webjudge: WebJudge, trajectory: WebTrajectory, log: _CallLog,
     verdict.thoughts = " ".join(found.group(1).split()) if found else ""
 
 
-def _answer_or_empty(webjudge: WebJudge, log: _CallLog, stage: str, images: list[str],
+def _answer_or_empty(webjudge: Any, log: _CallLog, stage: str, images: list[str],
                      messages: list[Message]) -> str:
     """The answer, or "" for an empty one: the script reads no score (0) or no status (a
     failure) from it rather than stopping."""

@@ -316,7 +316,7 @@ COMMANDS = {**BASE_COMMANDS, **APP_COMMANDS}
 
 def record_sample(out_dir: str) -> None:
     """Record gui-gym's bundled AndroidControl sample on a fresh virtual device."""
-    from gui_gym.backends.android import AndroidBackend, AndroidConfig
+    from gui_gym.backends.android.backend import AndroidBackend, AndroidConfig
     from gui_gym.suites.android.recording import SAMPLE_SCRIPTS, record_episode
 
     with FakeAdbServer([VirtualDevice()]) as server:

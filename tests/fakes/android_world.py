@@ -18,7 +18,7 @@ from typing import Iterator
 import pytest
 
 from gui_gym.actions import Action
-from gui_gym.backends.android import AndroidBackend, AndroidConfig
+from gui_gym.backends.android.backend import AndroidBackend, AndroidConfig
 from gui_gym.suites.android.tasks import TASKS
 from gui_gym.suites.android.tasks.base import AndroidWorldTask
 from gui_gym.suites.base import Episode

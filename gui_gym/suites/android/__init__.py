@@ -1,17 +1,10 @@
-"""Android: ``GUI/Android-v0`` (AndroidWorld-style tasks on a device over adb) and
-``GUI/AndroidControl-v0`` (offline step-wise evaluation on recorded episodes).
-
-``GUI/Android-v0`` runs AndroidWorld's 116 tasks (`tasks.TASKS`, one module per app) on a
-running emulator or phone, or on emulators it starts itself (``provider="emulator"``, see
-docs/android.md), with success read from device state over adb. ``GUI/AndroidControl-v0``
-needs nothing but files: by default the small bundled sample, else a folder in the layout
-`androidcontrol` documents.
+"""Android's suites: AndroidWorld's tasks on a device over adb (`suite`, its 116 tasks one
+module per app in `tasks/`) and AndroidControl's offline step-wise evaluation on recorded episodes
+(`androidcontrol`). The ``GUI/Android-v0`` and ``GUI/AndroidControl-v0`` entry points are
+`gui_gym.envs.android`.
 """
 
 from __future__ import annotations
-
-import os
-from typing import Any
 
 from gui_gym.suites.android.androidcontrol import AndroidControlSuite, AndroidControlTask, load_episodes
 from gui_gym.suites.android.catalog import CatalogEntry, load_catalog
@@ -19,47 +12,4 @@ from gui_gym.suites.android.suite import AndroidWorldSuite
 from gui_gym.suites.android.tasks.base import AndroidWorldTask
 
 __all__ = ["AndroidControlSuite", "AndroidControlTask", "AndroidWorldSuite", "AndroidWorldTask", "CatalogEntry",
-           "load_catalog", "load_episodes", "make_androidcontrol_env", "make_env"]
-
-
-def make_env(androidworld_tasks: str | os.PathLike | None = None, provider: str = "device",
-             apk_dir: str | os.PathLike | None = None, prepare: bool | None = None, **kwargs: Any):
-    """Entry point of ``GUI/Android-v0``. `provider` "device": a phone or emulator already on
-    an adb server (`AndroidConfig` fields: serial, adb_host, adb_port, screen_size, timeouts);
-    "emulator": one gui-gym starts and stops (`EmulatorConfig` fields: avd, sdk_root, ...).
-    `apk_dir` (or $GUI_GYM_ANDROIDWORLD_APKS): AndroidWorld's APKs, installed when the device
-    is prepared; `prepare`: prepare it at start (default: when an emulator boots without its
-    ready snapshot). `androidworld_tasks` (AndroidWorld's task_metadata.json, or
-    $GUI_GYM_ANDROIDWORLD_TASKS) and `GUIEnv` kwargs. Actions default to AndroidWorld's
-    JSONAction (``action_format="androidworld"``); the observation adds ``app``, the package
-    in focus, and ``a11y_tree`` with ``observe_a11y=True``."""
-    from gui_gym.backends.android import AndroidBackend, AndroidConfig
-    from gui_gym.env import GUIEnv  # upward: Android's entry points move to gui_gym/envs/ with its restructuring
-    from gui_gym.errors import TaskConfigError
-
-    config = AndroidConfig.pop_from(kwargs)
-    if provider == "emulator":
-        from gui_gym.backends.android_emulator import EmulatorBackend, EmulatorConfig
-
-        backend = EmulatorBackend(config, EmulatorConfig.pop_from(kwargs))
-    elif provider == "device":
-        backend = AndroidBackend(config)
-    else:
-        raise TaskConfigError(f"provider must be 'device' or 'emulator', received {provider!r}")
-    suite_options = {k: kwargs.pop(k) for k in ("first_run_tap_timeout_s",) if k in kwargs}
-    kwargs.setdefault("action_format", "androidworld")
-    return GUIEnv(backend, AndroidWorldSuite(androidworld_tasks, apk_dir=apk_dir, prepare=prepare, **suite_options),
-                  **kwargs)
-
-
-def make_androidcontrol_env(data_dir: str | os.PathLike | None = None, mode: str = "high", **kwargs: Any):
-    """Entry point of ``GUI/AndroidControl-v0``: episodes under `data_dir` (or
-    $GUI_GYM_ANDROIDCONTROL_DIR, else the bundled sample), `mode` "high" (goal only) or "low"
-    (the step instruction), and `GUIEnv` kwargs. Screenshots keep their recorded size.
-    Actions default to AndroidControl's JSON, whose input_text does not press Enter."""
-    from gui_gym.env import GUIEnv  # upward: Android's entry points move to gui_gym/envs/ with its restructuring
-
-    suite = AndroidControlSuite(data_dir, mode)
-    kwargs.setdefault("action_format", "androidworld")
-    kwargs["format_context"] = {"input_text_submits": False, **(kwargs.get("format_context") or {})}
-    return GUIEnv(suite.make_backend(), suite, **kwargs)
+           "load_catalog", "load_episodes"]

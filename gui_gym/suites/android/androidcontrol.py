@@ -48,8 +48,8 @@ from PIL import Image
 
 from gui_gym.action_formats import parse_action
 from gui_gym.actions import Action
-from gui_gym.backends.android_elements import BoundingBox, UIElement, parse_uiautomator_xml
-from gui_gym.backends.android_replay import RecordedScreen, ReplayBackend
+from gui_gym.backends.android.elements import BoundingBox, UIElement, parse_uiautomator_xml
+from gui_gym.backends.android.replay import RecordedScreen, ReplayBackend
 from gui_gym.backends.base import Backend
 from gui_gym.errors import ActionParseError, MissingResourceError, TaskConfigError
 from gui_gym.suites.android.metrics import StepScore, score_step, summarize

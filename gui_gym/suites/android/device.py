@@ -18,9 +18,9 @@ import shlex
 from typing import Sequence
 
 from gui_gym.actions import Action
-from gui_gym.backends.android import AndroidBackend, ShellResult
-from gui_gym.backends.android_console import EmulatorConsole
-from gui_gym.backends.android_elements import UIElement
+from gui_gym.backends.android.backend import AndroidBackend, ShellResult
+from gui_gym.backends.android.console import EmulatorConsole
+from gui_gym.backends.android.elements import UIElement
 from gui_gym.errors import ActionExecutionError, InfraError
 from gui_gym.suites.android.apps import App, app
 from gui_gym.suites.android.device_files import STORAGE, FileOps

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from gui_gym.actions import Action
-from gui_gym.backends.android_elements import BoundingBox
+from gui_gym.backends.android.elements import BoundingBox
 
 CLICK_DISTANCE = 0.14
 TEXT_F1 = 0.5

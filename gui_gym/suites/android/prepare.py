@@ -164,8 +164,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fetched {len(download_apks(folder))} file(s) into {folder}")
         if args.download_only:
             return 0
-    from gui_gym.backends.android import AndroidConfig
-    from gui_gym.backends.android_emulator import EmulatorBackend, EmulatorConfig
+    from gui_gym.backends.android.backend import AndroidConfig
+    from gui_gym.backends.android.emulator import EmulatorBackend, EmulatorConfig
 
     backend = EmulatorBackend(AndroidConfig(), EmulatorConfig(avd=args.avd, sdk_root=args.sdk_root))
     try:

@@ -21,8 +21,8 @@ from PIL import Image
 
 from gui_gym.action_formats import format_action
 from gui_gym.actions import Action
-from gui_gym.backends.android import AndroidBackend
-from gui_gym.backends.android_elements import UIElement
+from gui_gym.backends.android.backend import AndroidBackend
+from gui_gym.backends.android.elements import UIElement
 from gui_gym.errors import ActionExecutionError
 
 

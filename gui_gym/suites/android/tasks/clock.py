@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from gui_gym.backends.android_elements import UIElement
+from gui_gym.backends.android.elements import UIElement
 from gui_gym.suites.android.device import Device
 from gui_gym.suites.android.tasks.base import AndroidWorldTask
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from gui_gym.backends.android_elements import UIElement
+from gui_gym.backends.android.elements import UIElement
 from gui_gym.suites.android import generation
 from gui_gym.suites.android.device import Device
 from gui_gym.suites.android.matching import digits, fuzzy_match

@@ -32,20 +32,10 @@ from typing import Any, ClassVar
 from gui_gym.suites.android.device import DEVICE_TIME, Device
 from gui_gym.suites.android.matching import fuzzy_match
 from gui_gym.suites.android.tasks.base import AndroidWorldTask
+from gui_gym.suites.android.tasks.information_fields import DATE_FORMAT, Condition, parse_date, parse_time
 
-DATE_FORMAT = "%B %d %Y"
 REWORDED = "reworded"
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
-
-
-@dataclass(frozen=True)
-class Condition:
-    """An exclusion condition: a filler item meeting all of a task's conditions is dropped."""
-
-    field: str
-    op: str
-    """"eq", "contains", "gt", "lt", "ge" or "le"."""
-    value: str
 
 
 @dataclass(frozen=True)
@@ -72,29 +62,6 @@ class Spec:
     expect: tuple[Expect, ...]
     params: dict[str, tuple[str, ...]] = field(default_factory=dict)
     complexity: float = 1.0
-
-
-def compare(value: Any, op: str, other: Any) -> bool:
-    if op == "eq":
-        return value == other
-    if op == "contains":
-        return other in str(value)
-    return {"gt": value > other, "lt": value < other, "ge": value >= other, "le": value <= other}[op]
-
-
-def parse_date(text: str) -> datetime.date:
-    return datetime.datetime.strptime(text, DATE_FORMAT).date()
-
-
-def parse_time(text: str) -> datetime.time:
-    """"14:30", "2:30pm" or "2pm"."""
-    for fmt in ("%H:%M", "%I:%M%p", "%I%p"):
-        try:
-            parsed = datetime.datetime.strptime(text, fmt)
-        except ValueError:
-            continue
-        return datetime.time(parsed.hour, parsed.minute)
-    raise ValueError(f"time {text!r} is not HH:MM, H:MMam/pm or Ham/pm")
 
 
 def date_phrasings(date: datetime.date, today: datetime.date = DEVICE_TIME.date()) -> list[str]:

@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 from gui_gym.suites.android.device import DEVICE_TIME, Device
 from gui_gym.suites.android.tasks import calendar
-from gui_gym.suites.android.tasks.information import DATE_FORMAT, Condition, compare, parse_date, parse_time
+from gui_gym.suites.android.tasks.information_fields import DATE_FORMAT, Condition, compare, parse_date, parse_time
 
 MILES_TO_METERS = 1609.34
 DAY_MS = 24 * 3600 * 1000

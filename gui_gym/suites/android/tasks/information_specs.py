@@ -6,7 +6,7 @@ around "today", the 15th; times written "4pm", "3:15pm" or "21:45").
 
 from __future__ import annotations
 
-from gui_gym.suites.android.tasks.information import Condition as C
+from gui_gym.suites.android.tasks.information_fields import Condition as C
 from gui_gym.suites.android.tasks.information import Expect, InformationRetrievalTask, Spec
 
 TITLES_LIST = " Answer with the titles only. If there are multiples titles, format your answer in a comma separated list."

@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gui_gym.backends.android import AndroidBackend, AndroidConfig, _client_class
-from gui_gym.backends.android_console import EmulatorConsole
+from gui_gym.backends.android.backend import AndroidBackend, AndroidConfig, _client_class
+from gui_gym.backends.android.console import EmulatorConsole
 from gui_gym.errors import InfraError, MissingResourceError
 from gui_gym.waiting import wait_until
 
@@ -347,7 +347,7 @@ class EmulatorBackend(AndroidBackend):
             return None
 
     def _probe_screen_size(self) -> tuple[int, int]:
-        from gui_gym.backends.android import DEFAULT_SCREEN_SIZE
+        from gui_gym.backends.android.backend import DEFAULT_SCREEN_SIZE
 
         return DEFAULT_SCREEN_SIZE  # nothing is running yet; the AVD's size was read in __init__
 

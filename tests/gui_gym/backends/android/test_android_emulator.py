@@ -18,13 +18,13 @@ import gymnasium as gym
 import pytest
 
 import gui_gym  # noqa: F401
-from gui_gym.backends.android import AndroidConfig
-from gui_gym.backends.android_emulator import Emulator, EmulatorBackend, EmulatorConfig
+from gui_gym.backends.android.backend import AndroidConfig
+from gui_gym.backends.android.emulator import Emulator, EmulatorBackend, EmulatorConfig
 from gui_gym.errors import MissingResourceError
 from gui_gym.suites.android.apps import installed_apps
 
 pytestmark = pytest.mark.slow  # starts emulator processes and adb servers
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[4]
 BOOT_S = 0.6
 
 

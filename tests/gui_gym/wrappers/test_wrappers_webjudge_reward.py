@@ -16,7 +16,7 @@ from gui_gym.models.openai_client import OpenAIClient
 from gui_gym.suites.mind2web.suite import LOCAL_TASK_FILE
 from gui_gym.wrappers.webjudge_reward import WebJudgeReward, as_web_judge
 from tests.fakes.chat_server import ChatServer
-from tests.test_mind2web_judge_cli import MALFORMED, scripted_judge
+from tests.gui_gym.suites.mind2web.test_mind2web_judge_cli import MALFORMED, scripted_judge
 
 TASK = next(t for t in json.loads(LOCAL_TASK_FILE.read_text()) if t["localweb"]["template"] == "mail.star")
 

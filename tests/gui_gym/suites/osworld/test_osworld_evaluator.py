@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.test_osworld_setup import ctx, vm  # noqa: F401 - fixtures
+from tests.gui_gym.suites.osworld.test_osworld_setup import ctx, vm  # noqa: F401 - fixtures
 
 from gui_gym.actions import Action
 from gui_gym.suites.osworld.evaluator import evaluate

@@ -12,7 +12,7 @@ from PIL import Image
 from tests.fakes.adb_server import FakeAdbServer
 from tests.fakes.virtual_device import VirtualDevice
 from gui_gym.actions import Action
-from gui_gym.backends.android import DEFAULT_SCREEN_SIZE, AndroidBackend, AndroidConfig
+from gui_gym.backends.android.backend import DEFAULT_SCREEN_SIZE, AndroidBackend, AndroidConfig
 from gui_gym.errors import ActionExecutionError, InfraError, MissingResourceError
 
 

@@ -6,8 +6,8 @@ import pytest
 from PIL import Image
 
 from gui_gym.actions import Action
-from gui_gym.backends.android_elements import BoundingBox, UIElement
-from gui_gym.backends.android_replay import RecordedScreen, ReplayBackend
+from gui_gym.backends.android.elements import BoundingBox, UIElement
+from gui_gym.backends.android.replay import RecordedScreen, ReplayBackend
 from gui_gym.errors import ActionExecutionError
 
 

@@ -18,7 +18,7 @@ import gui_gym  # noqa: F401 - registers the GUI/* ids
 from tests.fakes.adb_server import FakeAdbServer
 from tests.fakes.virtual_device import VirtualDevice
 from gui_gym import Action
-from gui_gym.backends.android import AndroidBackend, AndroidConfig
+from gui_gym.backends.android.backend import AndroidBackend, AndroidConfig
 from gui_gym.errors import InfraError
 from gui_gym.processes import descendants, running
 from gui_gym.waiting import wait_until

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Sequence
 
 from gui_gym.actions import POINTER_KINDS, Action
-from gui_gym.backends.android_elements import UIElement, element_at, elements_text
+from gui_gym.backends.android.elements import UIElement, element_at, elements_text
 from gui_gym.backends.base import Observation
 from gui_gym.backends.static import StaticBackend
 

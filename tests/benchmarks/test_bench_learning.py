@@ -69,7 +69,7 @@ def test_the_runs_pool_workers_die_with_a_killed_parent():
     """`benchmarks.learning` trains in a spawn pool with this initializer: ``kill -9`` of the
     benchmark must not leave its workers (and their browsers) running."""
     parent = subprocess.Popen([sys.executable, "-c", POOL_PARENT], stdout=subprocess.PIPE, text=True,
-                              cwd=Path(__file__).resolve().parents[1])
+                              cwd=Path(__file__).resolve().parents[2])
     try:
         worker = psutil.Process(int(parent.stdout.readline()))
         assert worker.is_running()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.fakes.device_shell import android_input_text
-from gui_gym.backends.android_input import (direction_swipe, key_command, keycode, resolve_package, screen_swipe, scroll_swipe,
+from gui_gym.backends.android.input import (direction_swipe, key_command, keycode, resolve_package, screen_swipe, scroll_swipe,
                                             text_commands)
 from gui_gym.errors import ActionExecutionError
 

@@ -10,7 +10,7 @@ from PIL import Image
 
 from tests.fakes.adb_server import FakeAdbServer, record_sample
 from tests.fakes.virtual_device import VirtualDevice
-from gui_gym.backends.android import AndroidBackend, AndroidConfig
+from gui_gym.backends.android.backend import AndroidBackend, AndroidConfig
 from gui_gym.errors import ActionExecutionError
 from gui_gym.suites.android.androidcontrol import SAMPLE_DIR, load_episode
 from gui_gym.suites.android.recording import Script, ScriptedStep, record_episode

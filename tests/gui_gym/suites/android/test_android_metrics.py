@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gui_gym.actions import Action
-from gui_gym.backends.android_elements import BoundingBox
+from gui_gym.backends.android.elements import BoundingBox
 from gui_gym.suites.android.metrics import (StepScore, action_type, click_matches, score_step, summarize,
                                             text_matches, token_f1)
 

@@ -2,9 +2,9 @@
 
 What runs is what AndroidWorld's harness does over adb: ``screencap -p`` for screenshots,
 ``input tap/swipe/text/keyevent`` for input (text escaped for the device shell and for
-``input``'s own ``%s``, see `android_input`), ``monkey`` to open an app by name or package,
+``input``'s own ``%s``, see `input`), ``monkey`` to open an app by name or package,
 ``uiautomator dump`` for the element list (AndroidWorld's fields and indexing, see
-`android_elements`), ``wm size`` for the screen and ``dumpsys window`` for the foreground
+`elements`), ``wm size`` for the screen and ``dumpsys window`` for the foreground
 app. After every action the backend waits until two consecutive UI dumps are identical,
 bounded by ``settle_timeout_s`` (dumps rather than screenshots: a blinking text caret never
 makes two screenshots equal).
@@ -32,10 +32,10 @@ import numpy as np
 from PIL import Image
 
 from gui_gym.actions import Action
-from gui_gym.backends.android_elements import UIElement, element_at, elements_text, parse_uiautomator_xml
-from gui_gym.backends.android_input import (direction_swipe, key_command, keycode, resolve_package, screen_swipe,
+from gui_gym.backends.android.elements import UIElement, element_at, elements_text, parse_uiautomator_xml
+from gui_gym.backends.android.input import (direction_swipe, key_command, keycode, resolve_package, screen_swipe,
                                             scroll_swipe, text_commands)
-from gui_gym.backends.android_sync import SyncSession
+from gui_gym.backends.android.sync import SyncSession
 from gui_gym.backends.base import DEFAULT_STEP_TIMEOUT_S, Backend, Observation
 from gui_gym.errors import ActionExecutionError, GUIGymError, InfraError, MissingResourceError
 from gui_gym.waiting import wait_until

@@ -7,7 +7,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from tests.test_desktop_client import FakeVM
+from tests.gui_gym.backends.desktop.test_desktop_client import FakeVM
 
 from gui_gym.backends.desktop import DesktopBackend
 from gui_gym.errors import MissingResourceError, TaskConfigError

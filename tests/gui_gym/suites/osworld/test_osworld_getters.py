@@ -6,7 +6,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from tests.test_osworld_setup import ctx, vm  # noqa: F401 - fixtures
+from tests.gui_gym.suites.osworld.test_osworld_setup import ctx, vm  # noqa: F401 - fixtures
 
 from gui_gym.errors import MissingResourceError
 from gui_gym.suites.osworld.getters import get_getter

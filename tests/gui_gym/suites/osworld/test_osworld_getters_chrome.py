@@ -13,7 +13,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from tests.test_osworld_setup import ctx, vm  # noqa: F401 - fixtures
+from tests.gui_gym.suites.osworld.test_osworld_setup import ctx, vm  # noqa: F401 - fixtures
 
 from gui_gym.backends.browser import find_chromium
 from gui_gym.suites.osworld.getters import get_getter

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gui_gym.backends.android_elements import (BoundingBox, UIElement, element_at, elements_text,
+from gui_gym.backends.android.elements import (BoundingBox, UIElement, element_at, elements_text,
                                                parse_uiautomator_xml)
 from gui_gym.errors import ActionExecutionError
 

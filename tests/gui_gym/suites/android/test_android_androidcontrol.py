@@ -14,7 +14,7 @@ from PIL import Image
 
 import gui_gym  # noqa: F401  (registers the ids)
 from gui_gym.actions import Action
-from gui_gym.backends.android_elements import BoundingBox
+from gui_gym.backends.android.elements import BoundingBox
 from gui_gym.errors import MissingResourceError, TaskConfigError
 from gui_gym.suites.android import load_episodes
 from gui_gym.suites.android.androidcontrol import ENV_VAR, SAMPLE_DIR, load_episode
