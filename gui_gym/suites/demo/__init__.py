@@ -191,5 +191,5 @@ class DemoSuite(TaskSuite):
 def make_env(**kwargs: Any) -> GUIEnv:
     """Entry point of ``GUI/Demo-v0``: `BrowserConfig` fields and `GUIEnv` kwargs. The browser
     reaches the demo's own server only."""
-    config = BrowserConfig.pop_from(kwargs, allowed_hosts=OWN_SERVERS_ONLY)
+    config = BrowserConfig.pop_from(kwargs, allowed_hosts=OWN_SERVERS_ONLY, disable_animations=True)
     return GUIEnv(BrowserBackend(config), DemoSuite(), **kwargs)
