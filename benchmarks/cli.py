@@ -267,6 +267,8 @@ def _check_resume(args: argparse.Namespace, run: dict[str, Any]) -> None:
     arg("--max-steps", type=int, help="step limit per episode (default: each task's own)"),
     arg("--episode-timeout", type=float, default=600.0, help="wall-clock limit per episode in seconds (default 600)"),
     arg("--retries", type=int, default=1, help="reruns of an episode that ends in an error (default 1)"),
+    arg("--screenshot-format", choices=("webp", "png"), default="webp",
+        help="how screenshots are stored: lossless WebP (default, a third of the size) or PNG"),
     arg("--out", help="results folder (default results/<env>/<agent>/<time>)"),
     arg("--resume", action="store_true", help="continue the run in --out (default: the latest run of --env/--agent)"),
     arg("--rerun-errors", action="store_true", help="with --resume, run episodes that ended in an error again"),
@@ -321,7 +323,8 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"gui-bench: {env_id} with agent {agent_spec}: {len(todo)} of {len(jobs)} episodes to run "
               f"on {min(args.workers, max(1, len(todo)))} worker(s)\nresults: {out}", flush=True)
         config = RunConfig(env_id, out, agent_spec, agent_kwargs, env_kwargs, workers=args.workers,
-                           episode_timeout_s=args.episode_timeout, retries=args.retries)
+                           episode_timeout_s=args.episode_timeout, retries=args.retries,
+                           image_format=args.screenshot_format)
         progress = Progress(len(jobs), previous=previous)
         started = time.monotonic()
         try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import itertools
 import json
 import os
@@ -23,8 +24,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+import numpy as np
+
 from gui_gym.errors import JudgeError, MissingResourceError, TaskConfigError
-from gui_gym.judges.base import Judge
+from gui_gym.judges.base import PNG_SIGNATURE, Judge
 from gui_gym.judges.cache import CachedJudge
 from gui_gym.judges.lvlm import LVLMJudge
 from gui_gym.judges.trajectory import Trajectory, TrajectoryStep
@@ -173,12 +176,19 @@ def load_trajectory(folder: Path) -> Trajectory:
     return trajectory
 
 
-def _read_png(folder: Path, name: Any) -> bytes | None:
+def _read_png(folder: Path, name: Any) -> "bytes | np.ndarray | None":
+    """A recorded screenshot: PNG bytes as stored, or the pixels of another format (WebP)."""
     if not name:
         return None
     path = folder / str(name)
     try:
-        return path.read_bytes()
+        data = path.read_bytes()
+        if data.startswith(PNG_SIGNATURE):
+            return data
+        from PIL import Image
+
+        with Image.open(io.BytesIO(data)) as picture:
+            return np.asarray(picture.convert("RGB"))
     except OSError as exc:
         raise TaskConfigError(f"screenshot {path} named in {folder / TRAJECTORY_FILE} cannot be read: {exc}") from exc
 
