@@ -67,7 +67,7 @@ def write_from_episode(episode_dir: str | Path, dest: str | Path, *,
     def copy_shot(source: str | None) -> str | None:
         if not source or not (episode_dir / source).is_file():
             return None
-        name = f"{len(steps)}_screenshot.png"  # the index of the entry it illustrates
+        name = f"{len(steps)}_screenshot{Path(source).suffix}"  # the index of the entry it illustrates
         _link_or_copy(episode_dir / source, shots / name)
         return f"{TRAJECTORY_DIR}/{name}"
 

@@ -49,7 +49,8 @@ class EpisodeWorker:
 
         self._store = ResultsStore(tempfile.mkdtemp(prefix="gui-bench-ray-"))
         self._agent = load_agent(config.agent, **config.agent_kwargs)
-        self._recorder = TrajectoryRecorder(gym.make(config.env_id, **config.env_kwargs), self._store.root / TASKS_DIR)
+        self._recorder = TrajectoryRecorder(gym.make(config.env_id, **config.env_kwargs), self._store.root / TASKS_DIR,
+                                            image_format=config.image_format)
         if callable(getattr(self._agent, "bind_env", None)):
             self._agent.bind_env(self._recorder)
 

@@ -38,8 +38,9 @@ def _image(path: Path, root: Path, mode: str) -> dict[str, Any] | None:
         width, height = picture.size
         if mode == "link":
             src = path.relative_to(root).as_posix()
-        elif mode == "png":
-            src = "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+        elif mode == "png" or (mode == "webp" and picture.format == "WEBP"):  # embedded as stored
+            mime = f"image/{picture.format.lower()}"
+            src = f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
         else:
             buffer = io.BytesIO()
             picture.convert("RGB").save(buffer, format="WEBP", quality=80)

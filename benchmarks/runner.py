@@ -67,6 +67,8 @@ class RunConfig:
     """CPUs a Ray worker actor reserves."""
     worker_resources: dict[str, float] = field(default_factory=dict)
     """Custom resources a Ray worker actor asks for (``{"osworld_vm": 1}``)."""
+    image_format: str = "webp"
+    """How screenshots are stored (`TrajectoryRecorder`): lossless WebP, a third of PNG."""
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -134,7 +136,8 @@ def _worker_main(conn: Connection, config: RunConfig, scratch: str | None) -> No
 
         store = ResultsStore(config.out_dir)
         agent = load_agent(config.agent, **config.agent_kwargs)
-        recorder = TrajectoryRecorder(gym.make(config.env_id, **config.env_kwargs), store.root / TASKS_DIR)
+        recorder = TrajectoryRecorder(gym.make(config.env_id, **config.env_kwargs), store.root / TASKS_DIR,
+                                      image_format=config.image_format)
         if callable(getattr(agent, "bind_env", None)):
             agent.bind_env(recorder)
     except Exception as exc:

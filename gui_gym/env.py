@@ -55,6 +55,9 @@ class GUIEnv(gym.Env):
             filled in.
         max_steps: step limit; None uses each task's own.
         observe_a11y: add the accessibility tree text to observations.
+        observe_screenshot: False for text-only observations: nothing is captured or
+            decoded, and the observation space has no "screenshot" (for a11y-tree policies;
+            then set ``observe_a11y=True``). ``render()`` returns None.
         task_ids: restrict the tasks drawn by ``reset()`` without a task id.
         render_mode: None or "rgb_array".
     """
@@ -64,8 +67,8 @@ class GUIEnv(gym.Env):
 
     def __init__(self, backend: Backend, suite: TaskSuite, *, action_format: str = "json",
                  format_context: dict[str, Any] | None = None, max_steps: int | None = None,
-                 observe_a11y: bool = False, task_ids: list[str] | None = None,
-                 render_mode: str | None = None):
+                 observe_a11y: bool = False, observe_screenshot: bool = True,
+                 task_ids: list[str] | None = None, render_mode: str | None = None):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, received {render_mode!r}")
         if max_steps is not None and max_steps < 1:
@@ -76,6 +79,8 @@ class GUIEnv(gym.Env):
         self.action_format = action_format
         self.max_steps = max_steps
         self.observe_a11y = observe_a11y
+        self.observe_screenshot = observe_screenshot
+        backend.expects_a11y = observe_a11y
         self.render_mode = render_mode
         width, height = backend.screen_size
         self._screen_size_given = "screen_size" in (format_context or {})
@@ -85,11 +90,13 @@ class GUIEnv(gym.Env):
                 suite.check_task_id(task_id)
         self._task_pool = list(task_ids) if task_ids is not None else None
         self.action_space = ActionSpace((width, height), action_format, format_context=self.format_context)
-        obs_spaces: dict[str, spaces.Space] = {
+        shot_width, shot_height = backend.screenshot_size
+        obs_spaces: dict[str, spaces.Space] = {}
+        if observe_screenshot:
             # a backend whose screenshots vary in size (static recordings) supplies its own space
-            "screenshot": getattr(backend, "screenshot_space", None) or spaces.Box(0, 255, (height, width, 3), np.uint8),
-            "instruction": FreeText(),
-        }
+            obs_spaces["screenshot"] = (getattr(backend, "screenshot_space", None)
+                                        or spaces.Box(0, 255, (shot_height, shot_width, 3), np.uint8))
+        obs_spaces["instruction"] = FreeText()
         if observe_a11y:
             obs_spaces["a11y_tree"] = FreeText()
         for key in self._extra_obs_keys():
@@ -145,7 +152,7 @@ class GUIEnv(gym.Env):
         self._follow_screen_size()
         self._done = False
         self._steps = 0
-        self._last_obs = self.backend.observe(self.observe_a11y)
+        self._last_obs = self.backend.observe(self.observe_a11y, self.observe_screenshot)
         info = self._task_info()
         info["reset_time_s"] = time.perf_counter() - started
         return self._obs(self._last_obs), info
@@ -185,7 +192,7 @@ class GUIEnv(gym.Env):
             truncated = True
         if info["infra_error"] is None:
             try:
-                self._last_obs = self.backend.observe(self.observe_a11y)
+                self._last_obs = self.backend.observe(self.observe_a11y, self.observe_screenshot)
             except InfraError as exc:
                 info["infra_error"] = str(exc)
                 self.infra_errors += 1
@@ -209,7 +216,7 @@ class GUIEnv(gym.Env):
         return self._obs(self._last_obs), reward, terminated, truncated, info
 
     def render(self):
-        if self.render_mode == "rgb_array" and self._last_obs is not None:
+        if self.render_mode == "rgb_array" and self._last_obs is not None and self._last_obs.screenshot is not None:
             return self._last_obs.screenshot.copy()
         return None
 
@@ -296,8 +303,10 @@ class GUIEnv(gym.Env):
 
     def _obs(self, observation: Observation) -> dict[str, Any]:
         assert self.task is not None
-        obs: dict[str, Any] = {"screenshot": observation.screenshot.copy(),
-                               "instruction": self.task.instruction}
+        obs: dict[str, Any] = {}
+        if self.observe_screenshot:
+            obs["screenshot"] = observation.screenshot.copy()
+        obs["instruction"] = self.task.instruction
         if self.observe_a11y:
             obs["a11y_tree"] = observation.a11y_tree or ""
         for key in self._extra_obs_keys():

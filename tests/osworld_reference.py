@@ -1,10 +1,14 @@
 """OSWorld's own metric code (desktop-env 1.0.2) as a test-only reference, and a tally of
 how our metrics compare with it.
 
-`reference_dir` installs desktop-env with ``pip install --no-deps --target`` into the repo's
-ignored ``.cache/osworld-reference/<key>/`` once (a lock keeps parallel test processes from
-installing twice; a stamp names what was installed), together with the libraries its metric
-modules import, pinned. `Reference` then loads one module of
+`reference_dir` installs desktop-env with ``pip install --no-deps --target`` into
+``~/.cache/gui-gym/osworld-reference/<key>/`` (``$GUI_GYM_REFERENCE_CACHE`` overrides the
+folder above ``<key>``) once per machine, together with the libraries its metric modules
+import, pinned: the key is a hash of that pinned list, so a folder never goes stale, and a
+fresh clone of the project reuses it (the install takes ~150 s on a quiet machine, several
+minutes on a loaded one). A lock keeps parallel test processes from installing twice; a
+stamp names what was installed. ``python tests/osworld_reference.py`` installs it ahead of
+the tests (`scripts/test` does), so no test waits for it under its own time limit. `Reference` then loads one module of
 ``desktop_env/evaluators/metrics/`` at a time from that folder, without the package's
 ``__init__`` (which imports every provider and agent), with the few libraries no compared
 metric calls replaced by stubs that raise when used. desktop-env is never a dependency of
@@ -22,6 +26,7 @@ import fcntl
 import hashlib
 import importlib
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -32,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+CACHE_ENV_VAR = "GUI_GYM_REFERENCE_CACHE"
 DESKTOP_ENV = "desktop-env==1.0.2"
 PACKAGES = (
     DESKTOP_ENV,
@@ -63,7 +68,7 @@ KEY = hashlib.sha256("\n".join(PACKAGES).encode()).hexdigest()[:12]
 
 def reference_dir() -> Path:
     """The installed reference folder (installed on first use; later calls are instant)."""
-    root = REPO_ROOT / ".cache" / "osworld-reference"
+    root = Path(os.environ.get(CACHE_ENV_VAR) or Path.home() / ".cache" / "gui-gym" / "osworld-reference")
     target = root / KEY
     stamp = target / ".installed"
     if stamp.is_file():
@@ -221,3 +226,7 @@ def format_tallies() -> Iterator[str]:
     total = Tally(sum(t.cases for t in TALLIES.values()), sum(t.agree for t in TALLIES.values()),
                   sum(t.documented for t in TALLIES.values()))
     yield f"{'TOTAL'.ljust(width)}  {total.cases:5d}  {total.agree:5d}  {total.documented:10d}"
+
+
+if __name__ == "__main__":
+    print(reference_dir())

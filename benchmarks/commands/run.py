@@ -40,6 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-steps", type=int, help="step limit per episode (default: each task's own)")
     parser.add_argument("--episode-timeout", type=float, default=600.0, help="wall-clock limit per episode in seconds (default 600)")
     parser.add_argument("--retries", type=int, default=1, help="reruns of an episode that ends in an error (default 1)")
+    parser.add_argument("--screenshot-format", choices=("webp", "png"), default="webp",
+                        help="how screenshots are stored: lossless WebP (default, a third of the size) or PNG")
     parser.add_argument("--out", help="results folder (default results/<env>/<agent>/<time>)")
     parser.add_argument("--resume", action="store_true", help="continue the run in --out (default: the latest run of --env/--agent)")
     parser.add_argument("--rerun-errors", action="store_true", help="with --resume, run episodes that ended in an error again")
@@ -109,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
               f"on {min(args.workers, max(1, len(todo)))} worker(s)\nresults: {out}", flush=True)
         config = RunConfig(env_id, out, agent_spec, agent_kwargs, env_kwargs, workers=args.workers,
                            episode_timeout_s=args.episode_timeout, retries=args.retries,
+                           image_format=args.screenshot_format,
                            ray_address=args.ray or None, worker_cpus=args.worker_cpus,
                            worker_resources=args.worker_resources)
         engine = Runner

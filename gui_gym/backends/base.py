@@ -42,9 +42,10 @@ ABORT_GRACE_S = 5.0
 
 @dataclass
 class Observation:
-    """What a backend sees. `screenshot` is HxWx3 uint8 RGB; the rest is optional."""
+    """What a backend sees. `screenshot` is HxWx3 uint8 RGB, or None when the caller asked
+    for text only (nothing was captured); the rest is optional."""
 
-    screenshot: np.ndarray
+    screenshot: np.ndarray | None
     a11y_tree: str | None = None
     url: str | None = None
     app: str | None = None
@@ -68,6 +69,15 @@ class Backend(ABC):
     @abstractmethod
     def screen_size(self) -> tuple[int, int]:
         """(width, height) of the screenshots, in pixels."""
+
+    @property
+    def screenshot_size(self) -> tuple[int, int]:
+        """(width, height) of the screenshots it returns; the screen's unless it scales them."""
+        return self.screen_size
+
+    expects_a11y = False
+    """Set by the env when its observations carry the accessibility tree: a backend may then
+    gather the tree while it settles, in the same round trip."""
 
     def start(self) -> None:
         """Start the processes this backend needs (idempotent)."""
@@ -101,11 +111,12 @@ class Backend(ABC):
             self.last_settle_s = time.perf_counter() - started
         self.bounded(f"a {action.kind} action", work)
 
-    def observe(self, a11y: bool = False) -> Observation:
-        """The screen now. Failing to see it is never the agent's fault: it is an
-        `InfraError`, and the backend is relaunched at the next reset."""
+    def observe(self, a11y: bool = False, screenshot: bool = True) -> Observation:
+        """The screen now; with ``screenshot=False`` its text only (nothing is captured or
+        decoded, ``Observation.screenshot`` is None). Failing to see it is never the agent's
+        fault: it is an `InfraError`, and the backend is relaunched at the next reset."""
         try:
-            return self.bounded("an observation", lambda: self._guard(lambda: self._observe(a11y)))
+            return self.bounded("an observation", lambda: self._guard(lambda: self._observe(a11y, screenshot)))
         except InfraError:
             raise
         except GUIGymError as exc:  # an action error, or a server's refusal
@@ -215,7 +226,8 @@ class Backend(ABC):
         cannot block."""
 
     @abstractmethod
-    def _observe(self, a11y: bool) -> Observation: ...
+    def _observe(self, a11y: bool, screenshot: bool = True) -> Observation:
+        """The screen; without `screenshot`, skip capturing it (``screenshot=None``)."""
 
     @abstractmethod
     def _alive(self) -> bool:

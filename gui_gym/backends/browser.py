@@ -1,4 +1,11 @@
-"""Playwright Chromium backend: one browser per env, a fresh context per episode.
+"""Playwright Chromium backend: one browser per env, one context reused across episodes.
+
+Episodes reuse the browser context (a fresh one costs ~100 ms) with everything an episode
+could leave behind cleared at the next reset: cookies (the env's own server tokens are set
+again), every origin's storage (localStorage, IndexedDB, cache storage, service workers,
+file systems), the HTTP cache and granted permissions; each episode gets a new page, so
+sessionStorage, history and the page's scripts end with the last one. `strict_isolation`
+keeps a fresh context per episode instead.
 
 Input is real (Playwright's mouse and keyboard, dispatched through the DevTools protocol as
 trusted events); nothing an agent writes is evaluated as code. After each action the backend
@@ -43,6 +50,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 from PIL import Image
@@ -50,7 +58,9 @@ from PIL import Image
 from gui_gym.a11y_text import format_elements
 from gui_gym.actions import Action
 from gui_gym.backends.base import DEFAULT_STEP_TIMEOUT_S, Backend, Observation
-from gui_gym.backends.page_scripts import AWAIT_SCROLL_JS, ELEMENTS_JS, INIT_JS, READY_JS, SCROLL_STATE_JS
+from gui_gym.backends.page_scripts import (AWAIT_SCROLL_JS, ELEMENTS_JS, INIT_JS, NO_ANIMATIONS_JS, READY_JS,
+                                           READY_WITH_ELEMENTS_JS,
+                                           SCROLL_STATE_JS)
 from gui_gym.backends.web_access import AccessPolicy
 from gui_gym.errors import ActionExecutionError, InfraError, MissingResourceError
 from gui_gym.processes import kill_tree, parent, running
@@ -69,7 +79,7 @@ connection attempts and stalls on DNS at every start. And a wheel scroll past a 
 is no history navigation (Chromium's overscroll gesture would go back a page)."""
 
 SCROLL_NOTCH_PX = 100
-SCREENSHOT_PARAMS = {"format": "png", "optimizeForSpeed": True}
+SCREENSHOT_FORMATS = ("png", "jpeg")
 SCROLL_WAIT_FRAMES = 4
 """Frames to wait for a wheel scroll to land; one suffices in practice, the rest are for a
 page at the end of its scroll range, which never moves."""
@@ -234,6 +244,18 @@ class BrowserConfig:
     pages restart their own episodes (MiniWoB), where a fresh page per episode is most of the
     reset's cost. Cookies, storage and page state carry over; a crashed or closed page is
     still replaced."""
+    strict_isolation: bool = False
+    """A fresh browser context per episode (the most isolated, ~100 ms more per reset)
+    instead of the reused, cleared one (see the module docstring)."""
+    disable_animations: bool = False
+    """Turn CSS transitions and animations off in every page, so a step never waits for
+    one to end. For suites whose pages are ours and whose tasks do not test motion."""
+    screenshot_format: str = "png"
+    """"png" (lossless) or "jpeg" (smaller and faster to decode; lossy)."""
+    jpeg_quality: int = 80
+    screenshot_size: tuple[int, int] | None = None
+    """(width, height) to capture at, scaled by the browser (for models that resize the
+    screen anyway); None: the viewport's size. Actions stay in viewport pixels."""
 
     @classmethod
     def pop_from(cls, kwargs: dict[str, Any], **defaults: Any) -> "BrowserConfig":
@@ -246,7 +268,19 @@ class BrowserConfig:
                 values[name] = tuple(values[name])
         if values.get("allowed_hosts") is not None:
             values["allowed_hosts"] = frozenset(values["allowed_hosts"])
+        if values.get("screenshot_size") is not None:
+            values["screenshot_size"] = tuple(values["screenshot_size"])
         return cls(**values)
+
+    def check(self) -> None:
+        """ValueError naming the field when the screenshot settings cannot work."""
+        if self.screenshot_format not in SCREENSHOT_FORMATS:
+            raise ValueError(f"screenshot_format must be one of {SCREENSHOT_FORMATS}, received {self.screenshot_format!r}")
+        if not (isinstance(self.jpeg_quality, int) and 1 <= self.jpeg_quality <= 100):
+            raise ValueError(f"jpeg_quality must be an int in [1, 100], received {self.jpeg_quality!r}")
+        size = self.screenshot_size
+        if size is not None and (len(size) != 2 or not all(isinstance(v, int) and v > 0 for v in size)):
+            raise ValueError(f"screenshot_size must be (width, height) in positive pixels or None, received {size!r}")
 
 
 class BrowserBackend(Backend):
@@ -263,12 +297,20 @@ class BrowserBackend(Backend):
             setattr(config, key, value)
         if config.allowed_hosts is not None:
             config.allowed_hosts = frozenset(config.allowed_hosts)
+        config.check()
         self.config = config
+        self._screenshot_params = self._capture_params(config)
         self.access = AccessPolicy(config.allowed_hosts)
         self.start_url: str | None = None
         self.blocked_requests: list[str] = []
         self.browser_pid: int | None = None
         self._cookies: list[dict[str, Any]] = []
+        self._context_reachable: list[str] = []
+        """The origins the context's proxy lets through: one registered later needs a new context."""
+        self._origins: set[str] = set()
+        """Every http(s) origin the context requested since it was last cleared."""
+        self._settled_elements: list[dict[str, Any]] | None = None
+        """The element list the last settle gathered (`expects_a11y`), until anything acts."""
         self._proxy_hole: socket.socket | None = None
         self._driver: Driver | None = None
         self._playwright = None
@@ -289,6 +331,25 @@ class BrowserBackend(Backend):
     @property
     def screen_size(self) -> tuple[int, int]:
         return self.config.screen or self.config.viewport
+
+    @property
+    def screenshot_size(self) -> tuple[int, int]:
+        return self.config.screenshot_size or self.screen_size
+
+    @staticmethod
+    def _capture_params(config: BrowserConfig) -> dict[str, Any]:
+        """Page.captureScreenshot's parameters: the format, and a clip of the viewport scaled
+        to `screenshot_size` (the clip is in CSS pixels of the visual viewport, which
+        ``captureBeyondViewport=False`` keeps it to)."""
+        params: dict[str, Any] = {"format": config.screenshot_format, "optimizeForSpeed": True,
+                                  "captureBeyondViewport": False}
+        if config.screenshot_format == "jpeg":
+            params["quality"] = config.jpeg_quality
+        if config.screenshot_size is not None and config.screenshot_size != config.viewport:
+            width, height = config.viewport
+            params["clip"] = {"x": 0, "y": 0, "width": width, "height": height,
+                              "scale": config.screenshot_size[0] / width}
+        return params
 
     @property
     def step_timeout_s(self) -> float | None:  # type: ignore[override]
@@ -353,6 +414,7 @@ class BrowserBackend(Backend):
 
     def evaluate(self, expression: str, arg: Any = None) -> Any:
         """Run a JavaScript expression written by the suite (never by the agent)."""
+        self._settled_elements = None
         return self._guard(lambda: self._page.evaluate(expression, arg))
 
     @property
@@ -430,12 +492,40 @@ class BrowserBackend(Backend):
             self.blocked_requests = []
             self.start_url = None
             self._elements = None
+            self._settled_elements = None
             return
-        self._close_context()
         self.blocked_requests = []
         self.start_url = None
-        self._page = None
-        self._bounded("opening a fresh context", self._open_context)
+        self._settled_elements = None
+        if (self.config.strict_isolation or self._context is None
+                or self._context_reachable != self.access.reachable):
+            self._close_context()
+            self._page = None
+            self._bounded("opening a fresh context", self._open_context)
+        else:
+            self._bounded("clearing the context", self._clear_context)
+
+    def _clear_context(self) -> None:
+        """Leave nothing of the last episode in the reused context: a new page first (the old
+        ones close, and with them sessionStorage, history, timers, sockets and workers), then
+        the storage of every origin it requested, the HTTP cache, cookies (the servers' tokens
+        set again) and permissions."""
+        context, old = self._context, list(self._context.pages)
+        self._closing_context = True  # the old pages' "close" must not adopt one another
+        try:
+            self._adopt_page(context.new_page())
+            for page in old:
+                page.close()
+        finally:
+            self._closing_context = False
+        for origin in sorted(self._origins):  # "all" takes the origin's cookies too: tokens after
+            self._cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+        self._origins.clear()
+        self._cdp.send("Network.clearBrowserCache")
+        context.clear_cookies()
+        if self._cookies:
+            context.add_cookies(self._cookies)
+        context.clear_permissions()
 
     def _open_context(self) -> None:
         width, height = self.config.viewport
@@ -450,6 +540,11 @@ class BrowserBackend(Backend):
             service_workers="block", accept_downloads=False, **options)
         self._context.set_default_timeout(self.config.navigation_timeout_s * 1000)
         self._context.add_init_script(INIT_JS)
+        if self.config.disable_animations:
+            self._context.add_init_script(NO_ANIMATIONS_JS)
+        self._context_reachable = self.access.reachable
+        self._origins = set()
+        self._context.on("request", self._note_origin)
         if self._cookies:
             self._context.add_cookies(self._cookies)
         self._context_servers = self._servers_allowed
@@ -470,13 +565,20 @@ class BrowserBackend(Backend):
         inflight: set[Any] = set()
         self._inflight = inflight
         self._crashed = False
-        self._elements = None
+        self._elements = self._settled_elements = None
         page.on("request", lambda request: inflight.add(request))
         page.on("requestfinished", lambda request: inflight.discard(request))
         page.on("requestfailed", lambda request: inflight.discard(request))
         page.on("crash", lambda _p: setattr(self, "_crashed", True))
         page.on("close", self._on_page_close)
         self._cdp = self._context.new_cdp_session(page)
+
+    def _note_origin(self, request) -> None:
+        """Remember the origin of every http(s) request: the storage to clear at the next reset."""
+        url = request.url
+        if url.startswith(("http:", "https:")):
+            parts = urlsplit(url)
+            self._origins.add(f"{parts.scheme}://{parts.netloc}")
 
     def _on_page_close(self, page) -> None:
         if page is self._page and self._context is not None and not self._closing_context:
@@ -500,10 +602,12 @@ class BrowserBackend(Backend):
         socket_route.close(code=1008, reason="blocked by gui-gym")
 
     def _goto(self, url: str) -> None:
+        self._settled_elements = None
         self._page.goto(url, wait_until="load")
         self._settle()
 
     def _execute(self, action: Action) -> None:
+        self._settled_elements = None
         page, kind = self._page, action.kind
         mouse, keyboard = page.mouse, page.keyboard
         if kind in ("click", "double_click", "triple_click", "right_click", "long_press",
@@ -599,9 +703,13 @@ class BrowserBackend(Backend):
         quiet. Returns at once when the page already is."""
         deadline = time.monotonic() + self.config.settle_timeout_s
         page_before = self._page
+        script = READY_WITH_ELEMENTS_JS if self.expects_a11y else READY_JS
+        elements = None
         while time.monotonic() < deadline:
             try:
-                ready = self._page.evaluate(READY_JS)
+                ready = self._page.evaluate(script, self.config.screen) if self.expects_a11y else self._page.evaluate(script)
+                if isinstance(ready, dict):
+                    ready, elements = ready["ready"], ready.get("elements")
             except Exception as exc:
                 if self._crashed or self._disconnected:
                     raise InfraError("the browser page crashed") from exc
@@ -622,6 +730,7 @@ class BrowserBackend(Backend):
                         logger.debug("an announced popup did not open: %s", exc)
                 continue
             if ready and not self._inflight:
+                self._settled_elements = elements
                 return
             self._page.wait_for_timeout(16)
         # Timed out. A page still "leaving" after the whole bound announced a navigation that
@@ -632,26 +741,32 @@ class BrowserBackend(Backend):
         except Exception as exc:  # a navigation is replacing the document after all: it has no flag
             logger.debug("the leaving flag could not be cleared: %s", exc)
 
-    def _observe(self, a11y: bool) -> Observation:
+    def _observe(self, a11y: bool, screenshot: bool = True) -> Observation:
         if self._crashed:
             raise InfraError("the browser page crashed")
         if self._page.is_closed():  # the agent closed the last tab: a blank one, like a browser
             self._adopt_page(self._context.new_page())
         self._refuse_documents()
-        width, height = self.screen_size
-        png = base64.b64decode(self._capture(width, height)["data"])
-        image = Image.open(io.BytesIO(png))
-        screenshot = np.asarray(image.convert("RGB"))
-        extra = {"png": png}  # the encoded screenshot, so a recorder need not encode it again
-        if screenshot.shape[:2] != (height, width):  # a page that resized the window
-            screenshot = np.asarray(image.convert("RGB").resize((width, height)))
-            extra = {}
+        pixels, extra = self._screenshot() if screenshot else (None, {})
         tree = None
         if a11y:
-            tree = format_elements(self._refresh_elements())
+            settled, self._settled_elements = self._settled_elements, None
+            self._elements = settled if settled is not None else self._refresh_elements()
+            tree = format_elements(self._elements)
         else:
             self._elements = None
-        return Observation(screenshot=screenshot, a11y_tree=tree, url=self._page.url, extra=extra)
+        return Observation(screenshot=pixels, a11y_tree=tree, url=self._page.url, extra=extra)
+
+    def _screenshot(self) -> tuple[np.ndarray, dict[str, bytes]]:
+        """The viewport's pixels, and in `extra` the browser's own encoding of them ("png" or
+        "jpeg"), so a recorder need not encode them again."""
+        data = base64.b64decode(self._capture()["data"])
+        image = Image.open(io.BytesIO(data))
+        pixels = np.asarray(image.convert("RGB"))
+        width, height = self.screenshot_size
+        if pixels.shape[:2] != (height, width):  # a page that resized the window
+            return np.asarray(image.convert("RGB").resize((width, height))), {}
+        return pixels, {self.config.screenshot_format: data}
 
     def _refuse_documents(self) -> None:
         """Blank the page if it, or a frame in it, shows a document the policy refuses (a
@@ -661,12 +776,14 @@ class BrowserBackend(Backend):
             if reason is not None:
                 logger.warning("browser: the page showed %s (%s); blanked before the observation", frame.url, reason)
                 self.blocked_requests.append(frame.url)
+                self._settled_elements = None
                 self._page.goto("about:blank")
                 return
 
-    def _capture(self, width: int, height: int) -> dict[str, Any]:
-        """One screenshot through DevTools: the viewport, or its top-left `width` x `height`
-        screen (a clip is in page coordinates, so it starts where the page is scrolled to).
+    def _capture(self) -> dict[str, Any]:
+        """One screenshot through DevTools: the viewport, or its top-left `screen` (a clip is
+        in page coordinates, so it starts where the page is scrolled to), scaled to
+        `screenshot_size`.
         The session detaches from a page that swaps its renderer (a cross-process navigation, the error page of a failed one) and capturing
         fails until the new document has committed: retried with a new session, within
         `settle_timeout_s`."""
@@ -674,10 +791,12 @@ class BrowserBackend(Backend):
         while True:
             try:
                 if self.config.screen is None:
-                    return self._cdp.send("Page.captureScreenshot", SCREENSHOT_PARAMS)
+                    return self._cdp.send("Page.captureScreenshot", self._screenshot_params)
+                width, height = self.config.screen
                 view = self._cdp.send("Page.getLayoutMetrics")["cssVisualViewport"]
-                clip = {"x": view["pageX"], "y": view["pageY"], "width": width, "height": height, "scale": 1}
-                return self._cdp.send("Page.captureScreenshot", {**SCREENSHOT_PARAMS, "clip": clip})
+                scale = self.screenshot_size[0] / width
+                clip = {"x": view["pageX"], "y": view["pageY"], "width": width, "height": height, "scale": scale}
+                return self._cdp.send("Page.captureScreenshot", {**self._screenshot_params, "clip": clip})
             except Exception as exc:
                 if self._crashed or self._disconnected or time.monotonic() >= deadline_at:
                     raise

@@ -49,6 +49,21 @@ INIT_JS = r"""
 })();
 """
 
+NO_ANIMATIONS_JS = r"""
+(() => {
+  // Transitions never start and animations end at once (their end state and events stay),
+  // so settling never waits for motion.
+  const add = () => {
+    const style = document.createElement('style');
+    style.textContent = '*, *::before, *::after { transition: none !important; ' +
+      'animation-duration: 0s !important; animation-delay: 0s !important; scroll-behavior: auto !important; }';
+    (document.head || document.documentElement).appendChild(style);
+  };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', add);
+  else add();
+})();
+"""
+
 READY_JS = r"""
 async () => {
   // One macrotask first: work the action queued (a form submission, a timer of 0) runs now.
@@ -166,3 +181,8 @@ ELEMENTS_JS = r"""
   return out;
 }
 """
+
+READY_WITH_ELEMENTS_JS = ("async (screen) => { const ready = await (" + READY_JS.strip() + ")(); "
+                          "return ready === true ? {ready, elements: (" + ELEMENTS_JS.strip() + ")(screen)} : {ready}; }")
+"""READY_JS, and when the page is ready the element list too (ELEMENTS_JS's `screen`
+argument): one round trip for both."""

@@ -159,13 +159,14 @@ class StaticBackend(Backend):
     def _execute(self, action: Action) -> None:
         self.actions.append(action)
 
-    def _observe(self, a11y: bool) -> Observation:
-        if self._screenshot is None:
+    def _observe(self, a11y: bool, screenshot: bool = True) -> Observation:
+        pixels = self._screenshot
+        if not screenshot:
+            pixels = None
+        elif pixels is None:
             width, height = self.default_size
-            screenshot = np.zeros((height, width, 3), np.uint8)
-        else:
-            screenshot = self._screenshot
-        return Observation(screenshot=screenshot, a11y_tree=self._a11y_tree if a11y else None)
+            pixels = np.zeros((height, width, 3), np.uint8)
+        return Observation(screenshot=pixels, a11y_tree=self._a11y_tree if a11y else None)
 
     def _alive(self) -> bool:
         return True

@@ -13,5 +13,5 @@ from gui_gym.suites.demo import DemoSuite
 def make_env(**kwargs: Any) -> GUIEnv:
     """Entry point of ``GUI/Demo-v0``: `BrowserConfig` fields and `GUIEnv` kwargs. The browser
     reaches the demo's own server only."""
-    config = BrowserConfig.pop_from(kwargs, allowed_hosts=OWN_SERVERS_ONLY)
+    config = BrowserConfig.pop_from(kwargs, allowed_hosts=OWN_SERVERS_ONLY, disable_animations=True)
     return GUIEnv(BrowserBackend(config), DemoSuite(), **kwargs)

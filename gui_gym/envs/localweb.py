@@ -25,5 +25,5 @@ def make_env(*, apps: Iterable[str] | None = None, difficulty: str | Iterable[st
         if levels - set(DIFFICULTY_STEPS):
             raise ValueError(f"unknown difficulty {sorted(levels - set(DIFFICULTY_STEPS))}; expected easy, medium or hard")
         kwargs["task_ids"] = [t for t in suite.task_ids if suite.describe(t)["difficulty"] in levels]
-    config = BrowserConfig.pop_from(kwargs, allowed_hosts=OWN_SERVERS_ONLY)
+    config = BrowserConfig.pop_from(kwargs, allowed_hosts=OWN_SERVERS_ONLY, disable_animations=True)
     return GUIEnv(BrowserBackend(config), suite, **kwargs)

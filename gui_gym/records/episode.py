@@ -16,6 +16,7 @@ names the file and the field when it is malformed.
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import logging
 import os
@@ -198,7 +199,7 @@ def read_result(folder: str | os.PathLike) -> EpisodeResult | None:
 def load_episode(folder: str | os.PathLike, *, screenshots: bool = True) -> Trajectory:
     """A recorded episode folder as a `Trajectory` (the recorder's layout: ``traj.jsonl``, whose
     reset line carries the first screenshot, ``step_NNNN.png``, ``result.json``), with the
-    screenshots as PNG bytes (or only their file names, without `screenshots`). Each line's
+    screenshots as PNG bytes or decoded pixels (or only their file names, without `screenshots`). Each line's
     ``info`` is the env's, so success and score read as they did live. A folder with a result
     and no ``traj.jsonl`` (a worker that died before the reset) is an episode without steps; a
     last line cut short (a writer killed mid-line) ends the steps. Raises `TaskConfigError`
@@ -228,7 +229,7 @@ def load_episode(folder: str | os.PathLike, *, screenshots: bool = True) -> Traj
         if not isinstance(record, dict):
             raise TaskConfigError(f"{traj_path} line {number}: expected a JSON object, received {line[:80]!r}")
         name = record.get("screenshot_file")
-        screenshot = _read_png(folder, name, traj_path) if screenshots else None
+        screenshot = _read_screenshot(folder, name, traj_path) if screenshots else None
         if record.get("event") == "reset":
             trajectory.task_id = str(record.get("task_id") or "")
             trajectory.instruction = str(record.get("instruction") or "")
@@ -250,11 +251,19 @@ def load_episode(folder: str | os.PathLike, *, screenshots: bool = True) -> Traj
     return trajectory
 
 
-def _read_png(folder: Path, name: Any, traj_path: Path) -> bytes | None:
+def _read_screenshot(folder: Path, name: Any, traj_path: Path) -> "bytes | np.ndarray | None":
+    """A recorded screenshot: PNG bytes as stored, or the pixels of another format (the
+    harness stores lossless WebP), which the models take as arrays."""
     if not name:
         return None
     path = folder / str(name)
     try:
-        return path.read_bytes()
+        data = path.read_bytes()
+        if path.suffix.lower() == ".png":
+            return data
+        from PIL import Image
+
+        with Image.open(io.BytesIO(data)) as picture:
+            return np.asarray(picture.convert("RGB"))
     except OSError as exc:
         raise TaskConfigError(f"screenshot {path} named in {traj_path} cannot be read: {exc}") from exc

@@ -7,14 +7,16 @@ the same folders. One episode is one folder, ``out_dir/<task_id>__seed<seed>/``:
   the action as given, the parsed action, reward, flags, the JSON-safe ``info``, the
   screenshot of the screen *after* the step, the url (web), timings, and whatever the caller
   attached with `annotate` (the model's raw response, its thought, the agent's time);
-- ``step_0000.png`` (after the reset), ``step_0001.png`` (after step 1), ...;
+- ``step_0000.png`` (after the reset), ``step_0001.png`` (after step 1), ...; ``.webp``
+  with ``image_format="webp"`` (lossless, about a third of the PNG: the harness's choice);
 - ``result.json``: written last, when the episode ends (score, success, steps, error,
   timings). Its presence is what marks the episode complete, so a folder without it is an
   episode that was interrupted and must be run again.
 
 Screenshots and ``result.json`` go to a temporary file that is then renamed, so a killed
 process never leaves half a file under a final name. A screenshot the backend already holds
-as PNG (the browser's own capture, ``last_observation.extra["png"]``) is written as it is;
+in the format written (the browser's own capture, ``last_observation.extra["png"]``) is
+written as it is;
 others are encoded on a background thread (Pillow releases the GIL while it compresses), so
 recording costs the step loop little.
 A ``reset`` on an existing folder clears the files a previous attempt left there.
@@ -39,25 +41,30 @@ import numpy as np
 from gui_gym.records import (RESULT_FILE, TRAJECTORY_FILE, EpisodeResult, action_text, atomic_write, atomic_write_json,
                              episode_key, final_answer, json_safe)
 
-_OWN_FILES = re.compile(r"^(traj\.jsonl|result\.json|step_\d+\.png|\..+\.tmp)$")
+_OWN_FILES = re.compile(r"^(traj\.jsonl|result\.json|step_\d+\.(?:png|webp)|\..+\.tmp)$")
 """The files a recorded episode folder holds (cleared when an attempt starts again)."""
+IMAGE_FORMATS = ("png", "webp")
+WEBP_LOSSLESS = {"lossless": True, "method": 1, "quality": 50}
+"""Lossless WebP at a low effort: about a third of a fast PNG for UI screens, the pixels
+exact, ~50 ms of the writer thread's CPU for 1280x720."""
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-class _PngWriter:
+class _ImageWriter:
     """Encodes and writes screenshots on one background thread, in order."""
 
-    def __init__(self, compress_level: int):
+    def __init__(self, image_format: str, compress_level: int):
+        self.image_format = image_format
         self.compress_level = compress_level
         self._queue: queue.Queue = queue.Queue()
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
 
     def put(self, path: Path, image: "np.ndarray | bytes") -> None:
-        """Write `image` (an RGB array to encode, or PNG bytes as they are) to `path`."""
+        """Write `image` (an RGB array to encode, or bytes already encoded) to `path`."""
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="gui-gym-recorder", daemon=True)
             self._thread.start()
@@ -87,7 +94,10 @@ class _PngWriter:
                 path, image = item
                 if not isinstance(image, bytes):
                     buffer = io.BytesIO()
-                    Image.fromarray(image).save(buffer, format="PNG", compress_level=self.compress_level)
+                    if self.image_format == "webp":
+                        Image.fromarray(image).save(buffer, format="WEBP", **WEBP_LOSSLESS)
+                    else:
+                        Image.fromarray(image).save(buffer, format="PNG", compress_level=self.compress_level)
                     image = buffer.getvalue()
                 atomic_write(path, image)
             except Exception as exc:  # surfaced by the next flush()
@@ -113,26 +123,32 @@ class TrajectoryRecorder(gym.Wrapper, gym.utils.RecordConstructorArgs):
     Args:
         env: any env; GUI envs give screenshots, urls and task ids.
         out_dir: the folder that receives one sub-folder per episode.
-        screenshots: write a PNG per step.
+        screenshots: write a screenshot per step.
         png_compress_level: zlib level 0-9; 1 is several times faster than the default 6
             for a file about twice as large.
+        image_format: "png", or "webp" (lossless, about a third of the size; the encoding
+            costs the writer thread ~50 ms per 1280x720 screen, where a browser's own PNG
+            is written as it came).
     """
 
     def __init__(self, env: gym.Env, out_dir: str | os.PathLike, *, screenshots: bool = True,
-                 png_compress_level: int = 1):
+                 png_compress_level: int = 1, image_format: str = "png"):
         if not isinstance(out_dir, (str, os.PathLike)):
             raise TypeError(f"out_dir must be a path, received {type(out_dir).__name__}")
         if not isinstance(png_compress_level, int) or not 0 <= png_compress_level <= 9:
             raise ValueError(f"png_compress_level must be an int in [0, 9], received {png_compress_level!r}")
+        if image_format not in IMAGE_FORMATS:
+            raise ValueError(f"image_format must be one of {IMAGE_FORMATS}, received {image_format!r}")
         gym.utils.RecordConstructorArgs.__init__(self, out_dir=os.fspath(out_dir), screenshots=screenshots,
-                                                 png_compress_level=png_compress_level)
+                                                 png_compress_level=png_compress_level, image_format=image_format)
         gym.Wrapper.__init__(self, env)
         self.out_dir = Path(out_dir)
         self.screenshots = screenshots
         self.result_extra: dict[str, Any] = {}
         self.episode_dir: Path | None = None
         self.last_result: EpisodeResult | None = None
-        self._writer = _PngWriter(png_compress_level)
+        self.image_format = image_format
+        self._writer = _ImageWriter(image_format, png_compress_level)
         self._traj = None
         self._annotations: dict[str, Any] = {}
         self._episode: dict[str, Any] = {}
@@ -223,9 +239,9 @@ class TrajectoryRecorder(gym.Wrapper, gym.utils.RecordConstructorArgs):
         image = obs.get("screenshot") if isinstance(obs, dict) else None
         if not self.screenshots or not isinstance(image, np.ndarray) or self.episode_dir is None:
             return None
-        name = f"step_{step:04d}.png"
+        name = f"step_{step:04d}.{self.image_format}"
         latest = getattr(self.env.unwrapped, "last_observation", None)
-        encoded = getattr(latest, "extra", {}).get("png")
+        encoded = getattr(latest, "extra", {}).get(self.image_format)
         if encoded is not None and np.array_equal(latest.screenshot, image):
             self._writer.put(self.episode_dir / name, encoded)  # the backend's own PNG: nothing to encode
         else:

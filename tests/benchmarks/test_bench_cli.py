@@ -233,7 +233,7 @@ def test_run_then_report_then_resume_a_finished_run(capsys, tmp_path):
     (out / "report.html").unlink()
     assert main(["report", str(out), "--images", "link"]) == 0
     page = (out / "report.html").read_text()
-    assert "data:image" not in page and "tasks/demo.read-code__seed5/step_0000.png" in page
+    assert "data:image" not in page and "tasks/demo.read-code__seed5/step_0000.webp" in page
 
 
 def _recorded(out: Path) -> list[Path]:

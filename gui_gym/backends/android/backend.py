@@ -428,7 +428,17 @@ class AndroidBackend(Backend):
             return "", ""
         return app.package, app.activity
 
-    def _observe(self, a11y: bool) -> Observation:
+    def _observe(self, a11y: bool, screenshot: bool = True) -> Observation:
+        pixels = self._screencap() if screenshot else None
+        tree = None
+        if a11y:
+            try:
+                tree = elements_text(self._current_elements())
+            except ActionExecutionError as exc:  # the screenshot still stands; say why the tree is missing
+                tree = f"(no UI elements: {exc})"
+        return Observation(screenshot=pixels, a11y_tree=tree, app=self._foreground()[0])
+
+    def _screencap(self) -> np.ndarray:
         png = self._device.shell(["screencap", "-p"], encoding=None, timeout=self.config.command_timeout_s)
         try:
             image = Image.open(io.BytesIO(png)).convert("RGB")
@@ -436,13 +446,7 @@ class AndroidBackend(Backend):
             raise InfraError(f"screencap on {self.serial} returned no PNG ({len(png)} bytes: {png[:60]!r})") from exc
         if image.size != self._screen_size:  # a rotation the device forced despite the lock
             image = image.resize(self._screen_size)
-        tree = None
-        if a11y:
-            try:
-                tree = elements_text(self._current_elements())
-            except ActionExecutionError as exc:  # the screenshot still stands; say why the tree is missing
-                tree = f"(no UI elements: {exc})"
-        return Observation(screenshot=np.asarray(image), a11y_tree=tree, app=self._foreground()[0])
+        return np.asarray(image)
 
     def _alive(self) -> bool:
         if self._client is None:

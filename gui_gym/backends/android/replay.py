@@ -72,14 +72,14 @@ class ReplayBackend(StaticBackend):
         if self._pending is None:  # one action per recorded step: the first one counts
             self._pending = action
 
-    def _observe(self, a11y: bool) -> Observation:
+    def _observe(self, a11y: bool, screenshot: bool = True) -> Observation:
         if self._observed:
             self.predictions.append(self._pending)
             self._pending = None
             self.position = min(self.position + 1, len(self._screens) - 1)
             self._show_current()
         self._observed = True
-        return dataclasses.replace(super()._observe(a11y), app=self.current.app if self._screens else None)
+        return dataclasses.replace(super()._observe(a11y, screenshot), app=self.current.app if self._screens else None)
 
     def _show_current(self) -> None:
         screen = self.current

@@ -186,13 +186,8 @@ class DesktopBackend(Backend):
         settled = wait_until(stable, cfg.settle_timeout_s, interval_s=cfg.settle_interval_s)
         self.last_settle = {"stable": bool(settled), "frames": len(frames)}
 
-    def _observe(self, a11y: bool) -> Observation:
-        if "frame" in self.client.extensions:
-            width, height, data = self.client.frame()
-            pixels = np.frombuffer(data, dtype=np.uint8).reshape(height, width, 3).copy()
-        else:
-            with Image.open(io.BytesIO(self.client.screenshot_png())) as image:
-                pixels = np.asarray(image.convert("RGB")).copy()
+    def _observe(self, a11y: bool, screenshot: bool = True) -> Observation:
+        pixels = self._pixels() if screenshot else None
         tree = None
         if a11y:
             try:
@@ -201,6 +196,13 @@ class DesktopBackend(Backend):
                 logger.info("no accessibility tree on this desktop: %s", exc)
                 tree = ""
         return Observation(screenshot=pixels, a11y_tree=tree)
+
+    def _pixels(self) -> np.ndarray:
+        if "frame" in self.client.extensions:
+            width, height, data = self.client.frame()
+            return np.frombuffer(data, dtype=np.uint8).reshape(height, width, 3).copy()
+        with Image.open(io.BytesIO(self.client.screenshot_png())) as image:
+            return np.asarray(image.convert("RGB")).copy()
 
     def _alive(self) -> bool:
         """The provider's desktop runs, and on our own server so does its session (a desktop

@@ -175,3 +175,14 @@ def test_a_fixed_screen_size_in_format_context_is_kept(tmp_path):
 
 def test_env_over_static_backend_passes_check_env(recorded_env):
     check_env(recorded_env, skip_render_check=True)
+
+
+def test_text_only_observations_capture_nothing_and_the_space_says_so(tmp_path):
+    paths = {"wide": _png(tmp_path / "wide.png", 200, 100)}
+    env = GUIEnv(StaticBackend(), _Suite(paths), observe_a11y=True, observe_screenshot=False, render_mode="rgb_array")
+    obs, _ = env.reset(seed=0, options={"task_id": "wide"})
+    assert "screenshot" not in env.observation_space.spaces and "screenshot" not in obs
+    assert obs in env.observation_space and env.render() is None
+    assert env.backend.observe(screenshot=False).screenshot is None
+    obs, *_ = env.step(Action.click(1, 1))
+    assert obs in env.observation_space and "screenshot" not in obs

@@ -78,6 +78,20 @@ def test_the_file_holds_the_screen_the_agent_saw_even_when_a_wrapper_changed_it(
             assert np.array_equal(saved, screen)
 
 
+def test_webp_screenshots_are_lossless_and_a_third_of_the_browsers_png(demo, tmp_path):
+    env = TrajectoryRecorder(demo, tmp_path, image_format="webp")
+    obs, info = env.reset(seed=0, options={"task_id": "demo.press-button"})
+    png = demo.unwrapped.last_observation.extra["png"]
+    env.step(Action.done())
+    saved = tmp_path / "demo.press-button__seed0" / info["screenshot_file"]
+    assert info["screenshot_file"] == "step_0000.webp"
+    with Image.open(saved) as picture:
+        assert picture.format == "WEBP" and np.array_equal(np.asarray(picture.convert("RGB")), obs["screenshot"])
+    assert saved.stat().st_size < len(png) / 2
+    with pytest.raises(ValueError, match="image_format"):
+        TrajectoryRecorder(demo, tmp_path, image_format="gif")
+
+
 def test_info_gains_two_keys_and_keeps_every_base_key(demo, tmp_path):
     plain_obs, plain = demo.reset(seed=1, options={"task_id": "demo.read-code"})
     env = TrajectoryRecorder(demo, tmp_path)

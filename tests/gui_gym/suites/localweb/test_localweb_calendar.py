@@ -23,7 +23,7 @@ from gui_gym.suites.localweb.suite import LocalWebSuite
 @pytest.fixture(scope="module")
 def env():
     # A generous settle bound: on a loaded machine suggestions may take a while to arrive.
-    env = gym.make("GUI/LocalWeb-v0", apps=["calendar"], settle_timeout_s=10)
+    env = gym.make("GUI/LocalWeb-v0", apps=["calendar"], settle_timeout_s=10, observe_screenshot=False)
     yield env
     env.close()
 

@@ -21,7 +21,7 @@ from gui_gym.suites.localweb.suite import LocalWebSuite
 
 @pytest.fixture(scope="module")
 def env():
-    env = gym.make("GUI/LocalWeb-v0", apps=["shop"])
+    env = gym.make("GUI/LocalWeb-v0", apps=["shop"], observe_screenshot=False)
     yield env
     env.close()
 

@@ -20,7 +20,7 @@ from gui_gym.suites.localweb.suite import LocalWebSuite
 
 @pytest.fixture(scope="module")
 def env():
-    env = gym.make("GUI/LocalWeb-v0", apps=["wiki"])
+    env = gym.make("GUI/LocalWeb-v0", apps=["wiki"], observe_screenshot=False)
     yield env
     env.close()
 
