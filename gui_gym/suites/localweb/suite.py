@@ -7,11 +7,13 @@ exactly and episodes never leak into each other.
 
 from __future__ import annotations
 
+import copy
 import html
 import threading
 from typing import Any, Iterable
 
 from gui_gym.backends.base import Backend
+from gui_gym.snapshots import plain
 from gui_gym.suites.base import Task, TaskSuite
 from gui_gym.suites.http_server import LoopbackServer
 from gui_gym.suites.localweb.apps import load_apps
@@ -60,6 +62,18 @@ class LocalWebSuite(TaskSuite):
     def install_world(self, world: World) -> None:
         with self.server_lock:
             self.app_server.states = world
+
+    def snapshot_world(self, task: Task) -> Any:
+        with self.server_lock:
+            return plain(task.world)
+
+    def load_world(self, task: Task, world: Any) -> None:
+        with self.server_lock:  # in place: the task and its template read this very dict
+            task.world.clear()
+            task.world.update(copy.deepcopy(world))
+
+    def snapshot_origin(self) -> str | None:
+        return self.url
 
     def start(self, backend: Backend) -> None:
         self.server.admit(backend)
