@@ -222,6 +222,14 @@ class GUIEnv(gym.Env):
         the live web, a phone). See `gui_gym.snapshots`."""
         return snapshots.take(self)
 
+    def milestones_reached(self) -> list[bool]:
+        """Which of the current task's ordered milestones hold now ([] for a task that knows
+        none): what a snapshot records, and cheap enough to ask after every step (the
+        trainers' branching asks it to know when to snapshot)."""
+        if self.task is None:
+            raise gym.error.ResetNeeded("call reset() before milestones_reached()")
+        return snapshots.milestones_reached(self)
+
     def restore(self, snapshot: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         """Continue the episode of `snapshot` (from `snapshot()`, of an env with this id):
         returns ``(obs, info)`` as `reset` does, the observation the original episode had at
