@@ -1,7 +1,11 @@
-"""Agents for `gui-bench`: the `Agent` protocol, the built-in agents (random, oracle,
-replay, openai) and the loader behind ``--agent``. Built-in agents import on first use."""
+"""Agents: the one protocol `gui-bench` and the trainers speak (`Agent`, and `TrainableAgent`
+for those that also generate with token ids and log-probs), the built-in agents (random,
+oracle, replay, openai; the trainable element and vlm policies in `agents.policies`), their
+prompt formats, and the loader behind ``--agent`` and ``--policy``. Built-in agents import on
+first use."""
 
-from agents.base import Agent, BaseAgent
-from agents.loader import BUILTIN_AGENTS, load_agent, resolve_agent
+from agents.base import Act, Agent, BaseAgent, Context, PolicyAgent, TrainableAgent
+from agents.loader import BUILTIN_AGENTS, env_kwargs_for, load_agent, load_trainable_agent, resolve_agent
 
-__all__ = ["Agent", "BaseAgent", "BUILTIN_AGENTS", "load_agent", "resolve_agent"]
+__all__ = ["Act", "Agent", "BaseAgent", "Context", "PolicyAgent", "TrainableAgent", "BUILTIN_AGENTS", "env_kwargs_for",
+           "load_agent", "load_trainable_agent", "resolve_agent"]

@@ -1,26 +1,46 @@
-"""The `Agent` protocol every `gui-bench` agent speaks, and a base class with its defaults.
+"""The one agent protocol `gui-bench` and the trainers speak.
 
-An agent is told the task at `reset` and answers each observation with one action: a
-canonical `Action`, or a string in its declared `action_format` (which the harness hands to
-the env, so the env parses and records it exactly as it would any other output).
+An `Agent` acts: it is told the task at `reset` and answers each observation with one
+action, a canonical `Action` or a string in its declared `action_format` (which the harness
+hands to the env, so the env parses and records it exactly as it would any other output).
+
+A `TrainableAgent` (a policy) is an agent whose actions come from a generation it can
+account for: `prompt` turns an observation and its `Context` (the instruction, an optional
+plan, its own earlier outputs) into the model's input, `generate` turns a prompt into an
+`Act` (the action, the text, the token ids and their log-probs), and `logprobs` scores given
+tokens under the current weights, with gradients: all the GRPO, PAGE and BEPA losses need.
+Building the prompt is separate from generating so that BEPA can act on a plan-conditioned
+prompt and train on the plain one. `PolicyAgent` gives a trainable agent its acting half
+(`reset`/`act` over `prompt`/`generate`), so ``gui-bench run --agent element`` and
+``gui-train --policy element`` take the same agent.
 
 Optional parts, read with defaults when absent:
 - ``action_format``: the text format its strings are in ("uitars", "json", ...); None when
   it only returns `Action` objects, which any env accepts.
 - ``format_context``: extra parser arguments for that format, e.g. the coordinate space
   ``{"coordinates": "relative1000"}`` of an older UI-TARS model.
+- ``observe_a11y``: True when it reads ``obs["a11y_tree"]`` (the env is made with it on).
 - ``bind_env(env)``: called once before the first episode, for agents that read the env
   itself (the oracle asks it for the task's own solution).
 - ``last_response`` / ``last_thought``: the model's raw output and its reasoning for the
   action just returned; the harness records them beside the action.
 - ``close()``: release clients and files.
+- trainable agents: ``after_update()``, called after each update (a policy generating on a
+  server pushes its new weights there), and ``entropies(prompts, token_ids)``, like
+  `logprobs` but the entropy of the distribution each token was drawn from (the trainers'
+  `entropy_coef` bonus needs it).
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 
 from gui_gym.actions import Action
+
+if TYPE_CHECKING:
+    import torch
 
 
 @runtime_checkable
@@ -37,13 +57,86 @@ class Agent(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Act:
+    """One generation of a trainable agent: `action` goes to the env (an `Action`, or text in
+    the agent's `action_format`); `token_ids` are the tokens it generated and `logprobs`
+    their log-probs when sampled; `detail` is the agent's own record of the choice (the
+    element policy keeps the chosen candidate), read back when it builds later prompts."""
+
+    action: Action | str
+    text: str
+    token_ids: tuple[int, ...]
+    logprobs: tuple[float, ...]
+    detail: Any = None
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a trainable agent conditions on besides the observation."""
+
+    instruction: str
+    plan: tuple[str, ...] | None = None
+    """BEPA LEVEL-1: the expert plan, one step per line; None for plain rollouts."""
+    history: tuple[Act, ...] = ()
+    """The agent's own earlier steps of this episode, oldest first."""
+
+    @property
+    def step(self) -> int:
+        return len(self.history)
+
+    def without_plan(self) -> "Context":
+        return dataclasses.replace(self, plan=None)
+
+
+@runtime_checkable
+class TrainableAgent(Agent, Protocol):
+    """An agent the trainers can train. Prompts are opaque to the trainers: whatever the
+    agent needs to generate and to recompute log-probs."""
+
+    action_format: str
+    """The env action format of string actions ("json" when it returns `Action`s)."""
+
+    def prompt(self, obs: Mapping[str, Any], context: Context) -> Any:
+        """The agent's input for this step."""
+        ...
+
+    def generate(self, prompt: Any, *, greedy: bool = False) -> Act:
+        """Sample (or, greedy, take the most likely) output for `prompt`."""
+        ...
+
+    def logprobs(self, prompts: Sequence[Any], token_ids: Sequence[Sequence[int]]) -> list["torch.Tensor"]:
+        """Per prompt, the 1-D tensor of log-probs of `token_ids` under the current weights
+        (differentiable)."""
+        ...
+
+    def parameters(self) -> Iterator["torch.nn.Parameter"]:
+        """The trainable parameters."""
+        ...
+
+    def reference(self) -> Any:
+        """A frozen copy of the current weights (the KL term's reference): only its
+        `logprobs` is asked of it."""
+        ...
+
+    def save(self, folder: str) -> None:
+        """Write the trainable weights to `folder`."""
+        ...
+
+    def load(self, folder: str) -> None:
+        """Read weights written by `save`."""
+        ...
+
+
 class BaseAgent:
     """Defaults for the optional parts of the protocol; subclasses override `act`."""
 
     action_format: str | None = None
     format_context: dict[str, Any] | None = None
+    observe_a11y: bool = False
 
     def __init__(self) -> None:
+        super().__init__()  # cooperative: a torch policy is an nn.Module too
         self.last_response: str | None = None
         self.last_thought: str | None = None
 
@@ -58,3 +151,23 @@ class BaseAgent:
 
     def close(self) -> None:
         """Nothing to release by default."""
+
+
+class PolicyAgent(BaseAgent):
+    """The acting half of a trainable agent: `act` is `prompt` then `generate` (greedy unless
+    `greedy` is False), with the episode's own earlier `Act`s as the context's history. The
+    trainers call `prompt` and `generate` themselves; `gui-bench` calls `reset` and `act`."""
+
+    greedy: bool = True
+    """How `act` chooses: the most likely output (benchmarking), or a sample."""
+
+    def reset(self, task_info: dict[str, Any]) -> None:
+        super().reset(task_info)
+        self._context = Context(str(task_info.get("instruction") or ""))
+
+    def act(self, obs: dict[str, Any], info: dict[str, Any]) -> "str | Action":
+        context = getattr(self, "_context", None) or Context(str(obs.get("instruction") or ""))
+        chosen = self.generate(self.prompt(obs, context), greedy=self.greedy)
+        self._context = dataclasses.replace(context, history=context.history + (chosen,))
+        self.last_response = chosen.text
+        return chosen.action

@@ -1,9 +1,11 @@
-"""Turning ``--agent SPEC`` into an agent: a built-in name, ``module:Class``, or a Python file.
+"""Turning ``--agent SPEC`` (``gui-bench``) or ``--policy SPEC`` (``gui-train``) into an agent:
+a built-in name, ``module:Class``, or a Python file; both commands take the same specs.
 
 A file is loaded as a module of its own (``path/to/agent.py`` picks the one agent class it
 defines, ``path/to/agent.py:Name`` a given one), so users benchmark an agent without packaging
 it. Arguments (``--agent-arg k=v``) are checked against the constructor's signature before it
-is called, so a typo is named instead of surfacing as a TypeError deep inside.
+is called, so a typo is named instead of surfacing as a TypeError deep inside. `env_kwargs_for`
+says what the env must be made with for an agent (its action format, the a11y tree).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from agents.base import Agent
+from agents.base import Agent, TrainableAgent
 from gui_gym.errors import AgentError
 
 BUILTIN_AGENTS: dict[str, str] = {
@@ -25,8 +27,11 @@ BUILTIN_AGENTS: dict[str, str] = {
     "oracle": "agents.oracle:OracleAgent",
     "replay": "agents.replay:ReplayAgent",
     "openai": "agents.openai_agent:OpenAIAgent",
+    "element": "agents.policies.element:ElementPolicy",
+    "vlm": "agents.policies.vlm:VLMPolicy",
 }
-"""Name -> ``module:Class``; imported only when chosen."""
+"""Name -> ``module:Class``; imported only when chosen. ``element`` and ``vlm`` are trainable."""
+TRAINABLE_AGENTS = ("element", "vlm")
 
 SPEC_HELP = ("a name (" + ", ".join(BUILTIN_AGENTS) + "), 'module:Class', or a Python file "
              "'path/to/agent.py' (optionally ':Class')")
@@ -121,3 +126,30 @@ def _from_file(path: Path, attr: str | None, spec: str) -> Callable[..., Any]:
         raise AgentError(f"agent {spec!r}: expected {path.name} to define exactly one class with an act() method, "
                          f"found {names or 'none'}; name one as '{path.name}:ClassName'")
     return candidates[0]
+
+
+def load_trainable_agent(spec: str, **kwargs: Any) -> TrainableAgent:
+    """`load_agent`, for the trainers: `AgentError` unless the agent is a `TrainableAgent`
+    (it also generates with token ids and log-probs, and scores given tokens)."""
+    agent = load_agent(spec, **kwargs)
+    if not isinstance(agent, TrainableAgent):
+        missing = [name for name in ("prompt", "generate", "logprobs", "parameters", "reference", "save", "load")
+                   if not callable(getattr(agent, name, None))]
+        close = getattr(agent, "close", None)
+        if callable(close):
+            close()
+        raise AgentError(f"agent {spec!r} cannot be trained: a {type(agent).__name__} has no {', '.join(missing)} "
+                         f"(see agents.base.TrainableAgent); the trainable built-ins are {list(TRAINABLE_AGENTS)}")
+    return agent
+
+
+def env_kwargs_for(agent: Any) -> dict[str, Any]:
+    """What the env must be made with for `agent`: its action format and format context (how
+    the env reads its strings) and the accessibility tree when it reads one."""
+    out: dict[str, Any] = {}
+    for name in ("action_format", "format_context"):
+        if getattr(agent, name, None) is not None:
+            out[name] = getattr(agent, name)
+    if getattr(agent, "observe_a11y", False):
+        out["observe_a11y"] = True
+    return out

@@ -7,8 +7,9 @@ full resolution on purpose: the model answers in the pixels of the image its ser
 with `smart_resize`, and the env maps those back to the screen exactly only if the image was
 not resized on the way (see `gui_gym.action_formats.coords`).
 
-The HTTP side is the judges' OpenAI-compatible client: every request has a timeout, and
-transport failures, 429 and 5xx are retried with backoff (`gui_gym.waiting.retry`). An
+The prompt is its format's conversation (`agents.prompts`), as the VLM policy's is; the HTTP
+side is the shared OpenAI-compatible client (`gui_gym.models.openai_client`): every request
+has a timeout, and transport failures, 429 and 5xx are retried with backoff. An
 endpoint that stays down is an `AgentError`, which the harness records as an error, not as a
 failed task.
 
@@ -21,33 +22,23 @@ SGLang server serves one).
 from __future__ import annotations
 
 import io
-import os
 from typing import Any
 
-import httpx
 import numpy as np
 
 from agents.base import BaseAgent
 from agents.prompts import PLATFORMS, get_prompt_format
 from gui_gym.action_formats.coords import MODES
 from gui_gym.actions import Action
-from gui_gym.bounded_http import make_client, request
 from gui_gym.errors import AgentError, JudgeError
-from gui_gym.judges.base import Message
-from gui_gym.judges.openai_judge import MAX_ANSWER_BYTES, OpenAIJudge
-from gui_gym.waiting import retry
+from gui_gym.models.chat import Message
+from gui_gym.models.openai_client import OpenAIClient, discover_model, from_env
 
 BASE_URL_VARS = ("GUI_GYM_AGENT_BASE_URL", "OPENAI_BASE_URL")
 API_KEY_VARS = ("GUI_GYM_AGENT_API_KEY", "OPENAI_API_KEY")
 MODEL_VARS = ("GUI_GYM_AGENT_MODEL",)
 FULL_RESOLUTION = 1 << 16
 """Image side cap given to the client: larger than any screen, so nothing is downscaled."""
-
-
-def _setting(value: str | None, names: tuple[str, ...]) -> str | None:
-    if value:
-        return value
-    return next((os.environ[n] for n in names if os.environ.get(n)), None)
 
 
 class OpenAIAgent(BaseAgent):
@@ -86,12 +77,12 @@ class OpenAIAgent(BaseAgent):
                                  ("timeout_s", timeout_s, 1e-9), ("attempts", attempts, 1)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < low:
                 raise AgentError(f"openai agent: {name} must be a number >= {low:g}, received {value!r}")
-        self.base_url = _setting(base_url, BASE_URL_VARS)
+        self.base_url = from_env(base_url, BASE_URL_VARS)
         if not self.base_url:
             raise AgentError("openai agent: no endpoint; pass --agent-arg base_url=http://HOST:PORT/v1 "
                              f"or set {BASE_URL_VARS[0]} (or {BASE_URL_VARS[1]})")
-        self.model = _setting(model, MODEL_VARS)
-        self.api_key = _setting(api_key, API_KEY_VARS)
+        self.model = from_env(model, MODEL_VARS)
+        self.api_key = from_env(api_key, API_KEY_VARS)
         self.coordinates, self.history_images = coordinates, history_images
         self.platform, self.language = platform, language
         self.timeout_s, self.attempts = float(timeout_s), int(attempts)
@@ -99,7 +90,7 @@ class OpenAIAgent(BaseAgent):
                                  "attempts": attempts, "max_image_side": FULL_RESOLUTION, "extra_body": extra_body}
         self.action_format = self.prompt.action_format
         self.format_context = {"coordinates": coordinates} if self.prompt.action_format == "uitars" else None
-        self._client: OpenAIJudge | None = None
+        self._client: OpenAIClient | None = None
         self._instruction = ""
         self._turns: list[tuple[bytes | None, str]] = []
 
@@ -128,15 +119,8 @@ class OpenAIAgent(BaseAgent):
     # ---- internals ----------------------------------------------------------------------
 
     def _messages(self, current_png: bytes) -> list[Message]:
-        system = self.prompt.system(self._instruction, self.platform, self.language)
-        messages = [Message.system(system)] if system else []
-        messages.append(Message.user(self.prompt.first_user(self._instruction, self.platform, self.language)))
-        for png, text in self._turns:
-            if png is not None:
-                messages.append(Message.user(png))
-            messages.append(Message.assistant(text))
-        messages.append(Message.user(current_png))
-        return messages
+        return self.prompt.conversation(self._instruction, self._turns, current_png, platform=self.platform,
+                                        language=self.language)
 
     def _complete(self, messages: list[Message]) -> str:
         try:
@@ -144,29 +128,20 @@ class OpenAIAgent(BaseAgent):
         except JudgeError as exc:
             raise AgentError(f"model endpoint {self.base_url}: {exc}") from exc
 
-    def _chat_client(self) -> OpenAIJudge:
+    def _chat_client(self) -> OpenAIClient:
         if self._client is None:
             model = self.model or self._discover_model()
             self.model = model
-            self._client = OpenAIJudge(model=model, base_url=self.base_url, api_key=self.api_key or None,
+            self._client = OpenAIClient(model=model, base_url=self.base_url, api_key=self.api_key or None,
                                        **self._client_settings)
         return self._client
 
     def _discover_model(self) -> str:
-        url = f"{self.base_url.rstrip('/')}/models"
-        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-
-        def get() -> dict[str, Any]:
-            with make_client(url, headers=headers, timeout_s=self.timeout_s) as client:
-                response = request(client, "GET", url, timeout_s=self.timeout_s, max_bytes=MAX_ANSWER_BYTES)
-            response.raise_for_status()
-            return response.json()
         try:
-            listing = retry(get, attempts=self.attempts, retry_on=(httpx.TransportError,), base_delay_s=0.5)
-            return str(listing["data"][0]["id"])
-        except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as exc:  # AnswerTooLarge included
-            raise AgentError(f"openai agent: no model given and {url} did not list one ({type(exc).__name__}: {exc}); "
-                             f"pass --agent-arg model=NAME or set {MODEL_VARS[0]}") from exc
+            return discover_model(self.base_url, self.api_key, timeout_s=self.timeout_s, attempts=self.attempts)
+        except JudgeError as exc:
+            raise AgentError(f"openai agent: no model given and {exc}; pass --agent-arg model=NAME or set "
+                             f"{MODEL_VARS[0]}") from exc
 
 
 def _png(image: np.ndarray) -> bytes:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 from gui_gym.actions import DEFAULT_SCROLL_AMOUNT, MAX_OUTPUT_CHARS, Action, check_text, finite_float
 from gui_gym.action_formats import uitars
@@ -26,6 +26,8 @@ from gui_gym.action_formats.coords import CoordinateMapping
 from gui_gym.action_formats.reading import load_json
 from gui_gym.errors import ActionParseError, AgentError, JudgeFormatError, excerpt
 from gui_gym.judges.parsing import extract_json_object
+from gui_gym.models.chat import Message
+from gui_gym.records import ImageLike
 
 _UITARS_ACTIONS = {
     "computer": """click(start_box='(x,y)')
@@ -123,6 +125,28 @@ class PromptFormat:
     first_user: Callable[[str, str, str], str]
     thought: Callable[[str], str | None]
     to_action: Callable[[str, tuple[int, int], str], "Action | str"]
+
+    def conversation(self, instruction: str, turns: Sequence[tuple[ImageLike | None, str]], screenshot: ImageLike, *,
+                     platform: str = "computer", language: str = "English") -> list[Message]:
+        """One step's messages, for every agent prompted in this format (the OpenAI agent, the
+        VLM policy): the system prompt and first user turn for `instruction`, each earlier
+        turn (its screenshot when kept, then the model's answer), then the current screenshot."""
+        system = self.system(instruction, platform, language)
+        messages = [Message.system(system)] if system else []
+        messages.append(Message.user(self.first_user(instruction, platform, language)))
+        for image, text in turns:
+            if image is not None:
+                messages.append(Message.user(image))
+            messages.append(Message.assistant(text))
+        messages.append(Message.user(screenshot))
+        return messages
+
+
+def with_plan(instruction: str, plan: Sequence[str] | None) -> str:
+    """The instruction with an expert plan appended as numbered steps (BEPA's LEVEL-1)."""
+    if not plan:
+        return instruction
+    return instruction + "\n\nPlan:\n" + "\n".join(f"{i}. {step}" for i, step in enumerate(plan, 1))
 
 
 def _uitars_user(instruction: str, platform: str, language: str) -> str:

@@ -22,8 +22,8 @@ from typing import Any, Union
 
 from agents.base import BaseAgent
 from gui_gym.actions import Action
-from gui_gym.errors import ActionParseError, AgentError
-from gui_gym.wrappers.recorder import RESULT_FILE, TRAJECTORY_FILE, read_trajectory
+from gui_gym.errors import ActionParseError, AgentError, TaskConfigError
+from gui_gym.records import TRAJECTORY_FILE, TrajectoryStep, load_episode
 
 Recorded = Union[Action, str]
 """One replayed step: an action, or text for the env to parse."""
@@ -100,23 +100,19 @@ def _read_jsonl(path: Path) -> dict[tuple[str, Any], list[Recorded]]:
 def _read_folder(root: Path) -> dict[tuple[str, Any], list[Recorded]]:
     episodes: dict[tuple[str, Any], list[Recorded]] = {}
     for traj in sorted(root.rglob(TRAJECTORY_FILE)):
-        records = read_trajectory(traj.parent)
-        if not records:
-            continue
-        head = records[0]
-        result_path = traj.parent / RESULT_FILE
-        if result_path.is_file():
-            head = {**head, **json.loads(result_path.read_text(encoding="utf-8"))}
-        steps = sorted((r for r in records if r.get("step", 0) >= 1), key=lambda r: r["step"])
-        episodes[(str(head.get("task_id")), head.get("seed"))] = [_replayable(r) for r in steps]
+        try:
+            episode = load_episode(traj.parent, screenshots=False)
+        except TaskConfigError as exc:
+            raise AgentError(f"replay: {exc}") from exc
+        if episode.task_id or episode.steps:
+            episodes[(episode.task_id, episode.seed)] = [_replayable(step) for step in episode.steps]
     return episodes
 
 
-def _replayable(record: dict[str, Any]) -> str:
-    parsed = record.get("parsed_action")
-    if parsed is not None:
-        return json.dumps(parsed, ensure_ascii=False)
-    raw = str(record.get("action", ""))
+def _replayable(step: TrajectoryStep) -> str:
+    if step.parsed_action is not None:
+        return json.dumps(step.parsed_action, ensure_ascii=False)
+    raw = str(step.action if step.action is not None else "")
     try:
         json.loads(raw)
     except json.JSONDecodeError:

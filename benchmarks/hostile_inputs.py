@@ -2,7 +2,7 @@
 
 An agent under RL emits anything: coordinates past float32, 1 MB of garbage, JSON nested a
 thousand deep, integers past Python's 4,300-digit limit, lone surrogates, code that tries to
-escape. Every input here must be rejected at the door (`gui_gym.actions.read_actions`) with
+escape. Every input here must be rejected at the door (`gui_gym.action_formats.read_actions`) with
 an `ActionParseError`, fast; the seeded mutations of valid outputs may parse or not, but
 never crash, hang or take long. The corpus is shared by the fuzz tests
 (``tests/test_fuzz_actions.py``) and by this script, which prints the table of
@@ -391,7 +391,7 @@ def time_call(call: Callable[[], Any]) -> tuple[float, float, str]:
 
 def door(case: Case) -> Callable[[], Any]:
     """The call that reads `case` at an env's door."""
-    from gui_gym.actions import read_actions
+    from gui_gym.action_formats import read_actions
 
     if case.format == "action":
         return lambda: read_actions(case.value(), "json", screen_size=SCREEN_SIZE)

@@ -1,6 +1,6 @@
 """The learning benchmark, the papers' claim in small: on long LocalWeb tasks where a random
 policy never succeeds, GRPO, PAGE and BEPA train the same element policy
-(`trainers.policies_element.ElementPolicy`) for the same number of env episodes, 3 seeds
+(`agents.policies.element.ElementPolicy`) for the same number of env episodes, 3 seeds
 each. GRPO's groups all fail, so its advantages are zero and it does not move; PAGE learns
 from progress (the oracle judge's milestones) and subtask credit; BEPA seeds a per-task
 cache with plan-conditioned successes and injects them into all-fail groups.
@@ -30,7 +30,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from benchmarks.runner import die_with_parent
+from gui_gym.processes import die_with_parent
 
 ALGOS = ("grpo", "page", "bepa")
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -67,7 +67,7 @@ FULL = Setting(tasks=("shop.cheapest-in-category", "admin.invite-user"), episode
 
 def make_env(tasks: tuple[str, ...], max_steps: int) -> Any:
     """The env every method trains on: LocalWeb with only the tasks' apps, the a11y tree on."""
-    from benchmarks.cli import make_env as make_named_env
+    from gui_gym.registration import make as make_named_env
 
     apps = sorted({task.split(".")[0] for task in tasks})
     return make_named_env("GUI/LocalWeb-v0", {"apps": apps, "observe_a11y": True, "max_steps": max_steps})
@@ -77,9 +77,9 @@ def train_one(algo: str, seed: int, setting: Setting, out: str) -> dict[str, Any
     """Train one (method, seed) run and evaluate it; runs in its own process."""
     import torch
 
+    from agents.policies.element import ElementPolicy
     from trainers.cli import method
     from trainers.config import trainer_config
-    from trainers.policies_element import ElementPolicy
     from trainers.rollout import EnvPool
 
     torch.set_num_threads(1)
@@ -109,7 +109,7 @@ def baseline(kind: str, seed: int, setting: Setting) -> dict[str, Any]:
     like the trained ones ("random" samples; greedy decoding of a uniform policy is not random)."""
     import torch
 
-    from trainers.policies_element import ElementPolicy
+    from agents.policies.element import ElementPolicy
     from trainers.rollout import EnvPool
 
     torch.set_num_threads(1)

@@ -32,7 +32,8 @@ import numpy as np
 
 import gui_gym  # noqa: F401  (registers the ids)
 from gui_gym import Action
-from gui_gym.judges import NoisyOracleJudge, OracleJudge, Trajectory, judge_progress
+from gui_gym.judges import NoisyOracleJudge, OracleJudge, judge_progress
+from gui_gym.records import Trajectory
 from gui_gym.wrappers.progress import ProgressReward
 from gui_gym.wrappers.subtasks import SubtaskAnnotation
 

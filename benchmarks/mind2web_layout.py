@@ -27,8 +27,8 @@ from typing import Any
 
 from gui_gym.errors import HarnessError, TaskConfigError
 from gui_gym.judges.webjudge import WebTrajectory
-from gui_gym.suites.mind2web.history import describe_action, factual_actions
-from gui_gym.wrappers.recorder import RESULT_FILE, TRAJECTORY_FILE, atomic_write_json, read_trajectory
+from gui_gym.records import RESULT_FILE, TRAJECTORY_FILE, atomic_write_json, load_episode, read_result
+from gui_gym.suites.mind2web.history import factual_history
 
 SCHEMA_VERSION = "online-mind2web-v2"
 TRAJECTORY_DIR = "trajectory"
@@ -51,23 +51,20 @@ def write_from_episode(episode_dir: str | Path, dest: str | Path, *,
     """Write the v2 layout of the recorded episode in `episode_dir` to `dest`; None (nothing
     written) when the episode is not a web episode or has no result yet."""
     episode_dir, dest = Path(episode_dir), Path(dest)
-    result_path = episode_dir / RESULT_FILE
-    traj_path = episode_dir / TRAJECTORY_FILE
-    if not result_path.is_file() or not traj_path.is_file():  # a worker that died before the reset
-        return None
-    result = json.loads(result_path.read_text(encoding="utf-8"))
-    records = read_trajectory(episode_dir)
-    if not records or records[0].get("url") is None:
+    if not (episode_dir / RESULT_FILE).is_file() or not (episode_dir / TRAJECTORY_FILE).is_file():
+        return None  # not done, or a worker that died before the reset
+    result = read_result(episode_dir)
+    trajectory = load_episode(episode_dir, screenshots=False)
+    if result is None or trajectory.start_url is None:
         return None
     if dest.exists():
         shutil.rmtree(dest)
     shots = dest / TRAJECTORY_DIR
     shots.mkdir(parents=True)
     steps: list[dict[str, Any]] = []
-    last_url = records[0].get("url")
+    last_url = trajectory.start_url
 
-    def copy_shot(record: dict[str, Any]) -> str | None:
-        source = record.get("screenshot_file")
+    def copy_shot(source: str | None) -> str | None:
         if not source or not (episode_dir / source).is_file():
             return None
         name = f"{len(steps)}_screenshot.png"  # the index of the entry it illustrates
@@ -75,20 +72,16 @@ def write_from_episode(episode_dir: str | Path, dest: str | Path, *,
         return f"{TRAJECTORY_DIR}/{name}"
 
     last_factual = None
-    for record in records[1:]:
-        factual = factual_actions(record.get("parsed_action"))
-        last_url = record.get("url") or last_url
-        if not factual:
-            continue
-        steps.append({"screenshot": copy_shot(record), "url": record.get("url"),
-                      "action": "; ".join(describe_action(a) for a in factual),
-                      "action_status": "FAILED" if record.get("action_error") else "SUCCESS",
-                      "thought": record.get("thought")})
-        last_factual = record
-    final_screen = steps[-1]["screenshot"] if last_factual is records[-1] else copy_shot(records[-1])
-    document = build_result(task=str(result.get("instruction") or records[0].get("instruction") or ""),
-                            task_id=str(result.get("task_id")), reference_length=reference_length,
-                            final_answer=result.get("final_answer"), steps=steps,
+    for step, line in factual_history(trajectory.steps):
+        steps.append({"screenshot": copy_shot(step.screenshot_file), "url": step.url, "action": line,
+                      "action_status": "FAILED" if step.action_error else "SUCCESS", "thought": step.thought})
+        last_factual = step
+    last_url = next((s.url for s in reversed(trajectory.steps) if s.url), last_url)
+    last_shot = trajectory.steps[-1].screenshot_file if trajectory.steps else trajectory.start_screenshot_file
+    final_screen = steps[-1]["screenshot"] if trajectory.steps and last_factual is trajectory.steps[-1] \
+        else copy_shot(last_shot)
+    document = build_result(task=str(result.instruction or trajectory.instruction or ""), task_id=result.task_id,
+                            reference_length=reference_length, final_answer=result.final_answer, steps=steps,
                             last_screenshot=final_screen, last_url=last_url)
     atomic_write_json(dest / RESULT_FILE, document)
     return document
@@ -175,7 +168,7 @@ def find_web_episodes(root: str | Path, labels: dict[str, bool] | None = None) -
     if (root / RUN_FILE).is_file():
         folders = sorted(p.parent for p in (root / MIND2WEB_DIR).glob(f"*/{RESULT_FILE}"))
         for folder in folders:
-            truths[folder.name] = _env_truth(root / TASKS_DIR / folder.name / RESULT_FILE)
+            truths[folder.name] = _env_truth(root / TASKS_DIR / folder.name)
     elif (root / RESULT_FILE).is_file():
         folders = [root]
     else:
@@ -214,15 +207,13 @@ def read_labels(path: str | Path) -> dict[str, bool]:
     return labels
 
 
-def _env_truth(path: Path) -> bool | None:
+def _env_truth(folder: Path) -> bool | None:
     """The env's own success, or None where it is no ground truth: the episode ended in an error,
     or the env had no success check of its own (live Online-Mind2Web, scored by a judge)."""
-    if not path.is_file():
+    result = read_result(folder)
+    if result is None or result.error or result.meta.get("evaluator") == "judge":
         return None
-    result = json.loads(path.read_text(encoding="utf-8"))
-    if result.get("error") or (result.get("meta") or {}).get("evaluator") == "judge":
-        return None
-    return bool(result.get("success"))
+    return result.success
 
 
 def _factual_line(entry: dict[str, Any]) -> str:

@@ -25,10 +25,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli import DEFAULT_ENV_ID, arg, make_env, subcommand
 from benchmarks.results import Job
 from benchmarks.runner import RunConfig, Runner, run_episode
 from gui_gym.errors import HarnessError
+from gui_gym.registration import DEFAULT_ENV_ID
+from gui_gym.registration import make as make_env
 
 
 def episode_jobs(task_ids: list[str], count: int) -> list[Job]:
@@ -45,7 +46,7 @@ def throughput(env_id: str, jobs: list[Job], workers: int, env_kwargs: dict[str,
         started = time.perf_counter()
         results = Runner(config, list(jobs)).run()
         wall_s = time.perf_counter() - started
-    successes = sum(bool(r.get("success")) for r in results)
+    successes = sum(r.success for r in results)
     return {"workers": workers, "episodes": len(results), "successes": successes, "wall_s": wall_s,
             "episodes_per_min": 60 * len(results) / wall_s}
 
@@ -74,9 +75,9 @@ def overhead(env_id: str, jobs: list[Job], env_kwargs: dict[str, Any] | None = N
                 result = run_episode(recorder, agent, job)
                 times["harness"].append(time.perf_counter() - started)
                 cpu["harness"] += time.process_time() - cpu_started
-                if result.get("error"):
-                    raise HarnessError(f"perf: the harness episode {job.key} failed: {result['error']}")
-                steps["harness"] += result["steps"]
+                if result.error:
+                    raise HarnessError(f"perf: the harness episode {job.key} failed: {result.error}")
+                steps["harness"] += result.steps
         finally:
             recorder.close()
     per_step = {k: sum(times[k]) / max(1, steps[k]) for k in times}
@@ -97,12 +98,18 @@ def _bare_episode(env: Any, job: Job) -> int:
     raise AssertionError("unreachable")
 
 
-@subcommand("measure the harness: oracle episodes per minute on 1/2/4 workers, and per-step overhead vs a bare loop",
-            arg("--env", default=DEFAULT_ENV_ID, help=f"env id (default {DEFAULT_ENV_ID})"),
-            arg("--workers", default="1,2,4", help="worker counts to compare (default 1,2,4)"),
-            arg("--episodes", type=int, default=24, help="episodes per throughput measurement (default 24)"),
-            arg("--overhead-episodes", type=int, default=30, help="episodes of each loop for the overhead (default 30)"))
-def perf_command(args: argparse.Namespace) -> int:
+HELP = "measure the harness: oracle episodes per minute on 1/2/4 workers, and per-step overhead vs a bare loop"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--env", default=DEFAULT_ENV_ID, help=f"env id (default {DEFAULT_ENV_ID})")
+    parser.add_argument("--workers", default="1,2,4", help="worker counts to compare (default 1,2,4)")
+    parser.add_argument("--episodes", type=int, default=24, help="episodes per throughput measurement (default 24)")
+    parser.add_argument("--overhead-episodes", type=int, default=30,
+                        help="episodes of each loop for the overhead (default 30)")
+
+
+def run(args: argparse.Namespace) -> int:
     try:
         counts = [int(w) for w in args.workers.split(",")]
     except ValueError as exc:

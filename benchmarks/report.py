@@ -19,9 +19,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from benchmarks.results import TASKS_DIR, ResultsStore, outcome, summarize
+from benchmarks.results import TASKS_DIR, ResultsStore, summarize
 from gui_gym.errors import HarnessError
-from gui_gym.wrappers.recorder import TRAJECTORY_FILE, atomic_write, json_safe, read_trajectory
+from gui_gym.records import TRAJECTORY_FILE, EpisodeResult, atomic_write, json_safe, read_trajectory
 
 TEMPLATE = Path(__file__).with_name("report_template.html")
 REPORT_FILE = "report.html"
@@ -47,7 +47,7 @@ def _image(path: Path, root: Path, mode: str) -> dict[str, Any] | None:
     return {"src": src, "width": width, "height": height}
 
 
-def _episode(folder: Path, root: Path, result: dict[str, Any] | None, job: dict[str, Any], mode: str) -> dict[str, Any]:
+def _episode(folder: Path, root: Path, result: EpisodeResult | None, job: dict[str, Any], mode: str) -> dict[str, Any]:
     records = read_trajectory(folder)
     by_step: list[dict[str, Any] | None] = [None] * (max((r.get("step", 0) for r in records), default=-1) + 1)
     frames: list[dict[str, Any] | None] = [None] * len(by_step)
@@ -62,16 +62,16 @@ def _episode(folder: Path, root: Path, result: dict[str, Any] | None, job: dict[
     views = [{"step": step, "frame": step - 1} for step in range(1, len(by_step)) if by_step[step] is not None]
     if frames:
         views.append({"step": None, "frame": len(frames) - 1})
-    result = result or {}
-    meta = {**(job.get("meta") or {}), **(result.get("meta") or {})}
-    instruction = result.get("instruction") or (records[0].get("instruction") if records else None)
+    meta = {**(job.get("meta") or {}), **(result.meta if result else {})}
+    instruction = (result.instruction if result else None) or (records[0].get("instruction") if records else None)
+    steps = result.steps if result else (len(by_step) - 1 if by_step else None)
     return {
-        "key": job.get("key") or folder.name, "task_id": result.get("task_id") or job.get("task_id") or folder.name,
-        "seed": result.get("seed", job.get("seed")), "outcome": outcome(result) if result else "pending",
-        "score": result.get("score"), "steps": result.get("steps", len(by_step) - 1 if by_step else None),
-        "error": result.get("error"), "instruction": instruction, "final_answer": result.get("final_answer"),
-        "domain": meta.get("domain") or result.get("domain"), "difficulty": meta.get("difficulty"),
-        "time_s": (result.get("timings") or {}).get("total_s"),
+        "key": job.get("key") or folder.name, "task_id": result.task_id if result else job.get("task_id") or folder.name,
+        "seed": result.seed if result else job.get("seed"), "outcome": result.outcome if result else "pending",
+        "score": result.score if result else None, "steps": steps, "error": result.error if result else None,
+        "instruction": instruction, "final_answer": result.final_answer if result else None,
+        "domain": meta.get("domain") or (result.domain if result else None), "difficulty": meta.get("difficulty"),
+        "time_s": result.timings.get("total_s") if result else None,
         "records": by_step, "frames": frames, "views": views,
     }
 

@@ -24,17 +24,19 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import statistics
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
-from gui_gym.errors import HarnessError
-from gui_gym.wrappers.recorder import (RESULT_FILE, TRAJECTORY_FILE, atomic_write_json, episode_key,
-                                       json_safe)
+from gui_gym.errors import HarnessError, TaskConfigError
+from gui_gym.records import RESULT_FILE, TRAJECTORY_FILE, EpisodeResult, atomic_write_json, episode_key, json_safe
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
+RESULTS_ROOT = Path("results")
+"""Where runs go by default: ``results/<env>/<agent>/<time>/``."""
 RUN_FILE = "run.json"
 SUMMARY_FILE = "summary.json"
 TASKS_DIR = "tasks"
@@ -81,24 +83,14 @@ def short_error(text: Any, limit: int = 160) -> str:
     return line if len(line) <= limit else line[:limit - 3] + "..."
 
 
-def outcome(result: dict[str, Any]) -> str:
-    """"success", "failure" or "error": an error is never counted as a failure."""
-    if result.get("error"):
-        return "error"
-    return "success" if result.get("success") else "failure"
-
-
 _NONE = type(None)
 _NUMBER = (int, float)
 RUN_FIELDS: dict[str, tuple[type, ...]] = {
     "env_id": (str,), "env_kwargs": (dict,), "agent": (str,), "agent_kwargs": (dict,), "jobs": (list,),
     "action_format": (str, _NONE), "created_at": (str,)}
 JOB_FIELDS: dict[str, tuple[type, ...]] = {"task_id": (str,), "seed": (int,), "key": (str,), "meta": (dict, _NONE)}
-RESULT_FIELDS: dict[str, tuple[type, ...]] = {
-    "task_id": (str,), "seed": (int, _NONE), "success": (bool,), "score": (*_NUMBER, _NONE), "steps": (int, _NONE),
-    "error": (str, _NONE), "error_kind": (str, _NONE), "attempt": (int,), "previous_errors": (list,),
-    "retries_from": (int,), "timings": (dict, _NONE), "meta": (dict, _NONE), "domain": (str, _NONE)}
-"""The fields the harness reads, and their JSON types (a field may be absent unless required)."""
+"""The fields of run.json the harness reads, and their JSON types (a field may be absent
+unless required); result.json's are `gui_gym.records.EpisodeResult`'s."""
 _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false", list: "a list",
                dict: "an object", _NONE: "null"}
 
@@ -144,8 +136,10 @@ def read_json(path: Path) -> Any:
         raise DamagedResults(f"{path}: cannot be read ({exc.strerror})") from None
     try:
         return json.loads(text)
-    except json.JSONDecodeError as exc:
-        what = "empty" if not text.strip() else f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+    except (json.JSONDecodeError, RecursionError) as exc:
+        what = "empty" if not text.strip() else (
+            f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+            if isinstance(exc, json.JSONDecodeError) else "JSON nested too deep to read")
         raise DamagedResults(f"{path}: {what}") from None
 
 
@@ -200,26 +194,28 @@ class ResultsStore:
                 if (folder / RESULT_FILE).is_dir():
                     raise DamagedResults(f"{folder / RESULT_FILE}: expected a file, found a folder; move it away")
 
-    def read_result(self, key: str) -> dict[str, Any] | None:
+    def read_result(self, key: str) -> EpisodeResult | None:
         """An episode's result, or None when it has none yet. One that does not parse or
-        holds the wrong types is not trusted: logged, and counted as not done."""
+        holds the wrong types is not trusted: logged (once per file), and counted as not done,
+        so the episode runs again."""
         path = self.task_dir(key) / RESULT_FILE
         if not path.exists():
             return None
         try:
-            result = read_json(path)
-            check_fields(path, result, RESULT_FIELDS, ("task_id",))
-            if not all(isinstance(e, str) for e in result.get("previous_errors") or ()):
+            data = read_json(path)
+            errors = data.get("previous_errors") if isinstance(data, dict) else None
+            if errors is not None and not (isinstance(errors, list) and all(isinstance(e, str) for e in errors)):
                 raise DamagedResults(f"{path}: field previous_errors: expected a list of strings")
-            check_fields(path, result.get("timings") or {}, {"total_s": (*_NUMBER, _NONE)}, where="timings")
-        except DamagedResults as exc:
+            if isinstance(data, dict) and isinstance(data.get("timings"), dict):
+                check_fields(path, data["timings"], {"total_s": (*_NUMBER, _NONE)}, where="timings")
+            return EpisodeResult.from_dict(data, str(path))
+        except (DamagedResults, TaskConfigError) as exc:
             if path.is_dir():
                 raise
             if path not in self._reported:  # once per file, however often it is read
                 self._reported.add(path)
-                log.warning("%s; the episode counts as not run", exc)
+                logger.warning("%s; the episode counts as not run", exc)
             return None
-        return result
 
     def pending(self, jobs: Iterable[Job], retries: int, rerun_errors: bool = False) -> list[Job]:
         """The jobs still to run: no result yet, or an error with a retry left (or any error,
@@ -232,32 +228,31 @@ class ResultsStore:
             result = self.read_result(job.key)
             if result is None:
                 todo.append(job)
-            elif result.get("error"):
-                ended = replace(job, attempt=result.get("attempt") or 1,
-                                previous_errors=tuple(result.get("previous_errors") or ()),
-                                retries_from=result.get("retries_from") or 1)
+            elif result.error:
+                ended = replace(job, attempt=result.attempt, previous_errors=tuple(result.previous_errors),
+                                retries_from=result.retries_from)
                 if rerun_errors:
-                    todo.append(replace(ended.retry(str(result["error"])), retries_from=ended.attempt + 1))
+                    todo.append(replace(ended.retry(result.error), retries_from=ended.attempt + 1))
                 elif ended.may_retry(retries):
-                    todo.append(ended.retry(str(result["error"])))
+                    todo.append(ended.retry(result.error))
         return todo
 
-    def results(self, jobs: Iterable[Job]) -> list[dict[str, Any]]:
+    def results(self, jobs: Iterable[Job]) -> list[EpisodeResult]:
         """The recorded results of `jobs`, in job order (missing ones left out)."""
         return [r for r in (self.read_result(job.key) for job in jobs) if r is not None]
 
-    def write_error_result(self, job: Job, error: str, kind: str, wall_s: float) -> dict[str, Any]:
+    def write_error_result(self, job: Job, error: str, kind: str, wall_s: float) -> EpisodeResult:
         """The result of an episode whose worker crashed or hung (nothing else could write it)."""
         folder = self.task_dir(job.key)
         steps = 0
         traj = folder / TRAJECTORY_FILE
         if traj.is_file():
             steps = max(0, sum(1 for line in traj.read_text(encoding="utf-8").splitlines() if line.strip()) - 1)
-        result = {"task_id": job.task_id, "seed": job.seed, "instance_seed": None, "instruction": None,
-                  "domain": job.meta.get("domain"), "score": None, "success": False, "steps": steps,
-                  "terminated": False, "truncated": True, "final_answer": None, "error": error, "error_kind": kind,
-                  "timings": {"total_s": wall_s}, **job.result_fields()}
-        atomic_write_json(folder / RESULT_FILE, result)
+        result = EpisodeResult.from_dict(json_safe({
+            "task_id": job.task_id, "seed": job.seed, "domain": job.meta.get("domain"), "success": False,
+            "steps": steps, "truncated": True, "error": error, "error_kind": kind, "timings": {"total_s": wall_s},
+            **job.result_fields()}), f"the error result of {job.key}")
+        atomic_write_json(folder / RESULT_FILE, result.to_dict())
         return result
 
     def write_summary(self, summary: dict[str, Any]) -> None:
@@ -273,33 +268,35 @@ class ResultsStore:
             summary = read_json(path)
             check_fields(path, summary, {"wall_s": (*_NUMBER, _NONE), "suite_report": (str, _NONE)})
         except DamagedResults as exc:
-            log.warning("%s; it is rebuilt from the results", exc)
+            logger.warning("%s; it is rebuilt from the results", exc)
             return None
         return summary
 
 
-def _group(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    scored = [r for r in rows if outcome(r) != "error"]
-    successes = sum(outcome(r) == "success" for r in rows)
-    scores = [float(r["score"]) for r in scored if r.get("score") is not None]
+def _group(rows: list[EpisodeResult]) -> dict[str, Any]:
+    scored = [r for r in rows if r.outcome != "error"]
+    successes = sum(r.outcome == "success" for r in rows)
+    scores = [r.score for r in scored if r.score is not None]
     return {
         "tasks": len(rows), "successes": successes, "failures": len(scored) - successes,
         "errors": len(rows) - len(scored),
         "success_rate": successes / len(scored) if scored else None,
         "success_rate_with_errors": successes / len(rows) if rows else None,
         "mean_score": statistics.fmean(scores) if scores else None,
-        "mean_steps": statistics.fmean(r.get("steps") or 0 for r in scored) if scored else None,
-        "episode_s": sum(float((r.get("timings") or {}).get("total_s") or 0.0) for r in rows),
+        "mean_steps": statistics.fmean(r.steps for r in scored) if scored else None,
+        "episode_s": sum(float(r.timings.get("total_s") or 0.0) for r in rows),
     }
 
 
-def task_facts(result: dict[str, Any]) -> dict[str, Any]:
+def task_facts(result: EpisodeResult) -> dict[str, Any]:
     """The suite's facts about a result's task (``describe``) with the result over them,
     flat: what `TaskSuite.report` receives."""
-    return {**(result.get("meta") or {}), **{k: v for k, v in result.items() if k != "meta"}}
+    # a field the result leaves unset (None: a worker's error result has no domain) does not
+    # hide the suite's fact of that name
+    return {**result.meta, **{k: v for k, v in result.to_dict().items() if k != "meta" and v is not None}}
 
 
-def summarize(results: list[dict[str, Any]], *, wall_s: float | None = None,
+def summarize(results: list[EpisodeResult], *, wall_s: float | None = None,
               run: dict[str, Any] | None = None) -> dict[str, Any]:
     """Totals overall and per domain and difficulty; errors listed apart from failures. The
     success rate is over scored episodes; ``success_rate_with_errors`` counts errors as misses."""
@@ -314,8 +311,8 @@ def summarize(results: list[dict[str, Any]], *, wall_s: float | None = None,
         "overall": _group(results),
         "by_domain": {k: _group(v) for k, v in sorted(by["domain"].items())},
         "by_difficulty": {k: _group(v) for k, v in sorted(by["difficulty"].items())},
-        "errors": [{"key": r.get("key"), "kind": r.get("error_kind"), "error": short_error(r.get("error"), 300)}
-                   for r in results if outcome(r) == "error"],
+        "errors": [{"key": r.key, "kind": r.error_kind, "error": short_error(r.error, 300)}
+                   for r in results if r.outcome == "error"],
         "wall_s": wall_s,
     })
 
@@ -361,3 +358,20 @@ def format_table(summary: dict[str, Any]) -> str:
         lines.append(f"wall time {format_duration(summary['wall_s'])}; rate = successes / scored episodes "
                      "(errors are counted apart)")
     return "\n".join(lines)
+
+
+def slug(spec: str) -> str:
+    """A folder name for an env id or agent spec: ``GUI/LocalWeb-v0`` -> ``LocalWeb-v0``,
+    ``path/to/my_agent.py:Agent`` -> ``my_agent``."""
+    path = spec.split(".py:")[0] + ".py" if ".py:" in spec else spec
+    name = Path(path).stem if path.endswith(".py") else path.split("/")[-1]
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "run"
+
+
+def latest_run(env_id: str, agent: str) -> Path:
+    """The newest run of `env_id` with `agent` under `RESULTS_ROOT` (``--resume`` without ``--out``)."""
+    parent = RESULTS_ROOT / slug(env_id) / slug(agent)
+    runs = sorted(p for p in parent.glob("*") if (p / "run.json").is_file()) if parent.is_dir() else []
+    if not runs:
+        raise HarnessError(f"--resume found no run under {parent}; pass --out with the results folder to resume")
+    return runs[-1]

@@ -22,7 +22,7 @@ perf benchmark.
 from __future__ import annotations
 
 import collections
-import ctypes
+import logging
 import multiprocessing as mp
 import os
 import signal
@@ -35,10 +35,13 @@ from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
 from benchmarks.mind2web_layout import write_from_episode
-from benchmarks.results import TASKS_DIR, Job, ResultsStore, format_duration, outcome, short_error
+from benchmarks.results import TASKS_DIR, Job, ResultsStore, format_duration, short_error
 from benchmarks.scratch import Scratch
 from gui_gym.errors import HarnessError, InfraError
-from gui_gym.processes import kill_tree
+from gui_gym.processes import die_with_parent, kill_tree
+from gui_gym.records import EpisodeResult
+
+logger = logging.getLogger(__name__)
 
 MAX_STARTUP_FAILURES = 3
 POLL_S = 0.5
@@ -73,7 +76,7 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def run_episode(recorder: Any, agent: Any, job: Job) -> dict[str, Any]:
+def run_episode(recorder: Any, agent: Any, job: Job) -> EpisodeResult:
     """Run one episode of `job` with `agent` on a `TrajectoryRecorder`-wrapped env and return
     its result. Exceptions become error results, classified as agent, env or infra errors."""
     recorder.result_extra = job.result_fields()
@@ -109,18 +112,6 @@ def run_episode(recorder: Any, agent: Any, job: Job) -> dict[str, Any]:
 
 # ---- worker process ---------------------------------------------------------------------
 
-def die_with_parent() -> None:
-    """Ask Linux to SIGKILL this worker process when its parent dies, even by ``kill -9``; the
-    browser's driver sees its pipe close and takes the browser down with it. Call it first
-    thing in a child (or pass it as a process pool's ``initializer``)."""
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        parent = mp.parent_process()
-        if parent is not None and os.getppid() != parent.pid:  # the run died before the call
-            os._exit(1)
-
-
 def _worker_main(conn: Connection, config: RunConfig, scratch: str | None) -> None:
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -152,8 +143,8 @@ def _worker_main(conn: Connection, config: RunConfig, scratch: str | None) -> No
             write_from_episode(store.task_dir(job.key), store.mind2web_dir(job.key),
                                reference_length=job.meta.get("reference_length"))
             conn.send(("result", result))
-    except (EOFError, BrokenPipeError):
-        pass  # the parent is gone
+    except (EOFError, BrokenPipeError):  # the parent is gone
+        logger.info("worker %d: the run is gone; closing the env", os.getpid())
     finally:
         for closer in (getattr(agent, "close", None), recorder.close):
             if callable(closer):
@@ -178,12 +169,12 @@ class Runner:
     called for every final result (after retries), `on_tick(running)` on every turn of the
     loop (at least twice a second): a progress bar hooks in there."""
 
-    def __init__(self, config: RunConfig, jobs: list[Job], *, on_result: Callable[[dict[str, Any]], None] | None = None,
+    def __init__(self, config: RunConfig, jobs: list[Job], *, on_result: Callable[[EpisodeResult], None] | None = None,
                  on_tick: Callable[[int], None] | None = None):
         self.config = config
         self.store = ResultsStore(config.out_dir)
         self.pending: collections.deque[Job] = collections.deque(jobs)
-        self.results: list[dict[str, Any]] = []
+        self.results: list[EpisodeResult] = []
         self.retried = 0
         self._on_result = on_result or (lambda result: None)
         self._on_tick = on_tick or (lambda running: None)
@@ -192,7 +183,7 @@ class Runner:
         self._startup_failures = 0
         self._spawned = 0
 
-    def run(self) -> list[dict[str, Any]]:
+    def run(self) -> list[EpisodeResult]:
         self._scratch = Scratch()
         try:
             while self.pending or any(w.job for w in self._workers):
@@ -229,7 +220,8 @@ class Runner:
                 job = self.pending.popleft()
                 try:
                     worker.conn.send(job)
-                except (BrokenPipeError, OSError):
+                except (BrokenPipeError, OSError) as exc:
+                    logger.info("a worker could not take %s (%s); the job waits for another", job.key, exc)
                     self.pending.appendleft(job)  # never started: no attempt used
                     continue
                 worker.job, worker.job_started = job, time.monotonic()
@@ -254,8 +246,8 @@ class Runner:
         try:
             while worker.conn.poll():
                 self._handle(worker, worker.conn.recv())
-        except (EOFError, OSError):
-            pass  # the pipe closed: the process is dead or dying; its sentinel tells
+        except (EOFError, OSError) as exc:  # the pipe closed: the process is dead or dying; its sentinel tells
+            logger.debug("a worker's pipe closed: %s", exc)
         if worker.process.exitcode is not None or worker.conn.closed:
             self._lost(worker, f"worker process died (exit code {worker.process.exitcode})", "crash")
         elif time.monotonic() >= self._deadline(worker):
@@ -278,6 +270,8 @@ class Runner:
 
     def _lost(self, worker: _Worker, error: str, kind: str) -> None:
         """A worker died or overran: kill what is left of it, record its episode."""
+        logger.warning("%s%s; a fresh worker takes its place", error,
+                       f" during {worker.job.key}" if worker.job is not None else "")
         self._discard(worker)
         if worker.job is not None:
             wall_s = time.monotonic() - worker.job_started
@@ -287,10 +281,10 @@ class Runner:
             if self._startup_failures >= MAX_STARTUP_FAILURES:
                 raise HarnessError(f"{self._startup_failures} workers in a row failed to start ({error})")
 
-    def _finish(self, job: Job, result: dict[str, Any]) -> None:
-        if outcome(result) == "error" and job.may_retry(self.config.retries):
+    def _finish(self, job: Job, result: EpisodeResult) -> None:
+        if result.outcome == "error" and job.may_retry(self.config.retries):
             self.retried += 1
-            self.pending.append(job.retry(str(result.get("error"))))
+            self.pending.append(job.retry(str(result.error)))
             return
         self.results.append(result)
         self._on_result(result)
@@ -308,8 +302,8 @@ class Runner:
         for worker in self._workers:
             try:
                 worker.conn.send(None)
-            except (BrokenPipeError, OSError):
-                pass
+            except (BrokenPipeError, OSError) as exc:  # already gone: _discard below makes sure
+                logger.debug("a worker could not be told to stop: %s", exc)
         for worker in list(self._workers):
             worker.process.join(timeout=30)  # env.close() in the worker stops its browser
             self._discard(worker)
@@ -319,12 +313,12 @@ class Progress:
     """A one-line live progress bar on a terminal (episodes done, success so far, errors,
     throughput, ETA); one line per finished episode when the stream is not a terminal."""
 
-    def __init__(self, total: int, *, previous: Sequence[dict[str, Any]] = (), stream: TextIO | None = None,
+    def __init__(self, total: int, *, previous: Sequence[EpisodeResult] = (), stream: TextIO | None = None,
                  width: int = 24, interval_s: float = 0.25):
         self.total, self.width, self.interval_s = total, width, interval_s
         self.stream = stream if stream is not None else sys.stderr
         self.live = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.counts = collections.Counter(outcome(r) for r in previous)
+        self.counts = collections.Counter(r.outcome for r in previous)
         self.previous = len(previous)
         self.running = 0
         self._started = time.monotonic()
@@ -334,14 +328,14 @@ class Progress:
     def done(self) -> int:
         return sum(self.counts.values())
 
-    def record(self, result: dict[str, Any]) -> None:
-        self.counts[outcome(result)] += 1
+    def record(self, result: EpisodeResult) -> None:
+        self.counts[result.outcome] += 1
         if self.live:
             self._draw(force=True)
         else:
-            mark = {"success": "ok", "failure": "FAIL", "error": "ERROR"}[outcome(result)]
-            print(f"[{self.done}/{self.total}] {mark} {result.get('key') or result.get('task_id')}"
-                  f"{' (' + short_error(result['error']) + ')' if result.get('error') else ''}  {self.line()}",
+            mark = {"success": "ok", "failure": "FAIL", "error": "ERROR"}[result.outcome]
+            print(f"[{self.done}/{self.total}] {mark} {result.key or result.task_id}"
+                  f"{' (' + short_error(result.error) + ')' if result.error else ''}  {self.line()}",
                   file=self.stream, flush=True)
 
     def tick(self, running: int) -> None:

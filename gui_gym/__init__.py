@@ -4,8 +4,9 @@
 server or heavy dependency (torch, adbutils) is touched until an env is made.
 """
 
-from gui_gym.actions import Action, format_action, parse_action
 from gui_gym import registration as _registration
+from gui_gym.action_formats import format_action, parse_action
+from gui_gym.actions import Action
 
 _registration.register_all()
 

@@ -1,16 +1,18 @@
-"""The canonical action, and the one entry point from every text format into it and back.
+"""The canonical action every text format is read into and written out of.
 
 Benchmarks disagree on what an action looks like (UI-TARS text, pyautogui code, OSWorld's
 computer_13 dicts, AndroidWorld's JSONAction). Everything inside gui-gym speaks `Action`, a
 frozen dataclass with a `kind` and typed fields; the per-format parsers and formatters live in
-`gui_gym.action_formats` and are reached through `parse_action` / `format_action`.
+`gui_gym.action_formats`, one floor up, and are reached through its `parse_action` /
+`format_action` (also exported by ``gui_gym``).
 
 Coordinates are absolute pixels of the screen the agent saw, as floats: a model that answers
 in a resized or 0-1000 space is mapped back exactly, and rounding happens only where a pixel is
 finally pressed or a coordinate is written out as text.
 
-Limits, checked at the door (`read_actions`, which every env step goes through), so that no
-agent output can hang or stall an env and every rejection is an `ActionParseError` at once:
+Limits, checked at the door (`gui_gym.action_formats.read_actions`, which every env step
+goes through, and `check_step` here), so that no agent output can hang or stall an env and
+every rejection is an `ActionParseError` at once:
 
 - an output string holds at most `MAX_OUTPUT_CHARS` characters of valid Unicode (no lone
   surrogates), so parsing is fast whatever comes;
@@ -400,51 +402,6 @@ _REQUIREMENTS = {
     "navigate_back": _no_fields(),
     "navigate_home": _no_fields(),
 }
-
-
-def parse_action(value: "Action | str | Mapping[str, Any]", fmt: str = "json", **context: Any) -> Action:
-    """Turn an agent's output into an `Action`, or raise `ActionParseError`.
-
-    `fmt` names the format (see `gui_gym.action_formats.FORMATS`); `context` carries what a
-    format needs to map coordinates, e.g. ``screen_size=(w, h)`` and ``coordinates=...``
-    for UI-TARS. An `Action` passes through unchanged.
-    """
-    if isinstance(value, Action):
-        return value
-    from gui_gym.action_formats import get_format
-
-    return get_format(fmt).parse(value, **context)
-
-
-def format_action(action: Action, fmt: str = "json", **context: Any) -> Any:
-    """Write an `Action` in a format: the inverse of `parse_action` for that format."""
-    from gui_gym.action_formats import get_format
-
-    return get_format(fmt).format(action, **context)
-
-
-def read_actions(value: "Action | str | Mapping[str, Any] | list[Any]", fmt: str = "json",
-                 **context: Any) -> list[Action]:
-    """The actions an agent's output asks for, checked against the limits above and the
-    screen of ``context["screen_size"]`` (width, height, when given), or `ActionParseError`.
-
-    The door of every env step: an `Action` is vetted by the format when it has a ``check``
-    (a multiple-choice answer must name an option); anything else is parsed by the format
-    named `fmt`, with `context` (see `parse_action`).
-    """
-    from gui_gym.action_formats import get_format
-
-    module = get_format(fmt)
-    if isinstance(value, Action):
-        if hasattr(module, "check"):
-            module.check(value, **context)
-        actions = [value]
-    else:
-        if isinstance(value, str):
-            check_text(value, f"the {fmt} output", MAX_OUTPUT_CHARS)
-        actions = module.parse_many(value, **context) if hasattr(module, "parse_many") else [module.parse(value, **context)]
-    check_step(actions, context.get("screen_size"))
-    return actions
 
 
 def check_action_count(count: int) -> None:

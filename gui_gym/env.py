@@ -28,8 +28,8 @@ import numpy as np
 from gymnasium import spaces
 
 from gui_gym import snapshots
-from gui_gym.actions import Action, read_actions
-from gui_gym.action_formats import collect_warnings, get_format
+from gui_gym.action_formats import collect_warnings, get_format, read_actions
+from gui_gym.actions import Action
 from gui_gym.backends.base import Backend, Observation
 from gui_gym.errors import ActionExecutionError, ActionParseError, InfraError, TaskConfigError
 from gui_gym.spaces import ActionSpace, FreeText
@@ -296,8 +296,10 @@ class GUIEnv(gym.Env):
         try:
             self.backend.new_episode()
             self.task.setup(self.backend)
-        except InfraError:
+        except InfraError as exc:
             self.infra_errors += 1
+            logger.warning("infrastructure failure at the reset of %s (%s); relaunching the backend and trying once more",
+                           self.task.task_id, exc)
             self.backend.restart()
             self.backend.new_episode()
             self.task.setup(self.backend)
@@ -342,5 +344,7 @@ class GUIEnv(gym.Env):
         assert self.task is not None
         try:
             self.task.teardown(self.backend)
-        except InfraError:
+        except InfraError as exc:
+            logger.warning("the teardown of %s failed (%s); the backend is relaunched at the next reset",
+                           self.task.task_id, exc)
             self.backend.healthy = False

@@ -4,6 +4,7 @@ Callers catch by category: a bad agent output (`ActionParseError`) is the agent'
 becomes ``info["action_error"]``; an action the screen cannot carry out
 (`ActionExecutionError`) is too; an infrastructure failure (`InfraError` and subclasses) is
 never the agent's fault and ends the episode as truncated with ``info["infra_error"]``.
+`excerpt` quotes a bad answer in a message, cut to a readable length.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 EXCERPT_CHARS = 200
+"""How much of a model's (or a server's) answer an error message quotes."""
 
 
 class GUIGymError(Exception):
@@ -31,10 +33,6 @@ class ActionExecutionError(GUIGymError):
 
 class InfraError(GUIGymError):
     """The machinery under the env failed: a crashed browser, a dead server, a lost device."""
-
-
-class BackendCrashed(InfraError):
-    """The backend's process died; it is relaunched at the next reset."""
 
 
 class TaskConfigError(GUIGymError, ValueError):
@@ -77,7 +75,13 @@ class SnapshotUnsupportedError(SnapshotError, NotImplementedError):
     a phone without an emulator console). The message says why and what does work."""
 
 
-class HarnessError(GUIGymError):
+class UsageError(GUIGymError, ValueError):
+    """gui-gym was asked for something that cannot be: an env id that is not registered (the
+    nearest ids are named), env arguments it refuses, a ``KEY=VALUE`` argument without its
+    ``=``."""
+
+
+class HarnessError(UsageError):
     """`gui-bench` cannot run as asked: a task filter that selects nothing, a results folder
     that belongs to another run, workers that cannot start."""
 

@@ -1,17 +1,22 @@
 """Process trees on Linux, read from /proc: what an env or a worker started, whether it still
-runs, and how to take it all down.
+runs, and how to take it all down. One helper for the harness's workers (a browser and its
+renderers under each), the envs' own processes and the desktop sandbox (a whole session under
+its bubblewrap process).
 
 Envs start processes that start processes (Playwright's driver starts Chromium, which starts
 its zygotes and renderers); killing one leaves the others running unless the whole tree is
 found first. Elsewhere than Linux no tree is found and the callers fall back to what their
-libraries do.
+libraries do; `die_with_parent` uses Linux's ``PR_SET_PDEATHSIG``.
 """
 
 from __future__ import annotations
 
 import collections
+import ctypes
+import multiprocessing as mp
 import os
 import signal
+import sys
 from pathlib import Path
 
 _PROC = Path("/proc")
@@ -34,7 +39,7 @@ def descendants(pid: int) -> list[int]:
     for entry in _PROC.iterdir():
         if entry.name.isdigit():
             fields = _stat_fields(int(entry.name))
-            if fields is not None:
+            if fields is not None:  # None: the process ended while we looked
                 children[int(fields[1])].append(int(entry.name))
     found, frontier = [], [pid]
     while frontier:
@@ -68,11 +73,28 @@ def _exists(pid: int) -> bool:
     return True
 
 
+def signal_quietly(pid: int, sig: int, *, group: bool = False) -> None:
+    """Send `sig` to `pid` (its process group with `group`); a process already gone is fine."""
+    try:
+        (os.killpg if group else os.kill)(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
 def kill_tree(pid: int) -> None:
     """SIGKILL `pid` and everything under it (a browser, its renderers, a driver). The tree
     is read first: children whose parent is gone are re-parented and could not be found."""
     for target in [pid, *descendants(pid)]:
-        try:
-            os.kill(target, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        signal_quietly(target, signal.SIGKILL)
+
+
+def die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process when its parent dies, even by ``kill -9``; a browser
+    driver under it sees its pipe close and takes the browser down with it. Call it first
+    thing in a child (or pass it as a process pool's ``initializer``)."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        parent_process = mp.parent_process()
+        if parent_process is not None and os.getppid() != parent_process.pid:  # the parent died before the call
+            os._exit(1)

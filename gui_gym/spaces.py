@@ -14,8 +14,8 @@ from typing import Any, Sequence
 import numpy as np
 from gymnasium import spaces
 
-from gui_gym.action_formats import get_format
-from gui_gym.actions import DIRECTIONS, Action, parse_action
+from gui_gym.action_formats import get_format, parse_action
+from gui_gym.actions import DIRECTIONS, Action
 from gui_gym.errors import ActionParseError
 
 _SAMPLE_KEYS = ("enter", "tab", "esc", "backspace", "up", "down", "left", "right", "pagedown", "pageup")
@@ -84,10 +84,9 @@ class ActionSpace(spaces.Space):
         return bool(actions)
 
     def _parse_all(self, x: Any) -> list[Action]:
-        fmt = get_format(self.action_format)
-        if isinstance(x, Action) or not hasattr(fmt, "parse_many"):
-            return [self.parse(x)]
-        return list(fmt.parse_many(x, **self.format_context))
+        if isinstance(x, Action):
+            return [x]
+        return list(get_format(self.action_format).parse_many(x, **self.format_context))
 
     def sample(self, mask: Any = None, probability: Any = None) -> Action:
         if mask is not None or probability is not None:

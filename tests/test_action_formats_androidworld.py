@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from gui_gym.action_formats import androidworld
-from gui_gym.actions import Action, format_action, parse_action
+from gui_gym.action_formats import androidworld, format_action, parse_action
+from gui_gym.actions import Action
 from gui_gym.errors import ActionParseError
 
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from gui_gym.action_formats import computer13
-from gui_gym.actions import Action, format_action, parse_action
+from gui_gym.action_formats import computer13, format_action, parse_action
+from gui_gym.actions import Action
 from gui_gym.errors import ActionParseError
 
 

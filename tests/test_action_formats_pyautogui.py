@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gui_gym.action_formats import pyautogui_code
-from gui_gym.actions import Action, format_action, parse_action
+from gui_gym.action_formats import format_action, parse_action, pyautogui_code
+from gui_gym.actions import Action
 from gui_gym.errors import ActionParseError
 
 

@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from gui_gym.action_formats import coords, uitars
+from gui_gym.action_formats import coords, format_action, parse_action, uitars
 from gui_gym.action_formats.coords import CoordinateMapping, smart_resize
-from gui_gym.actions import DEFAULT_SCROLL_AMOUNT, Action, format_action, parse_action
+from gui_gym.actions import DEFAULT_SCROLL_AMOUNT, Action
 from gui_gym.errors import ActionParseError
 
 SCREEN = (1920, 1080)
@@ -394,7 +394,7 @@ def test_a_plus_joined_hotkey_is_split_where_the_reference_parser_keeps_one_key(
     hotkey branch: `keys = hotkey.split()` splits at whitespace only, so key='ctrl+c' is
     written `pyautogui.hotkey('ctrl+c')`: one key, which pyautogui presses nothing for. We
     split at '+' too (a documented, deliberate difference), so the chord is pressed."""
-    from gui_gym.actions import format_action
+    from gui_gym.action_formats import format_action
 
     reference_keys = "ctrl+c".split()                                   # the reference's reading
     assert reference_keys == ["ctrl+c"]

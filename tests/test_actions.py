@@ -8,8 +8,8 @@ import json
 import pytest
 
 import gui_gym.actions as actions_module
-from gui_gym.action_formats import FORMATS, get_format, json_format
-from gui_gym.actions import DEFAULT_SCROLL_AMOUNT, KINDS, Action, format_action, normalize_key, parse_action
+from gui_gym.action_formats import FORMATS, format_action, get_format, json_format, parse_action
+from gui_gym.actions import DEFAULT_SCROLL_AMOUNT, KINDS, Action, normalize_key
 from gui_gym.errors import ActionParseError
 
 ONE_OF_EACH = [

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from agents import Agent, BaseAgent, load_agent, resolve_agent
+from agents import Agent, BaseAgent, TrainableAgent, env_kwargs_for, load_agent, load_trainable_agent, resolve_agent
 from agents.random_agent import RandomAgent
 from gui_gym.errors import AgentError
 
@@ -71,3 +71,13 @@ def test_a_file_that_fails_to_import_is_reported(tmp_path):
     path.write_text("raise RuntimeError('half written')\n")
     with pytest.raises(AgentError, match=r"importing .*broken.py' failed: RuntimeError: half written"):
         load_agent(str(path))
+
+
+def test_trainable_agents_load_for_both_commands_and_say_what_env_they_need():
+    element = load_trainable_agent("element", hidden=0)
+    assert isinstance(element, TrainableAgent) and isinstance(element, Agent)
+    assert env_kwargs_for(element) == {"action_format": "json", "observe_a11y": True}
+    assert env_kwargs_for(load_agent("random")) == {}  # Action objects: any env reads them
+    with pytest.raises(AgentError, match=r"agent 'oracle' cannot be trained: a OracleAgent has no prompt, generate, "
+                                         r"logprobs, parameters, reference, save, load .*\['element', 'vlm'\]"):
+        load_trainable_agent("oracle")

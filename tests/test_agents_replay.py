@@ -28,7 +28,7 @@ def recorded(tmp_path_factory):
     oracle = OracleAgent()
     oracle.bind_env(recorder)
     for task_id in TASKS:
-        assert run_episode(recorder, oracle, Job(task_id, 4))["success"]
+        assert run_episode(recorder, oracle, Job(task_id, 4)).success
     yield folder, env
     env.close()
 
@@ -45,7 +45,7 @@ def test_a_recorded_folder_replays_to_the_same_actions_and_outcome(recorded, tmp
     assert agent.action_format == "json"
     for task_id in TASKS:
         result = run_episode(recorder, agent, Job(task_id, 4))
-        assert result["success"], task_id
+        assert result.success, task_id
         assert _parsed(tmp_path, task_id) == _parsed(source, task_id)
 
 
@@ -58,11 +58,11 @@ def test_a_jsonl_file_replays_actions_per_task_and_seed(recorded, tmp_path):
     path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
     recorder = TrajectoryRecorder(env, tmp_path / "out")
     agent = ReplayAgent(str(path))
-    assert run_episode(recorder, agent, Job("demo.fill-form", 4))["success"]
+    assert run_episode(recorder, agent, Job("demo.fill-form", 4)).success
     result = run_episode(recorder, agent, Job("demo.read-code", 9))  # the seed-less line serves any seed
     first = json.loads((tmp_path / "out" / "demo.read-code__seed9" / "traj.jsonl").read_text().splitlines()[1])
     assert "invalid JSON" in first["action_error"]
-    assert not result["success"] and result["error"] is None  # exhausted, then done: a failure, not an error
+    assert not result.success and result.error is None  # exhausted, then done: a failure, not an error
     with pytest.raises(AgentError, match=r"no recorded actions for task 'demo.fill-form' with seed 5; "
                                          r"recorded seeds for it: \['4'\]"):
         agent.reset({"task_id": "demo.fill-form", "reset_seed": 5})

@@ -42,8 +42,8 @@ def test_final_success_scores_training_and_held_out_instances_per_task():
     import gymnasium as gym
 
     import gui_gym  # noqa: F401 - registers the ids
+    from agents.policies.element import ElementPolicy
     from benchmarks.learning import Setting, final_success
-    from trainers.policies_element import ElementPolicy
     from trainers.rollout import EnvPool
 
     setting = Setting(tasks=("demo.press-button", "demo.read-code"), episodes=8, instances=1, eval_instances=2)
@@ -57,7 +57,7 @@ def test_final_success_scores_training_and_held_out_instances_per_task():
 POOL_PARENT = """
 import multiprocessing, os, sys, time
 from concurrent.futures import ProcessPoolExecutor
-from benchmarks.runner import die_with_parent
+from gui_gym.processes import die_with_parent
 
 with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), initializer=die_with_parent) as pool:
     print(pool.submit(os.getpid).result(), flush=True)

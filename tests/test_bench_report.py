@@ -14,6 +14,7 @@ from playwright.sync_api import sync_playwright
 from benchmarks.cli import main
 from gui_gym.action_formats.coords import CoordinateMapping
 from gui_gym.backends.browser import find_chromium
+from gui_gym.records import read_result
 from tests.fakes.chat_server import ChatServer
 
 pytestmark = pytest.mark.slow
@@ -90,8 +91,8 @@ def test_the_viewer_draws_each_action_on_the_screen_it_was_taken_on(runs, browse
 
 def test_model_output_is_drawn_and_shown_as_text_only(runs, browser):
     out = runs / "model"
-    result = json.loads((out / "tasks" / "demo.press-button__seed0" / "result.json").read_text())
-    assert result["error"] is None and result["success"] is False and result["steps"] == 3
+    result = read_result(out / "tasks" / "demo.press-button__seed0")
+    assert result.error is None and result.success is False and result.steps == 3
     page, errors = _open(browser, out / "report.html")
     page.click('[data-filter="failure"]')
     assert page.locator("#tasks tbody tr").count() == 1

@@ -7,25 +7,27 @@ import json
 
 import pytest
 
-from benchmarks.results import Job, ResultsStore, format_table, outcome, short_error, summarize, task_facts
+from benchmarks.results import Job, ResultsStore, format_table, short_error, summarize, task_facts
 from gui_gym.errors import HarnessError
+from gui_gym.records import EpisodeResult
 
 
 def _result(task_id, seed=0, *, success=False, error=None, attempt=1, steps=3, domain="shop", difficulty="easy",
             score=None, previous=()):
-    return {"task_id": task_id, "seed": seed, "key": f"{task_id}__seed{seed}", "success": success,
-            "score": score if score is not None else (None if error else float(success)), "steps": steps,
-            "error": error, "error_kind": "crash" if error else None, "attempt": attempt,
-            "previous_errors": list(previous), "timings": {"total_s": 2.0},
-            "meta": {"task_id": task_id, "domain": domain, "difficulty": difficulty}}
+    return EpisodeResult.from_dict({
+        "task_id": task_id, "seed": seed, "key": f"{task_id}__seed{seed}", "success": success,
+        "score": score if score is not None else (None if error else float(success)), "steps": steps,
+        "error": error, "error_kind": "crash" if error else None, "attempt": attempt,
+        "previous_errors": list(previous), "timings": {"total_s": 2.0},
+        "meta": {"task_id": task_id, "domain": domain, "difficulty": difficulty}})
 
 
 def _store(tmp_path, results):
     store = ResultsStore(tmp_path)
     for result in results:
-        folder = store.task_dir(result["key"])
+        folder = store.task_dir(result.key)
         folder.mkdir(parents=True)
-        (folder / "result.json").write_text(json.dumps(result))
+        (folder / "result.json").write_text(json.dumps(result.to_dict()))
     return store
 
 
@@ -80,8 +82,8 @@ def test_a_dead_workers_result_counts_the_steps_it_recorded(tmp_path):
     (folder / "traj.jsonl").write_text('{"step": 0}\n{"step": 1}\n{"step": 2}\n')
     result = store.write_error_result(job, "worker process died (exit code -9)", "crash", 4.5)
     assert store.read_result(job.key) == result
-    assert (result["steps"], result["attempt"], result["previous_errors"], result["domain"]) == (2, 2, ["hang"], "mail")
-    assert outcome(result) == "error"
+    assert (result.steps, result.attempt, result.previous_errors, result.domain) == (2, 2, ["hang"], "mail")
+    assert result.outcome == "error" and result.error_kind == "crash" and result.truncated
 
 
 def test_summary_counts_errors_apart_and_groups_by_domain_and_difficulty():

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.results import Job, ResultsStore, outcome
+from benchmarks.results import Job, ResultsStore
 from benchmarks.runner import Progress, RunConfig, Runner
 from gui_gym.errors import HarnessError
 from gui_gym.processes import descendants, running
+from gui_gym.records import EpisodeResult
 from gui_gym.waiting import wait_until
 
 FLAKY = textwrap.dedent('''
@@ -102,8 +103,8 @@ def _run(tmp_path, mode, tasks, always=False, env_id="GUI/Demo-v0", **settings):
     finished = []
     results = Runner(config, [Job(t, 0) for t in tasks], on_result=finished.append).run()
     assert finished == results
-    assert sorted(r["task_id"] for r in results) == sorted(tasks), "an episode was lost or recorded twice"
-    return {r["task_id"]: r for r in results}
+    assert sorted(r.task_id for r in results) == sorted(tasks), "an episode was lost or recorded twice"
+    return {r.task_id: r for r in results}
 
 
 def _episodes(tmp_path) -> list[str]:
@@ -125,8 +126,8 @@ def test_oracle_episodes_run_on_a_pool_and_are_all_recorded(tmp_path):
     tasks = ["demo.press-button", "demo.fill-form", "demo.read-code"]
     config = RunConfig("GUI/Demo-v0", tmp_path, agent="oracle", workers=2)
     results = Runner(config, [Job(t, 0, {"domain": "demo"}) for t in tasks]).run()
-    assert sorted(r["task_id"] for r in results) == sorted(tasks)
-    assert all(r["success"] and r["attempt"] == 1 and r["meta"] == {"domain": "demo"} for r in results)
+    assert sorted(r.task_id for r in results) == sorted(tasks)
+    assert all(r.success and r.attempt == 1 and r.meta == {"domain": "demo"} for r in results)
     store = ResultsStore(tmp_path)
     assert store.pending([Job(t, 0) for t in tasks], retries=1) == []
     assert all((tmp_path / "mind2web" / f"{t}__seed0" / "result.json").is_file() for t in tasks)
@@ -136,16 +137,16 @@ def test_oracle_episodes_run_on_a_pool_and_are_all_recorded(tmp_path):
 def test_a_worker_that_exits_mid_episode_is_replaced_and_its_episode_retried(tmp_path):
     results = _run(tmp_path, "exit", ["demo.press-button", "demo.read-code"], workers=2)
     for result in results.values():
-        assert result["success"] and result["attempt"] == 2
-        assert result["previous_errors"] == ["worker process died (exit code 7)"]
+        assert result.success and result.attempt == 2
+        assert result.previous_errors == ["worker process died (exit code 7)"]
 
 
 @pytest.mark.slow
 def test_an_episode_that_errors_twice_is_an_error_not_a_failure(tmp_path):
     results = _run(tmp_path, "raise", ["demo.read-code"], always=True, retries=1)
     result = results["demo.read-code"]
-    assert outcome(result) == "error" and result["error_kind"] == "agent" and result["attempt"] == 2
-    assert result["error"] == "RuntimeError: agent bug" and result["previous_errors"] == ["RuntimeError: agent bug"]
+    assert result.outcome == "error" and result.error_kind == "agent" and result.attempt == 2
+    assert result.error == "RuntimeError: agent bug" and result.previous_errors == ["RuntimeError: agent bug"]
 
 
 @pytest.mark.slow
@@ -157,8 +158,8 @@ def test_a_hung_episode_is_killed_at_its_limit_and_retried_and_leaves_no_files(t
     (base / "999999999" / "w0" / "playwright_chromiumdev_profile-x").mkdir(parents=True)  # a kill -9 run
     try:
         result = _run(tmp_path / "run", "hang", ["demo.read-code"], episode_timeout_s=20)["demo.read-code"]
-        assert result["success"] and result["attempt"] == 2, result
-        assert result["previous_errors"] == ["episode exceeded its 20 s wall-clock limit; the worker was killed"]
+        assert result.success and result.attempt == 2, result
+        assert result.previous_errors == ["episode exceeded its 20 s wall-clock limit; the worker was killed"]
         # the killed worker's browser profile (and everything else it wrote) went with its folder
         assert list(system_tmp.rglob("*")) == [base]
     finally:
@@ -168,11 +169,11 @@ def test_a_hung_episode_is_killed_at_its_limit_and_retried_and_leaves_no_files(t
 @pytest.mark.slow
 def test_a_dead_browser_is_an_infra_error_and_the_env_recovers_for_the_retry(tmp_path):
     results = _run(tmp_path / "once", "kill-browser", ["demo.press-button", "demo.read-code"], retries=1)
-    assert all(r["success"] and r["attempt"] == 2 for r in results.values())
+    assert all(r.success and r.attempt == 2 for r in results.values())
     assert sorted(_episodes(tmp_path / "once")) == sorted(["demo.press-button", "demo.read-code"] * 2)
     assert _all_gone(_killed_trees(tmp_path / "once")), "the run left processes behind"
     result = _run(tmp_path / "final", "kill-browser", ["demo.press-button"], retries=0)["demo.press-button"]
-    assert outcome(result) == "error" and result["error_kind"] == "infra" and result["truncated"]
+    assert result.outcome == "error" and result.error_kind == "infra" and result.truncated
 
 
 @pytest.mark.slow
@@ -184,8 +185,8 @@ def test_kill_9_mid_episode_is_an_error_retried_once_losing_nothing_and_leaving_
     tasks = ["demo.press-button", "demo.read-code"]
     results = _run(tmp_path, mode, tasks, retries=1)
     for result in results.values():
-        assert result["success"] and result["attempt"] == 2, result
-        assert len(result["previous_errors"]) == 1 and error in result["previous_errors"][0]
+        assert result.success and result.attempt == 2, result
+        assert len(result.previous_errors) == 1 and error in result.previous_errors[0]
     assert sorted(_episodes(tmp_path)) == sorted(tasks * 2), "each episode runs twice: the killed one and its retry"
     assert _all_gone(_killed_trees(tmp_path)), "the run left processes behind"
 
@@ -198,8 +199,8 @@ def _x_server(pids: list[int]) -> bool:
 @pytest.mark.slow
 def test_kill_9_of_the_desktops_x_server_mid_episode_is_an_infra_error_then_retried(tmp_path):
     result = _run(tmp_path, "kill-xvfb", [DESKTOP_TASK], env_id="GUI/OSWorld-v0", env_kwargs=DESKTOP, retries=1)[DESKTOP_TASK]
-    assert result["success"] and result["attempt"] == 2, result
-    assert len(result["previous_errors"]) == 1 and "DesktopBackend" in result["previous_errors"][0]
+    assert result.success and result.attempt == 2, result
+    assert len(result.previous_errors) == 1 and "DesktopBackend" in result.previous_errors[0]
     assert _episodes(tmp_path) == [DESKTOP_TASK, DESKTOP_TASK]
     tree = _killed_trees(tmp_path)
     assert _x_server(tree) is False and _all_gone(tree), "the run left processes behind"
@@ -246,17 +247,17 @@ class _Terminal(io.StringIO):
 
 def test_the_progress_bar_shows_success_so_far_errors_and_eta():
     stream = _Terminal()
-    progress = Progress(4, previous=[{"success": True}], stream=stream)
-    progress.record({"key": "b", "success": False})
+    progress = Progress(4, previous=[EpisodeResult("a", success=True)], stream=stream)
+    progress.record(EpisodeResult("b", key="b"))
     progress.tick(2)
-    progress.record({"key": "c", "error": "worker process died"})
+    progress.record(EpisodeResult("c", key="c", error="worker process died"))
     progress.close()
     last = stream.getvalue().split("\r")[-1]
     assert last.startswith("\x1b[2K[##################......] 3/4  success 1/2 (50%)  errors 1  running 2")
     assert "ep/min  ETA " in last and "ETA --" not in last
     log = io.StringIO()
     quiet = Progress(2, stream=log)
-    quiet.record({"key": "a__seed0", "success": True})
-    quiet.record({"key": "b__seed0", "error": "boom"})
+    quiet.record(EpisodeResult("a", key="a__seed0", success=True))
+    quiet.record(EpisodeResult("b", key="b__seed0", error="boom"))
     assert log.getvalue().splitlines()[0].startswith("[1/2] ok a__seed0  success 1/1 (100%)")
     assert log.getvalue().splitlines()[1].startswith("[2/2] ERROR b__seed0 (boom)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from trainers.bepa import TaskCache, mix_group
-from trainers.grpo import luffy_weight
+from trainers.bepa import luffy_weight
 
 
 def test_injects_only_when_every_rollout_fails():

@@ -17,9 +17,9 @@ from agents.openai_agent import OpenAIAgent
 from benchmarks.hostile_inputs import judge_answers, judge_parsers
 from gui_gym.errors import ActionParseError, AgentError, JudgeError, JudgeFormatError
 from gui_gym.judges.aggregation import judge_progress
-from gui_gym.judges.base import Message
+from gui_gym.models.chat import Message
 from gui_gym.judges.lvlm import LVLMJudge
-from gui_gym.judges.openai_judge import OpenAIJudge
+from gui_gym.models.openai_client import OpenAIClient
 from gui_gym.judges.trajectory import Trajectory, TrajectoryStep
 from gui_gym.judges.webjudge import WebJudge, WebTrajectory
 from tests.fakes.chat_server import ChatServer, Reply, completion
@@ -55,8 +55,8 @@ ANSWERED = ("off-format answer", "lone surrogate", f"{HUGE >> 20} MB answer", "a
 """Faults where the endpoint does answer with text: the client returns it, the readers turn it down."""
 
 
-def _judge(server: ChatServer) -> OpenAIJudge:
-    return OpenAIJudge("m", server.base_url, attempts=ATTEMPTS, backoff_s=0.01, timeout_s=1.0)
+def _judge(server: ChatServer) -> OpenAIClient:
+    return OpenAIClient("m", server.base_url, attempts=ATTEMPTS, backoff_s=0.01, timeout_s=1.0)
 
 
 def _trajectory() -> Trajectory:
@@ -135,7 +135,7 @@ def test_every_hostile_answer_is_read_or_turned_down_fast_with_a_typed_error(rea
 def test_a_trickling_server_is_cut_off_by_the_call_deadline():
     body = completion('{"met": [true]}', "m")
     with ChatServer([Reply(body=body, chunk_bytes=1, chunk_delay_s=0.025)]) as server:
-        with OpenAIJudge("m", server.base_url, attempts=1, timeout_s=1.0) as client:
+        with OpenAIClient("m", server.base_url, attempts=1, timeout_s=1.0) as client:
             started = time.monotonic()
             with pytest.raises(JudgeError):
                 client.complete([Message.user("Met?")])  # ~250 bytes at 40 a second: 6 s without a deadline
@@ -145,7 +145,7 @@ def test_a_trickling_server_is_cut_off_by_the_call_deadline():
 def test_a_huge_body_is_not_read_whole():
     body = completion("x" * (64 << 20), "m")
     with ChatServer([Reply(body=body, chunk_bytes=1 << 16)]) as server:
-        with OpenAIJudge("m", server.base_url, attempts=1, timeout_s=10.0) as client:
+        with OpenAIClient("m", server.base_url, attempts=1, timeout_s=10.0) as client:
             with pytest.raises(JudgeError):
                 client.complete([Message.user("Met?")])
         deadline = time.monotonic() + 30  # the server's thread counts once its write fails

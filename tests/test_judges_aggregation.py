@@ -8,7 +8,7 @@ import pytest
 from gui_gym.errors import JudgeFormatError
 from gui_gym.judges.aggregation import aggregate_rounds, judge_progress
 from gui_gym.judges.oracle import OracleJudge, OracleProbe
-from gui_gym.judges.trajectory import Trajectory, TrajectoryStep
+from gui_gym.records import Trajectory, TrajectoryStep
 
 CRITERIA = ["a", "b", "c", "d"]
 

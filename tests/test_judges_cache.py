@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from gui_gym.errors import JudgeError
-from gui_gym.judges.base import Message
 from gui_gym.judges.cache import CachedJudge
-from gui_gym.judges.openai_judge import OpenAIJudge
+from gui_gym.models.chat import Message
+from gui_gym.models.openai_client import OpenAIClient
 from tests.fakes.chat_server import ChatServer, Reply
 
 
@@ -28,11 +28,11 @@ def question(pixel: int = 0, text: str = "Is the form sent?") -> list[Message]:
 
 
 def test_a_repeated_question_is_answered_from_disk(server, tmp_path):
-    judge = CachedJudge(OpenAIJudge("m", server.base_url), tmp_path)
+    judge = CachedJudge(OpenAIClient("m", server.base_url), tmp_path)
     first = judge.complete(question(), seed=1)
     assert judge.complete(question(), seed=1) == first
     assert (judge.hits, judge.misses, len(server.requests)) == (1, 1, 1)
-    again = CachedJudge(OpenAIJudge("m", server.base_url), tmp_path)  # a new process, the same folder
+    again = CachedJudge(OpenAIClient("m", server.base_url), tmp_path)  # a new process, the same folder
     assert again.complete(question(), seed=1) == first and len(server.requests) == 1
     judge.close()
     again.close()
@@ -40,10 +40,10 @@ def test_a_repeated_question_is_answered_from_disk(server, tmp_path):
 
 @pytest.mark.parametrize("change", ["seed", "pixel", "text", "model"])
 def test_any_change_in_the_question_misses(server, tmp_path, change):
-    judge = CachedJudge(OpenAIJudge("m", server.base_url), tmp_path)
+    judge = CachedJudge(OpenAIClient("m", server.base_url), tmp_path)
     judge.complete(question(), seed=1)
     if change == "model":
-        judge = CachedJudge(OpenAIJudge("other", server.base_url), tmp_path)
+        judge = CachedJudge(OpenAIClient("other", server.base_url), tmp_path)
     judge.complete(question(pixel=int(change == "pixel"), text="Is it sent?" if change == "text" else "Is the form sent?"),
                    seed=2 if change == "seed" else 1)
     assert len(server.requests) == 2
@@ -51,7 +51,7 @@ def test_any_change_in_the_question_misses(server, tmp_path, change):
 
 
 def test_a_damaged_entry_is_a_miss_and_is_rewritten(server, tmp_path):
-    judge = CachedJudge(OpenAIJudge("m", server.base_url), tmp_path)
+    judge = CachedJudge(OpenAIClient("m", server.base_url), tmp_path)
     judge.complete(question())
     (entry,) = [p for p in tmp_path.rglob("*.json")]
     entry.write_text("{not json")
@@ -62,7 +62,7 @@ def test_a_damaged_entry_is_a_miss_and_is_rewritten(server, tmp_path):
 
 def test_errors_are_not_cached(tmp_path):
     with ChatServer([Reply(status=400), "now it works"]) as server:
-        judge = CachedJudge(OpenAIJudge("m", server.base_url), tmp_path)
+        judge = CachedJudge(OpenAIClient("m", server.base_url), tmp_path)
         with pytest.raises(JudgeError):
             judge.complete(question())
         assert judge.complete(question()) == "now it works"
@@ -71,5 +71,5 @@ def test_errors_are_not_cached(tmp_path):
 
 
 def test_only_judges_can_be_cached(tmp_path):
-    with pytest.raises(TypeError, match=r"expected a Judge \(identity and complete\(messages, seed=...\)\), received str"):
+    with pytest.raises(TypeError, match=r"expected a ChatModel \(identity and complete\(messages, seed=...\)\), received str"):
         CachedJudge("gpt", tmp_path)

@@ -1,6 +1,6 @@
-"""Criteria extraction and the versioned store, end to end: episodes recorded by
-`TrajectoryRecorder` on GUI/Demo-v0, criteria extracted by a scripted loopback
-OpenAI-compatible judge, stored as JSON; and the ``gui-bench criteria`` command."""
+"""Criteria extraction end to end: episodes recorded by `TrajectoryRecorder` on GUI/Demo-v0,
+criteria extracted by a scripted loopback OpenAI-compatible judge, stored as JSON; and the
+``gui-bench criteria`` command (`benchmarks.commands.criteria`) on the same recordings."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ import gymnasium as gym
 import pytest
 
 import gui_gym  # noqa: F401 - registers the ids
+from benchmarks.cli import main as gui_bench
 from gui_gym import Action
-from gui_gym.errors import TaskConfigError
-from gui_gym.judges.criteria import CriteriaStore, build_criteria, extract_criteria, load_trajectory, main
-from gui_gym.judges.openai_judge import OpenAIJudge
-from gui_gym.judges.trajectory import Trajectory, TrajectoryStep
+from gui_gym.judges.criteria import build_criteria, extract_criteria
+from gui_gym.judges.criteria_store import CriteriaStore
+from gui_gym.models.openai_client import OpenAIClient
+from gui_gym.records import Trajectory, TrajectoryStep, load_episode
 from gui_gym.wrappers.recorder import TrajectoryRecorder
 from tests.fakes.chat_server import ChatServer
 
@@ -43,18 +44,18 @@ def results(tmp_path_factory):
 
 
 def test_recorded_episodes_load_as_trajectories(results):
-    trajectory = load_trajectory(results / "demo.fill-form__seed1")
+    trajectory = load_episode(results / "demo.fill-form__seed1")
     assert trajectory.success and trajectory.task_id == "demo.fill-form" and trajectory.instruction.startswith("Type the name")
     lines = (results / "demo.fill-form__seed1" / "traj.jsonl").read_text().splitlines()
-    assert len(trajectory) == len(lines) - 1 and trajectory.steps[1].action["kind"] == "type"
-    assert trajectory.steps[-1].action == {"kind": "done"}
+    assert len(trajectory) == len(lines) - 1 and trajectory.steps[1].parsed_action["kind"] == "type"
+    assert trajectory.steps[-1].parsed_action == {"kind": "done"} and trajectory.seed == 1
     assert trajectory.start_screenshot[:8] == b"\x89PNG\r\n\x1a\n" and trajectory.steps[-1].screenshot is not None
-    assert load_trajectory(results / "demo.fill-form__seed4").success is False
+    assert load_episode(results / "demo.fill-form__seed4").success is False
 
 
 def test_three_successful_trajectories_give_stored_versioned_criteria(results, tmp_path):
     with ChatServer([PROPOSE, REFINE, STABLE, '{"criteria": ["the button is pressed"]}']) as server:
-        judge = OpenAIJudge("m", server.base_url)
+        judge = OpenAIClient("m", server.base_url)
         summary = build_criteria(results, judge, tmp_path / "store")
         judge.close()
     assert len(server.requests) == 4  # three fill-form episodes, one button press; the failure is skipped
@@ -75,7 +76,7 @@ def test_three_successful_trajectories_give_stored_versioned_criteria(results, t
 
 def test_off_format_extraction_is_recorded_and_stores_nothing(results, tmp_path):
     with ChatServer(["criteria: click things"] * 9) as server:
-        judge = OpenAIJudge("m", server.base_url)
+        judge = OpenAIClient("m", server.base_url)
         summary = build_criteria(results, judge, tmp_path / "store", task_ids=["demo.fill-form"])
         judge.close()
     entry = summary["demo.fill-form"]
@@ -87,7 +88,7 @@ def test_off_format_extraction_is_recorded_and_stores_nothing(results, tmp_path)
 def test_extraction_stops_when_stable_or_at_max_iters():
     trajectories = [Trajectory("t", "x", steps=[TrajectoryStep({"kind": "wait"})]) for _ in range(4)]
     with ChatServer([PROPOSE, PROPOSE, REFINE]) as server:
-        judge = OpenAIJudge("m", server.base_url)
+        judge = OpenAIClient("m", server.base_url)
         found = extract_criteria(judge, trajectories)
         assert found.stable and found.used == [0, 1] and found.criteria == ["the name is typed", "the form is sent"]
         found = extract_criteria(judge, trajectories, max_iters=1, previous=["old"])
@@ -97,30 +98,6 @@ def test_extraction_stops_when_stable_or_at_max_iters():
         extract_criteria(judge, trajectories, max_iters=0)
 
 
-def test_store_versions_only_on_change(tmp_path):
-    store = CriteriaStore(tmp_path)
-    assert store.get("osworld/abc def") is None and store.versions("x") == []
-    assert store.put("osworld/abc def", ["a", "b"], judge="j") == 1
-    assert store.put("osworld/abc def", ["a", "b"]) == 1
-    assert store.put("osworld/abc def", ["a", "b", "c"]) == 2
-    assert store.get("osworld/abc def") == ["a", "b", "c"] and store.get("osworld/abc def", version=1) == ["a", "b"]
-    assert store.path("osworld/abc def").name.startswith("osworld_abc_def-")
-    with pytest.raises(TaskConfigError, match=r"have versions \[1, 2\], not 7"):
-        store.get("osworld/abc def", version=7)
-    with pytest.raises(ValueError, match="expected at least one criterion for task 'x', received none"):
-        store.put("x", [])
-
-
-def test_a_damaged_store_file_names_itself(tmp_path):
-    store = CriteriaStore(tmp_path)
-    store.path("t").write_text('{"task_id": "t", "versions": [{"criteria": "not a list"}]}')
-    with pytest.raises(TaskConfigError, match=r"t.json: expected each version to hold 'criteria' as a list of strings"):
-        store.get("t")
-    store.path("u").write_text("[]")
-    with pytest.raises(TaskConfigError, match=r"u.json: expected \{'task_id': 'u', 'versions'"):
-        store.get("u")
-
-
 def test_cli_builds_the_store_and_caches_the_judge(results, tmp_path, monkeypatch, capsys):
     store = tmp_path / "store"
     with ChatServer([PROPOSE, PROPOSE]) as server:
@@ -128,17 +105,17 @@ def test_cli_builds_the_store_and_caches_the_judge(results, tmp_path, monkeypatc
         monkeypatch.setenv("GUI_GYM_JUDGE_BASE_URL", url)
         monkeypatch.setenv("GUI_GYM_JUDGE_MODEL", "m")
         argv = [str(results), "--store", str(store), "--task", "demo.fill-form"]
-        assert main(argv) == 0
+        assert gui_bench(["criteria", *argv]) == 0
         (store / "demo.fill-form.json").unlink()
-        assert main(argv) == 0  # the same questions, answered from STORE/.judge-cache: no third answer needed
+        assert gui_bench(["criteria", *argv]) == 0  # the same questions, answered from STORE/.judge-cache: no third answer needed
     out = capsys.readouterr().out
     assert out.count("demo.fill-form: v1, 2 criteria from 2 trajectory(ies), stable") == 2
     assert len(server.requests) == 2 and (store / "demo.fill-form.json").exists()
-    assert main([str(tmp_path / "missing"), "--judge-base-url", url, "--judge-model", "m"]) == 2
+    assert gui_bench(["criteria", str(tmp_path / "missing"), "--judge-base-url", url, "--judge-model", "m"]) == 2
     (tmp_path / "empty").mkdir()
-    assert main([str(tmp_path / "empty"), "--judge-base-url", url, "--judge-model", "m"]) == 2
+    assert gui_bench(["criteria", str(tmp_path / "empty"), "--judge-base-url", url, "--judge-model", "m"]) == 2
     monkeypatch.delenv("GUI_GYM_JUDGE_MODEL")
-    assert main([str(results)]) == 2
+    assert gui_bench(["criteria", str(results)]) == 2
     err = capsys.readouterr().err
     assert "results folder" in err and "missing does not exist" in err
     assert "no successful trajectories under" in err and "no judge model: pass model=..." in err

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from gui_gym.errors import JudgeFormatError
-from gui_gym.judges.lvlm import LVLMJudge, parse_criteria, parse_spans
-from gui_gym.judges.openai_judge import OpenAIJudge
-from gui_gym.judges.trajectory import Trajectory, TrajectoryStep, as_trajectory_judge
+from gui_gym.judges.lvlm import LVLMJudge, as_trajectory_judge, parse_criteria, parse_spans
+from gui_gym.models.openai_client import OpenAIClient
+from gui_gym.records import Trajectory, TrajectoryStep
 from tests.fakes.chat_server import ChatServer
 
 
@@ -18,7 +18,7 @@ def screenshot(value: int) -> np.ndarray:
 
 
 def trajectory(length: int) -> Trajectory:
-    steps = [TrajectoryStep(action={"kind": "click", "x": i, "y": 5}, screenshot=screenshot(i + 1)) for i in range(length)]
+    steps = [TrajectoryStep(parsed_action={"kind": "click", "x": i, "y": 5}, screenshot=screenshot(i + 1)) for i in range(length)]
     steps[-1].action_error = "nothing there"
     return Trajectory("demo.fill-form", "Type Ada and press Send.", start_screenshot=screenshot(0), steps=steps)
 
@@ -31,7 +31,7 @@ def server():
 
 @pytest.fixture
 def judge(server):
-    chat = OpenAIJudge("m", server.base_url, backoff_s=0.01)
+    chat = OpenAIClient("m", server.base_url, backoff_s=0.01)
     yield LVLMJudge(chat, max_images=4, attempts=2)
     chat.close()
 
@@ -94,11 +94,11 @@ def test_criteria_proposals_refine_the_previous_list(server, judge):
 
 
 def test_chat_judges_are_wrapped_and_bad_arguments_refused(server):
-    chat = OpenAIJudge("m", server.base_url)
+    chat = OpenAIClient("m", server.base_url)
     wrapped = as_trajectory_judge(chat)
     assert isinstance(wrapped, LVLMJudge) and wrapped.identity == f"lvlm:{chat.identity}"
     assert as_trajectory_judge(wrapped) is wrapped
-    with pytest.raises(TypeError, match="expected a Judge .* or a TrajectoryJudge .*, received int"):
+    with pytest.raises(TypeError, match="expected a ChatModel .* or a TrajectoryJudge .*, received int"):
         as_trajectory_judge(3)
     with pytest.raises(ValueError, match=r"max_images must be >= 2 \(start and end\), received 1"):
         LVLMJudge(chat, max_images=1)

@@ -11,7 +11,8 @@ import pytest
 import gui_gym  # noqa: F401 - registers the ids
 from gui_gym.errors import JudgeError
 from gui_gym.judges.oracle import NoisyOracleJudge, OracleJudge, OracleProbe, reached_at
-from gui_gym.judges.trajectory import Subtask, Trajectory, TrajectoryStep
+from gui_gym.judges.trajectory import Subtask
+from gui_gym.records import Trajectory, TrajectoryStep
 from gui_gym.suites.base import Milestone
 
 NAMES = ("open the form", "type the name", "send the form")
@@ -21,8 +22,10 @@ def trajectory(*states: str, success: bool = False, names=NAMES) -> Trajectory:
     """A trajectory whose probes are given as strings of 0/1, one per milestone: the first
     is the start, then one per step."""
     probes = [OracleProbe(tuple(names), tuple(c == "1" for c in state)) for state in states]
-    steps = [TrajectoryStep(action={"kind": "click"}, probe=probe) for probe in probes[1:]]
-    return Trajectory("t", "Fill the form.", start_probe=probes[0], steps=steps, success=success)
+    steps = [TrajectoryStep(parsed_action={"kind": "click"}, probe=probe) for probe in probes[1:]]
+    if steps:
+        steps[-1].info = {"success": success}
+    return Trajectory("t", "Fill the form.", start_probe=probes[0], steps=steps)
 
 
 def spans(*states: str, **kwargs) -> list[tuple]:

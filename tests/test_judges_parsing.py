@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from gui_gym.errors import JudgeFormatError
-from gui_gym.judges.base import Message
-from gui_gym.judges.openai_judge import OpenAIJudge
 from gui_gym.judges.parsing import ask, extract_json_object, parse_fields, parse_flag, parse_flags
+from gui_gym.models.chat import Message
+from gui_gym.models.openai_client import OpenAIClient
 from tests.fakes.chat_server import ChatServer
 
 
@@ -61,7 +61,7 @@ def test_flags_from_json_or_numbered_lines_with_exact_count():
 
 def test_ask_shows_the_model_its_error_and_asks_again():
     with ChatServer(["I think it is fine", '{"met": [false]}']) as server:
-        judge = OpenAIJudge("m", server.base_url)
+        judge = OpenAIClient("m", server.base_url)
         flags = ask(judge, [Message.user("met?")], lambda text: parse_flags(text, "met", 1), attempts=3, seed=7)
         judge.close()
     assert flags == [False]
@@ -74,7 +74,7 @@ def test_ask_shows_the_model_its_error_and_asks_again():
 
 def test_ask_gives_up_with_every_answer_recorded():
     with ChatServer(["nope", "still nope"]) as server:
-        judge = OpenAIJudge("m", server.base_url)
+        judge = OpenAIClient("m", server.base_url)
         with pytest.raises(JudgeFormatError, match=r"answered off-format 2 time\(s\)") as info:
             ask(judge, [Message.user("met?")], extract_json_object, attempts=2)
         judge.close()

@@ -50,7 +50,8 @@ def _bench_folder(root, episodes):
     for n, (task, success, actions, *answer) in enumerate(episodes):
         key = f"t{n}__seed0"
         (root / "tasks" / key).mkdir(parents=True)
-        (root / "tasks" / key / "result.json").write_text(json.dumps({"success": success, "meta": {"evaluator": "env"}}))
+        (root / "tasks" / key / "result.json").write_text(json.dumps({"task_id": f"t{n}", "success": success,
+                                                                     "meta": {"evaluator": "env"}}))
         (root / "mind2web" / key / "trajectory").mkdir(parents=True)
         (root / "mind2web" / key / "result.json").write_text(json.dumps({
             "schema_version": "online-mind2web-v2", "task": task, "task_id": f"t{n}",

@@ -103,7 +103,7 @@ def _bench_folder(root, outcomes):
     (root / "run.json").write_text(json.dumps({"env_id": "GUI/OnlineMind2Web-v0", "jobs": []}))
     for key, result in outcomes.items():
         (root / "tasks" / key).mkdir(parents=True)
-        (root / "tasks" / key / "result.json").write_text(json.dumps(result))
+        (root / "tasks" / key / "result.json").write_text(json.dumps({"task_id": key.split("__")[0], **result}))
         dest = root / "mind2web" / key
         (dest / "trajectory").mkdir(parents=True)
         (dest / "result.json").write_text(json.dumps({"schema_version": SCHEMA_VERSION, "task": f"task {key}",

@@ -14,8 +14,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import gui_gym  # noqa: F401  (registers the GUI/* ids)
+from gui_gym.envs.mind2web import make_env
 from gui_gym.errors import MissingResourceError, TaskConfigError
-from gui_gym.suites.mind2web import make_env
 from gui_gym.suites.mind2web.loader import file_sha256
 from gui_gym.suites.mind2web.suite import LOCAL_TASK_FILE, TASKS_ENV_VAR, Mind2WebSuite, check_reachable
 

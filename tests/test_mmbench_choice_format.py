@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gui_gym.actions import Action, format_action, parse_action
+from gui_gym.action_formats import format_action, parse_action
+from gui_gym.actions import Action
 from gui_gym.errors import ActionParseError
 from gui_gym.suites.mmbench import choice_format
 

@@ -7,8 +7,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import gui_gym  # noqa: F401 - registers the ids
+from gui_gym.envs.osworld import make_env
 from gui_gym.errors import MissingResourceError, TaskConfigError
-from gui_gym.suites.osworld import make_env
 
 
 def test_make_env_routes_arguments_without_starting_anything(tmp_path):

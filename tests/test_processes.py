@@ -1,12 +1,13 @@
 """Process trees from /proc: finding everything under a process, telling a zombie from a
-live one, killing a tree."""
+live one, killing a tree, signalling a process already gone."""
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 
-from gui_gym.processes import descendants, kill_tree, parent, running
+from gui_gym.processes import descendants, kill_tree, parent, running, signal_quietly
 from gui_gym.waiting import wait_until
 
 
@@ -21,3 +22,4 @@ def test_kill_tree_kills_a_process_and_everything_under_it():
     shell.wait(timeout=10)
     assert wait_until(lambda: not any(running(pid) for pid in children), timeout_s=10)
     assert parent(shell.pid) is None and descendants(shell.pid) == []
+    signal_quietly(shell.pid, signal.SIGKILL)  # a process already gone is no error

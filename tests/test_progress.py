@@ -13,7 +13,8 @@ from gymnasium.utils.env_checker import check_env
 import gui_gym  # noqa: F401 - registers the ids
 from gui_gym import Action
 from gui_gym.errors import MissingResourceError
-from gui_gym.judges import CriteriaStore, NoisyOracleJudge, OpenAIJudge, OracleJudge
+from gui_gym.judges import CriteriaStore, NoisyOracleJudge, OracleJudge
+from gui_gym.models.openai_client import OpenAIClient
 from gui_gym.wrappers.progress import ProgressReward
 from gui_gym.wrappers.subtasks import SubtaskAnnotation
 from tests.fakes.chat_server import ChatServer
@@ -100,7 +101,7 @@ def test_an_lvlm_judge_marks_the_stored_criteria_in_independent_rounds(base, tmp
     CriteriaStore(tmp_path).put(FORM, CRITERIA)
     answers = ['{"met": [true, true, false]}', '{"met": [true, false, false]}', '{"met": [true, true, true]}']
     with ChatServer(answers * 2) as server:
-        judge = OpenAIJudge("m", server.base_url)
+        judge = OpenAIClient("m", server.base_url)
         env = ProgressReward(base, judge, criteria_store=tmp_path, rounds=3)
         reward, info = run(env, wrong_name_submission(base), seed=5)[-1]
         assert env.criteria == CRITERIA
@@ -117,7 +118,7 @@ def test_an_lvlm_judge_marks_the_stored_criteria_in_independent_rounds(base, tmp
 def test_off_format_judging_is_recorded_and_never_becomes_reward(base, tmp_path):
     CriteriaStore(tmp_path).put(FORM, CRITERIA)
     with ChatServer(["All criteria are met!"] * 9) as server:
-        judge = OpenAIJudge("m", server.base_url)
+        judge = OpenAIClient("m", server.base_url)
         env = ProgressReward(base, judge, criteria_store=tmp_path, rounds=2)
         reward, info = run(env, wrong_name_submission(base))[-1]
         delta = ProgressReward(base, judge, criteria_store=tmp_path, rounds=1, mode="delta")
@@ -133,7 +134,7 @@ def test_off_format_judging_is_recorded_and_never_becomes_reward(base, tmp_path)
 def test_env_success_forces_full_progress_without_asking_the_judge(base, tmp_path):
     CriteriaStore(tmp_path).put(FORM, CRITERIA)
     with ChatServer() as server:
-        judge = OpenAIJudge("m", server.base_url)
+        judge = OpenAIClient("m", server.base_url)
         reward, info = run(ProgressReward(base, judge, criteria_store=tmp_path), [oracle] * 50)[-1]
         judge.close()
     assert info["success"] and reward == info["progress"] == 1.0 and server.requests == []
@@ -141,7 +142,7 @@ def test_env_success_forces_full_progress_without_asking_the_judge(base, tmp_pat
 
 def test_a_task_without_criteria_fails_at_reset_saying_how_to_build_them(base, tmp_path):
     with ChatServer() as server:
-        judge = OpenAIJudge("m", server.base_url)
+        judge = OpenAIClient("m", server.base_url)
         with pytest.raises(MissingResourceError, match=r"no progress criteria for task 'demo.fill-form' in the criteria "
                                                        r"store .*; build them .* with `gui-bench criteria"):
             ProgressReward(base, judge, criteria_store=tmp_path).reset(seed=0, options={"task_id": FORM})
@@ -155,7 +156,7 @@ def test_a_task_without_criteria_fails_at_reset_saying_how_to_build_them(base, t
     ({"rounds": True}, ValueError, "rounds must be an integer >= 1, received True"),
     ({"aggregate": "median"}, ValueError, r"aggregate must be one of \('mean', 'majority'\), received 'median'"),
     ({"mode": "dense"}, ValueError, r"mode must be one of \('final', 'delta'\), received 'dense'"),
-    ({"judge": "gpt-4o"}, TypeError, "expected a Judge .* or a TrajectoryJudge .*, received str"),
+    ({"judge": "gpt-4o"}, TypeError, "expected a ChatModel .* or a TrajectoryJudge .*, received str"),
 ])
 def test_bad_arguments_are_refused(base, kwargs, error, match):
     with pytest.raises(error, match=match):

@@ -16,8 +16,8 @@ from PIL import Image
 import gui_gym  # noqa: F401 - registers the ids
 from gui_gym import Action
 from gui_gym.errors import TaskConfigError
+from gui_gym.records import read_result
 from gui_gym.wrappers import TrajectoryRecorder
-from gui_gym.wrappers.recorder import action_text, atomic_write, episode_key, json_safe, read_trajectory
 
 
 @pytest.fixture(scope="module")
@@ -29,31 +29,6 @@ def demo():
 
 def _lines(folder):
     return [json.loads(line) for line in (folder / "traj.jsonl").read_text().splitlines()]
-
-
-def test_episode_key_is_a_safe_folder_name():
-    assert episode_key("demo.fill-form", 3) == "demo.fill-form__seed3"
-    assert episode_key("a/b c:d", None) == "a_b_c_d"
-    assert episode_key("../..", 0) == "task__seed0"
-
-
-def test_atomic_write_replaces_whole_files_and_leaves_no_temporaries(tmp_path):
-    target = tmp_path / "deep" / "result.json"
-    atomic_write(target, "first")
-    atomic_write(target, b"second")
-    assert target.read_text() == "second"
-    assert [p.name for p in target.parent.iterdir()] == ["result.json"]
-
-
-def test_json_safe_turns_what_json_cannot_hold_into_text():
-    value = {"n": np.int64(3), "f": np.float32(0.5), "nan": float("nan"), "img": np.zeros((2, 3, 3), np.uint8),
-             "a": Action.click(1, 2), "b": b"xyz", 7: (1, 2)}
-    safe = json_safe(value)
-    json.dumps(safe)
-    assert safe == {"n": 3, "f": 0.5, "nan": "nan", "img": "<array shape=[2, 3, 3] dtype=uint8>",
-                    "a": {"kind": "click", "x": 1.0, "y": 2.0}, "b": "<3 bytes>", "7": [1, 2]}
-    assert action_text(Action.type("hi")) == '{"kind": "type", "text": "hi"}'
-    assert action_text("Action: wait()") == "Action: wait()"
 
 
 def test_an_episode_is_recorded_step_by_step_and_completed_by_result_json(demo, tmp_path):
@@ -71,11 +46,11 @@ def test_an_episode_is_recorded_step_by_step_and_completed_by_result_json(demo, 
         steps += 1
         if terminated or truncated:
             break
-    result = json.loads((folder / "result.json").read_text())
-    assert result["success"] is True and result["score"] == 1.0 and result["steps"] == steps
-    assert result["error"] is None and result["task_id"] == "demo.fill-form" and result["seed"] == 0
-    assert result["timings"]["total_s"] >= result["timings"]["env_s"] > 0
-    assert result["timings"]["agent_s"] == pytest.approx(0.01 * steps)
+    result = read_result(folder)
+    assert result.success is True and result.score == 1.0 and result.steps == steps
+    assert result.error is None and result.task_id == "demo.fill-form" and result.seed == 0
+    assert result.timings["total_s"] >= result.timings["env_s"] > 0
+    assert result.timings["agent_s"] == pytest.approx(0.01 * steps)
     lines = _lines(folder)
     assert [line["step"] for line in lines] == list(range(steps + 1))
     assert lines[0]["event"] == "reset" and lines[0]["instruction"].startswith("Type the name")
@@ -84,7 +59,7 @@ def test_an_episode_is_recorded_step_by_step_and_completed_by_result_json(demo, 
     assert all(line["url"].startswith("http://127.0.0.1:") for line in lines)
     for line, screen in zip(lines, seen):
         assert np.array_equal(np.asarray(Image.open(folder / line["screenshot_file"]).convert("RGB")), screen)
-    assert env.last_result["success"] is True
+    assert env.last_result.success is True
 
 
 class _Dimmed(gym.ObservationWrapper):
@@ -112,8 +87,8 @@ def test_info_gains_two_keys_and_keeps_every_base_key(demo, tmp_path):
     code = plain_obs["instruction"] and demo.unwrapped.task.code
     _, _, terminated, _, info = env.step(Action.answer(code))
     assert terminated and info["success"] and info["screenshot_file"] == "step_0001.png"
-    result = json.loads((tmp_path / "demo.read-code__seed1" / "result.json").read_text())
-    assert result["final_answer"] == code
+    result = read_result(tmp_path / "demo.read-code__seed1")
+    assert result.final_answer == code
 
 
 def test_a_new_attempt_clears_what_the_last_one_left_but_not_foreign_files(demo, tmp_path):
@@ -136,10 +111,10 @@ def test_an_exception_is_recorded_as_an_error_result(demo, tmp_path):
         env.record_error("boom")
     result = env.record_error("TaskConfigError: unknown task", "env", task_id="demo.nope", seed=0)
     stored = json.loads((tmp_path / "demo.nope__seed0" / "result.json").read_text())
-    assert stored == result and result["error_kind"] == "env" and result["success"] is False
+    assert stored == result.to_dict() and result.error_kind == "env" and result.success is False
     env.reset(seed=0, options={"task_id": "demo.press-button"})
     result = env.record_error("AgentError: the model endpoint is down", "agent")
-    assert result["task_id"] == "demo.press-button" and result["steps"] == 0
+    assert result.task_id == "demo.press-button" and result.steps == 0
     with pytest.raises(gym.error.ResetNeeded):
         env.step(Action.wait(0))
 
@@ -161,9 +136,3 @@ def test_gymnasium_check_env_passes_on_the_recorded_env(tmp_path):
     finally:
         env.close()
     assert any(tmp_path.glob("*/step_0000.png"))
-
-
-def test_a_trajectory_cut_short_by_a_killed_run_reads_up_to_the_last_whole_line(tmp_path):
-    assert read_trajectory(tmp_path) == []
-    (tmp_path / "traj.jsonl").write_text('{"step": 0}\n\n{"step": 1}\n{"step": 2, "act', encoding="utf-8")
-    assert read_trajectory(tmp_path) == [{"step": 0}, {"step": 1}]

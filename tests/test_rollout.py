@@ -12,9 +12,9 @@ import pytest
 import torch
 
 import gui_gym  # noqa: F401 - registers the ids
+from agents.base import Context
+from agents.policies.element.policy import DENSE, ElementPolicy
 from gui_gym.errors import InfraError
-from trainers.policies import Context
-from trainers.policies_element import DENSE, ElementPolicy
 from trainers.rollout import EnvPool, evaluate, held_out_seeds, rollout_group
 
 PRESS = "demo.press-button"

@@ -11,7 +11,8 @@ from gymnasium.utils.env_checker import check_env
 
 import gui_gym  # noqa: F401 - registers the ids
 from gui_gym import Action
-from gui_gym.judges import OpenAIJudge, OracleJudge
+from gui_gym.judges import OracleJudge
+from gui_gym.models.openai_client import OpenAIClient
 from gui_gym.wrappers.progress import ProgressReward
 from gui_gym.wrappers.subtasks import SubtaskAnnotation
 from tests.fakes.chat_server import ChatServer
@@ -72,7 +73,7 @@ def test_an_lvlm_annotator_segments_and_verifies(base):
     with ChatServer(['{"subtasks": [{"description": "type a name", "start": 0, "end": 2}, '
                       '{"description": "send the form", "start": 3, "end": 4}]}',
                       '{"met": [true, true]}']) as server:
-        judge = OpenAIJudge("m", server.base_url)
+        judge = OpenAIClient("m", server.base_url)
         info = episode(SubtaskAnnotation(base, judge), WRONG_NAME)[-1]
         judge.close()
     assert info["subtasks"] == [{"description": "type a name", "start": 0, "end": 2, "completed": True},
@@ -83,7 +84,7 @@ def test_an_lvlm_annotator_segments_and_verifies(base):
 
 def test_an_annotator_that_answers_off_format_leaves_no_subtasks(base):
     with ChatServer(["Step 0-2: typing. Step 3-4: sending."] * 3) as server:
-        judge = OpenAIJudge("m", server.base_url)
+        judge = OpenAIClient("m", server.base_url)
         info = episode(SubtaskAnnotation(base, judge), WRONG_NAME)[-1]
         judge.close()
     assert info["subtasks"] is None and info["subtask_of_step"] is None
@@ -101,7 +102,7 @@ def test_wrappers_compose_and_keep_the_base_keys(base):
 
 def test_the_default_annotator_is_the_oracle_and_bad_ones_are_refused(base):
     assert isinstance(SubtaskAnnotation(base).annotator, OracleJudge)
-    with pytest.raises(TypeError, match="expected a Judge .* or a TrajectoryJudge .*, received dict"):
+    with pytest.raises(TypeError, match="expected a ChatModel .* or a TrajectoryJudge .*, received dict"):
         SubtaskAnnotation(base, {"model": "x"})
 
 

@@ -10,18 +10,19 @@ import numpy as np
 import pytest
 
 import gui_gym  # noqa: F401 - registers the ids
+from agents.policies.element import ElementPolicy
 from gui_gym.errors import InfraError, JudgeFormatError, MissingResourceError
-from gui_gym.judges import OpenAIJudge
-from gui_gym.judges.trajectory import Trajectory, TrajectoryStep
-from trainers import grpo
-from trainers.bepa import (BEPAConfig, TaskCache, level1, level2, parse_plan, plan_from_trajectory, task_plan, train)
-from trainers.policies_element import ElementPolicy
-from trainers.rollout import Rollout, Step
+from gui_gym.models.openai_client import OpenAIClient
+from gui_gym.records import Trajectory, TrajectoryStep
 from tests.fakes.chat_server import ChatServer
+from trainers import grpo
+from trainers.bepa import BEPAConfig, TaskCache, level1, level2, parse_plan, plan_from_trajectory, task_plan, train
+from trainers.rollout import Rollout, Step
 
 
 def rollout(name: str, score: float, task: str = "t") -> Rollout:
-    return Rollout(task, 0, name, [Step(None, name, (0,), (0.0,), 0.0, {"score": score, "success": score >= 1.0})])
+    return Rollout(task_id=task, seed=0, instruction=name,
+                   steps=[Step(text=name, token_ids=(0,), logprobs=(0.0,), info={"score": score, "success": score >= 1.0})])
 
 
 def test_level2_injects_into_all_fail_groups_and_refreshes_on_success():
@@ -51,7 +52,7 @@ def test_a_judge_abstracts_the_expert_trajectory_into_a_plan():
     trajectory = Trajectory("t", "Invite Ann", steps=[TrajectoryStep({"kind": "click", "x": 5.0, "y": 6.0}),
                                                        TrajectoryStep({"kind": "done"}, screenshot=screen)])
     with ChatServer(['not json', '{"plan": ["Open Users", "Invite Ann"]}']) as server:
-        with OpenAIJudge("judge", server.base_url) as judge:
+        with OpenAIClient("judge", server.base_url) as judge:
             assert plan_from_trajectory(judge, trajectory, seed=4) == ["Open Users", "Invite Ann"]
     text = "".join(p["text"] for p in server.requests[0].messages[1]["content"] if p["type"] == "text")
     assert 'Task: Invite Ann' in text and '0. {"kind": "click", "x": 5.0, "y": 6.0}' in text and '1. {"kind": "done"}' in text

@@ -1,5 +1,5 @@
 """`gui-train`: config files (JSON, TOML) merged with the command line, errors that name the
-nearest key, and a real run on GUI/Demo-v0."""
+nearest key, policies named as gui-bench names agents, and a real run on GUI/Demo-v0."""
 
 from __future__ import annotations
 
@@ -59,7 +59,9 @@ def test_print_config_and_errors_on_the_command_line(tmp_path, capsys):
     path.write_text(TOML)
     assert main(["--config", str(path), "--set", "seed=7", "--print-config"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert printed["trainer"]["seed"] == 7 and printed["env_args"] == {"max_steps": 2, "observe_a11y": True}
+    assert printed["trainer"]["seed"] == 7 and printed["env_args"] == {"max_steps": 2}  # the agent adds its own
+    assert main(["--algo", "grpo", "--env", "GUI/Demo-v0", "--policy", "random"]) == 2
+    assert "agent 'random' cannot be trained: a RandomAgent has no prompt, generate, logprobs" in capsys.readouterr().err
     assert main(["--config", str(path), "--set", "grup_size=3"]) == 2
     assert "did you mean 'group_size'?" in capsys.readouterr().err
     assert main(["--config", str(tmp_path / "missing.toml")]) == 2
@@ -75,5 +77,6 @@ def test_a_run_writes_its_metrics(tmp_path, capsys):
     assert record["charts/episodes"] == 2 and "losses/policy_loss" in record
     out = capsys.readouterr().out
     assert "gui-train: grpo done: 1 record(s), 2 episodes, last success rate 1.00;" in out and "progress" not in out
-    assert main(["--config", str(path), "--set", "tensorboard=false"]) == 0  # PAGE reports its progress too
+    assert main(["--config", str(path), "--set", "tensorboard=false", "--policy",
+                 "agents.policies.element:ElementPolicy"]) == 0  # PAGE reports its progress too; any spec of it
     assert "gui-train: page done: 1 record(s), 2 episodes, last success rate 1.00, progress 1.00" in capsys.readouterr().out

@@ -13,10 +13,11 @@ import pytest
 import torch
 
 import gui_gym  # noqa: F401 - registers the ids
+from agents.base import Context
+from agents.policies.element import ElementPolicy
 from gui_gym.errors import InfraError
+from trainers.bepa import cache_stats, luffy_loss
 from trainers.grpo import GRPOConfig, TrainItem, outcome_advantages, run, seed_everything, train, update
-from trainers.policies import Context
-from trainers.policies_element import ElementPolicy
 from trainers.rollout import EnvPool, Rollout, Step
 from trainers.runs import load_checkpoint
 
@@ -39,7 +40,8 @@ class TablePolicy(torch.nn.Module):
 
 def rollout(prompt: int, token: int, steps: int = 1, score: float = 0.0) -> Rollout:
     info = {"success": score >= 1.0, "score": score}
-    return Rollout("t", 0, "i", [Step(prompt, "", (token,), (math.log(0.5),), 0.0, info) for _ in range(steps)])
+    return Rollout(task_id="t", seed=0, instruction="i",
+                   steps=[Step(prompt=prompt, token_ids=(token,), logprobs=(math.log(0.5),), info=info) for _ in range(steps)])
 
 
 def test_outcome_advantages_spread_over_steps_by_hand():
@@ -59,9 +61,13 @@ def test_update_losses_by_hand():
     assert stats["losses/approx_kl"] == 0.0 and stats["losses/clipfrac"] == 0.0
     # LUFFY on an off-policy token: -A p / (p + .1) = -.5 / .6
     stats = update(policy, torch.optim.SGD(policy.parameters(), lr=0.0),
-                   [TrainItem(rollout(0, 0), [1.0], off_policy=True)], cfg, luffy_gamma=0.1)
+                   [TrainItem(rollout(0, 0), [1.0], off_policy=True)], cfg, off_policy_loss=luffy_loss(0.1),
+                   update_stats=cache_stats)
     assert stats["losses/policy_loss"] == pytest.approx(-0.5 / 0.6)
-    assert stats["bepa/cached_logp"] == pytest.approx(math.log(0.5))
+    assert stats["bepa/cached_logp"] == pytest.approx(math.log(0.5)) and "bepa/on_policy_logp" not in stats
+    plain = update(policy, torch.optim.SGD(policy.parameters(), lr=0.0),
+                   [TrainItem(rollout(0, 0), [1.0], off_policy=True)], cfg)  # the core alone: the clip, no bepa/
+    assert plain["losses/policy_loss"] == pytest.approx(-1.0) and not [k for k in plain if k.startswith("bepa/")]
     # token-mean over a 2-step rollout (A=+1) and a 1-step one (A=-1): (-1 -1 +1) / 3
     items = [TrainItem(rollout(0, 0, 2), [1.0, 1.0]), TrainItem(rollout(1, 1), [-1.0])]
     stats = update(policy, torch.optim.SGD(policy.parameters(), lr=0.0), items, cfg)
@@ -134,7 +140,7 @@ def test_seeded_sampling_repeats():
     draws = []
     for _ in range(2):
         seed_everything(3)
-        draws.append([policy.act(prompt).token_ids for _ in range(5)])
+        draws.append([policy.generate(prompt).token_ids for _ in range(5)])
     assert draws[0] == draws[1]
 
 

@@ -10,11 +10,11 @@ import gymnasium as gym
 import pytest
 
 import gui_gym  # noqa: F401 - registers the ids
+from agents.policies.element import ElementPolicy
 from gui_gym.judges import CriteriaStore
-from trainers.page import PAGEConfig, page_advantages, train
-from trainers.policies_element import ElementPolicy
-from trainers.rollout import Rollout, Step
 from tests.fakes.chat_server import ChatServer
+from trainers.page import PAGEConfig, page_advantages, train
+from trainers.rollout import Rollout, Step
 
 R2 = 0.5**0.5
 
@@ -22,8 +22,8 @@ R2 = 0.5**0.5
 def rollout(progress, subtasks, owner, score=0.0) -> Rollout:
     final = {"progress": progress, "subtasks": subtasks, "subtask_of_step": owner, "score": score,
              "success": score >= 1.0}
-    steps = [Step(None, "", (0,), (0.0,), 0.0, {}) for _ in range(len(owner) - 1)]
-    return Rollout("t", 0, "i", steps + [Step(None, "", (0,), (0.0,), 0.0, final)])
+    steps = [Step(token_ids=(0,), logprobs=(0.0,)) for _ in range(len(owner) - 1)]
+    return Rollout(task_id="t", seed=0, instruction="i", steps=steps + [Step(token_ids=(0,), logprobs=(0.0,), info=final)])
 
 
 def span(description, start, end, completed):

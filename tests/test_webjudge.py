@@ -14,10 +14,10 @@ import pytest
 from PIL import Image
 
 from gui_gym.errors import JudgeFormatError
-from gui_gym.judges.openai_judge import OpenAIJudge
 from gui_gym.judges.webjudge import (KEY_POINTS_SYSTEM, SCREENSHOT_SYSTEM, VERDICT_SYSTEM, Verdict, WebJudge,
-                                     WebTrajectory, load_verdict, parse_key_points,
-                                     parse_screenshot_score, parse_status)
+                                     WebTrajectory, load_verdict, parse_key_points, parse_screenshot_score,
+                                     parse_status)
+from gui_gym.models.openai_client import OpenAIClient
 from tests.fakes.chat_server import ChatServer, Reply
 
 KEY_POINTS = "**Key Points**:\n1. Open the Tidal Zen Yoga Mat\n2. Read its price"
@@ -55,7 +55,7 @@ def responder(scores=(1, 3, 5, 2), verdict="Thoughts: the price is shown.\nStatu
 
 
 def _judge(server, **kwargs) -> WebJudge:
-    return WebJudge(OpenAIJudge(model="fake-model", base_url=server.base_url, temperature=0, backoff_s=0.01), **kwargs)
+    return WebJudge(OpenAIClient(model="fake-model", base_url=server.base_url, temperature=0, backoff_s=0.01), **kwargs)
 
 
 @pytest.mark.parametrize("text, points", [
@@ -172,7 +172,7 @@ def test_a_malformed_score_is_asked_again_and_an_unreachable_judge_is_an_error()
         verdict = _judge(server).evaluate(_trajectory(shots=1))
     assert (verdict.status, verdict.calls, verdict.screenshots[0].score) == ("success", 4, 4)
     with ChatServer(lambda request: Reply(status=503)) as server:
-        judge = WebJudge(OpenAIJudge(model="m", base_url=server.base_url, attempts=2, backoff_s=0.01))
+        judge = WebJudge(OpenAIClient(model="m", base_url=server.base_url, attempts=2, backoff_s=0.01))
         verdict = judge.evaluate(_trajectory(shots=1))
     assert verdict.status == "error" and "failed after 2 attempt(s)" in verdict.error and verdict.calls == 1
 
@@ -196,7 +196,7 @@ def test_arguments_are_checked():
         WebJudge(Echo(), score_threshold=0)
     with pytest.raises(ValueError, match="max_images must be an integer >= 1, received 0"):
         WebJudge(Echo(), max_images=0)
-    with pytest.raises(TypeError, match="expected a Judge"):
+    with pytest.raises(TypeError, match="expected a ChatModel"):
         WebJudge(object())
     assert WebJudge(Echo()).identity == "webjudge:webjudge-v1:threshold=3:max_images=50:echo"
     with pytest.raises(ValueError, match="expected a verdict status"):

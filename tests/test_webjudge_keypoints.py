@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from gui_gym.judges.openai_judge import OpenAIJudge
+from gui_gym.models.openai_client import OpenAIClient
 from gui_gym.judges.webjudge import KEY_POINTS_SYSTEM, SCREENSHOT_SYSTEM, WebJudge
 from gui_gym.judges.webjudge_keypoints import KEY_POINT_SYSTEM
 from tests.fakes.chat_server import ChatServer
@@ -31,7 +31,7 @@ def responder(statuses):
 
 
 def _judge(server, **kwargs):
-    return WebJudge(OpenAIJudge(model="fake-model", base_url=server.base_url, temperature=0, backoff_s=0.01),
+    return WebJudge(OpenAIClient(model="fake-model", base_url=server.base_url, temperature=0, backoff_s=0.01),
                     protocol="keypoint", **kwargs)
 
 

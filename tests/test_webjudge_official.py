@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from gui_gym.judges.openai_judge import OpenAIJudge
+from gui_gym.models.openai_client import OpenAIClient
 from gui_gym.judges.webjudge import WebJudge, WebTrajectory
 from gui_gym.judges.webjudge_official import (KEY_POINTS_SYSTEM, SCREENSHOT_SYSTEM, VERDICT_SYSTEM, read_key_points,
                                               read_screenshot_score, read_status)
@@ -93,7 +93,7 @@ def _trajectory(shots):
 
 
 def _judge(server, **kwargs) -> WebJudge:
-    chat = OpenAIJudge(model="fake-model", base_url=server.base_url, temperature=0, backoff_s=0.01)
+    chat = OpenAIClient(model="fake-model", base_url=server.base_url, temperature=0, backoff_s=0.01)
     return WebJudge(chat, protocol="official", **kwargs)
 
 
@@ -139,7 +139,7 @@ def test_without_kept_screenshots_the_verdict_has_no_snapshot_section():
 
 def test_protocols_are_named_and_checked():
     with ChatServer(responder((3,))) as server:
-        strict = WebJudge(OpenAIJudge(model="m", base_url=server.base_url))
+        strict = WebJudge(OpenAIClient(model="m", base_url=server.base_url))
         official = _judge(server)
         assert strict.settings["protocol"] == "strict" and official.settings["protocol"] == "official"
         assert strict.settings != official.settings and "webjudge-official-v1" in official.identity

@@ -7,7 +7,9 @@ the group fails**, and refreshed with the policy's own successes.
 
 The cache rules sit at the top as small pure pieces, checked in tests/test_bepa.py; then plans
 (a task's own, or a judge's abstraction of the expert's trajectory) and the trainer: LEVEL-1
-seeding, then the shared GRPO loop (`trainers.grpo.run`) with LEVEL-2 as its group mixer.
+seeding, then the shared GRPO loop (`trainers.grpo.run`) with LEVEL-2 as its group mixer,
+LUFFY's shaping as its off-policy loss and the cache's log-prob diagnostic as its update
+stats.
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ from typing import Any, Callable, Generic, Hashable, Sequence, TypeVar
 
 import gymnasium as gym
 import numpy as np
+import torch
 
+from agents.base import TrainableAgent
 from gui_gym.errors import MissingResourceError
-from trainers.grpo import CrashedGroups, GRPOConfig, MixFn, run, seed_everything
-from trainers.policies import Policy
+from trainers.grpo import CrashedGroups, GRPOConfig, MixFn, OffPolicyLoss, TrainItem, run, seed_everything
 from trainers.rollout import EnvPool, Rollout
 from trainers.runs import RunLog
 
@@ -107,8 +110,8 @@ PLAN_QUESTION = ("Abstract the expert's actions into a short plan in natural lan
 
 def parse_plan(text: str) -> list[str]:
     """The steps of ``{"plan": [...]}``: a non-empty list of non-empty strings."""
-    from gui_gym.errors import JudgeFormatError
-    from gui_gym.judges.parsing import excerpt, extract_json_object
+    from gui_gym.errors import JudgeFormatError, excerpt
+    from gui_gym.judges.parsing import extract_json_object
 
     steps = extract_json_object(text).get("plan")
     if not isinstance(steps, list) or not steps or not all(isinstance(s, str) and s.strip() for s in steps):
@@ -120,10 +123,10 @@ def parse_plan(text: str) -> list[str]:
 def plan_from_trajectory(judge: Any, trajectory: Any, *, seed: int | None = None, attempts: int = 3) -> list[str]:
     """LEVEL-1's abstraction: one judge call turns an expert `Trajectory` (its instruction,
     every action, the final screen) into a plan."""
-    from gui_gym.judges.base import Message
     from gui_gym.judges.parsing import ask
+    from gui_gym.models.chat import Message
 
-    actions = "\n".join(f"{i}. {json.dumps(step.action, sort_keys=True)}" for i, step in enumerate(trajectory.steps))
+    actions = "\n".join(f"{i}. {json.dumps(step.parsed_action, sort_keys=True)}" for i, step in enumerate(trajectory.steps))
     parts: list[Any] = [f"Task: {trajectory.instruction}\n\nThe expert's actions, in order:\n{actions}\n"]
     last = trajectory.steps[-1].screenshot if trajectory.steps else trajectory.start_screenshot
     if last is not None:
@@ -135,16 +138,16 @@ def plan_from_trajectory(judge: Any, trajectory: Any, *, seed: int | None = None
 def expert_trajectory(env: gym.Env, task_id: str, seed: int) -> Any:
     """The task's own solution (``env.unwrapped.oracle_action``) played on `env` and recorded
     as a judge `Trajectory`: the expert trace of LocalWeb-like suites."""
-    from gui_gym.judges.trajectory import Trajectory, TrajectoryStep
+    from gui_gym.records import Trajectory, TrajectoryStep
 
     obs, info = env.reset(seed=seed, options={"task_id": task_id, "instance_seed": seed})
     trajectory = Trajectory(task_id, str(info.get("instruction", "")), start_screenshot=obs.get("screenshot"))
     done = False
     while not done:
         obs, _, terminated, truncated, info = env.step(env.unwrapped.oracle_action())
-        trajectory.steps.append(TrajectoryStep(info.get("parsed_action"), obs.get("screenshot"), info.get("action_error")))
+        trajectory.steps.append(TrajectoryStep(info.get("parsed_action"), obs.get("screenshot"), info.get("action_error"),
+                                               info=info))
         done = terminated or truncated
-    trajectory.success = bool(info.get("success"))
     return trajectory
 
 
@@ -198,7 +201,7 @@ class BEPAConfig(GRPOConfig):
                              f"{self.luffy_gamma}")
 
 
-def level1(cfg: BEPAConfig, policy: Policy, pool: EnvPool, cache: TaskCache[Rollout], tasks: Sequence[str],
+def level1(cfg: BEPAConfig, policy: TrainableAgent, pool: EnvPool, cache: TaskCache[Rollout], tasks: Sequence[str],
            plans: Callable[[gym.Env, str, int], list[str]]) -> tuple[int, dict[str, float]]:
     """LEVEL-1: for each task, `level1_groups` groups acted on the instance's plan; the
     successes (stored without the plan) seed the cache. Stops where the next group would
@@ -242,15 +245,38 @@ def level2(cache: TaskCache[Rollout], inject_index: int = 0) -> MixFn:
     return mix
 
 
-def train(cfg: BEPAConfig, policy: Policy, make_env: Callable[[], gym.Env], judge: Any = None) -> list[dict[str, Any]]:
+def luffy_weight(prob: Any, gamma: float = 0.1) -> Any:
+    """BEPA's option `luffy` (LUFFY's policy shaping): off-policy tokens are reweighted by
+    p / (p + gamma), on a float or a tensor of probabilities (the gradient flows through p,
+    which is the point: low-probability expert tokens do not dominate the gradient)."""
+    return prob / (prob + gamma)
+
+
+def luffy_loss(gamma: float) -> OffPolicyLoss:
+    """LUFFY's shaped objective for the injected tokens, -A p/(p + gamma), in place of the clip."""
+    return lambda logp, advantages: -advantages * luffy_weight(logp.exp(), gamma)
+
+
+def cache_stats(items: Sequence[TrainItem], old_logprobs: list[torch.Tensor]) -> dict[str, float]:
+    """The paper's diagnostic of an update: the mean log-prob of the injected (cached) tokens
+    against the policy's own, under the weights before the update."""
+    out = {}
+    for name, flag in (("bepa/cached_logp", True), ("bepa/on_policy_logp", False)):
+        chosen = [old for old, item in zip(old_logprobs, items) if item.off_policy == flag]
+        if chosen:
+            out[name] = float(torch.cat(chosen).mean())
+    return out
+
+
+def train(cfg: BEPAConfig, policy: TrainableAgent, make_env: Callable[[], gym.Env], judge: Any = None) -> list[dict[str, Any]]:
     """BEPA = LEVEL-1 (plan-conditioned self-rolls seed the cache) + the GRPO loop with
-    LEVEL-2 injection. `judge` (a chat `Judge`) overrides the plan judge `cfg` names."""
+    LEVEL-2 injection. `judge` (a `ChatModel`) overrides the plan judge `cfg` names."""
     seed_everything(cfg.seed)
     plans: Callable[[gym.Env, str, int], list[str]] = task_plan
     if cfg.plan_source == "judge":
-        from gui_gym.judges import OpenAIJudge
+        from gui_gym.models.openai_client import OpenAIClient
 
-        plans = partial(judged_plan, judge if judge is not None else OpenAIJudge(cfg.judge_model, cfg.judge_base_url))
+        plans = partial(judged_plan, judge if judge is not None else OpenAIClient(cfg.judge_model, cfg.judge_base_url))
     cache: TaskCache[Rollout] = TaskCache(cfg.cache_capacity)
     log = RunLog(cfg.run_dir, cfg, tensorboard=cfg.tensorboard, wandb_project=cfg.wandb_project)
     try:
@@ -259,6 +285,7 @@ def train(cfg: BEPAConfig, policy: Policy, make_env: Callable[[], gym.Env], judg
             episodes, stats = level1(cfg, policy, pool, cache, tasks, plans)
             log.log(0, {"charts/episodes": episodes, **stats})
             return run(cfg, policy, pool, mix=level2(cache, cfg.inject_index),
-                       luffy_gamma=cfg.luffy_gamma if cfg.luffy else None, episodes=episodes, log=log)
+                       off_policy_loss=luffy_loss(cfg.luffy_gamma) if cfg.luffy else None, update_stats=cache_stats,
+                       episodes=episodes, log=log)
     finally:
         log.close()

@@ -8,8 +8,9 @@
     gui-train --algo page --config runs/page.toml --print-config     # show the settings, run nothing
 
 Values of ``--set``, ``--env-arg`` and ``--policy-arg`` are read as JSON when they are JSON.
-The element policy needs the accessibility tree, so ``observe_a11y`` defaults to true with
-it; the VLM policy's string actions are parsed in its prompt's action format.
+``--policy`` takes what ``gui-bench run --agent`` takes (a name, ``module:Class``, a file),
+as long as the agent is trainable; the env is made as the agent needs it (the element
+policy's a11y tree, the VLM policy's action format), as gui-bench makes it.
 """
 
 from __future__ import annotations
@@ -19,18 +20,19 @@ import json
 import sys
 from typing import Any, Callable
 
-from benchmarks.cli import make_env, parse_assignments
+from agents.loader import SPEC_HELP, TRAINABLE_AGENTS, env_kwargs_for, load_trainable_agent
 from gui_gym.errors import GUIGymError
-from trainers.config import CONFIGS, DEFAULT_ENV, RunSpec, build_spec, read_config_file
-from trainers.policies import POLICIES, make_policy
+from gui_gym.registration import DEFAULT_ENV_ID, make, parse_kwargs
+from trainers.config import CONFIGS, RunSpec, build_spec, read_config_file
 from trainers.runs import to_plain
 
 
 def parser() -> argparse.ArgumentParser:
     out = argparse.ArgumentParser(prog="gui-train", description="Train a GUI policy with GRPO, PAGE or BEPA.")
     out.add_argument("--algo", choices=sorted(CONFIGS), help="the method (or 'algo' in the config file)")
-    out.add_argument("--env", help=f"env id (default {DEFAULT_ENV})")
-    out.add_argument("--policy", choices=POLICIES, help="element (a11y-tree scorer) or vlm (Qwen2.5-VL family)")
+    out.add_argument("--env", help=f"env id (default {DEFAULT_ENV_ID})")
+    out.add_argument("--policy", help=f"the trainable agent, as gui-bench run --agent takes it: {SPEC_HELP}; "
+                     f"trainable built-ins: {', '.join(TRAINABLE_AGENTS)} (default element)")
     out.add_argument("--config", help="a .json or .toml file (see trainers/config.py)")
     out.add_argument("--set", action="append", metavar="K=V", help="trainer setting, repeatable")
     out.add_argument("--env-arg", action="append", metavar="K=V", help="gym.make keyword argument, repeatable")
@@ -42,25 +44,22 @@ def parser() -> argparse.ArgumentParser:
 
 def resolve(args: argparse.Namespace) -> RunSpec:
     values = read_config_file(args.config) if args.config else {}
-    trainer = parse_assignments(args.set, "--set")
+    trainer = parse_kwargs(args.set, "--set")
     if args.run_dir:
         trainer["run_dir"] = args.run_dir
     spec = build_spec(values, algo=args.algo, env=args.env, policy=args.policy,
-                      env_args=parse_assignments(args.env_arg, "--env-arg"),
-                      policy_args=parse_assignments(args.policy_arg, "--policy-arg"), trainer=trainer)
-    if spec.policy == "element":
-        spec.env_args.setdefault("observe_a11y", True)
+                      env_args=parse_kwargs(args.env_arg, "--env-arg"),
+                      policy_args=parse_kwargs(args.policy_arg, "--policy-arg"), trainer=trainer)
     return spec
 
 
 def env_factory(spec: RunSpec, policy: Any) -> Callable[[], Any]:
-    """Envs that read the policy's string actions in its format (and coordinate space)."""
+    """Envs made as the policy needs them (`agents.loader.env_kwargs_for`: its action format
+    and coordinate space, the a11y tree), as gui-bench makes them for an agent."""
     env_args = dict(spec.env_args)
-    if policy.action_format != "json":
-        env_args.setdefault("action_format", policy.action_format)
-        if getattr(policy, "format_context", None):
-            env_args.setdefault("format_context", policy.format_context)
-    return lambda: make_env(spec.env, env_args)
+    for name, value in env_kwargs_for(policy).items():
+        env_args.setdefault(name, value)
+    return lambda: make(spec.env, env_args)
 
 
 def method(algo: str) -> Callable[..., list[dict[str, Any]]]:
@@ -72,7 +71,7 @@ def method(algo: str) -> Callable[..., list[dict[str, Any]]]:
 
 def train(spec: RunSpec) -> list[dict[str, Any]]:
     """Build the policy and run the method."""
-    policy = make_policy(spec.policy, **spec.policy_args)
+    policy = load_trainable_agent(spec.policy, **spec.policy_args)
     return method(spec.algo)(spec.trainer, policy, env_factory(spec, policy))
 
 

@@ -28,14 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from gui_gym.registration import DEFAULT_ENV_ID
 from trainers.bepa import BEPAConfig
 from trainers.grpo import GRPOConfig
 from trainers.page import PAGEConfig
-from trainers.policies import POLICIES
 
 CONFIGS: dict[str, type[GRPOConfig]] = {"grpo": GRPOConfig, "page": PAGEConfig, "bepa": BEPAConfig}
 KEYS = ("algo", "env", "policy", "env_args", "policy_args", "trainer")
-DEFAULT_ENV = "GUI/LocalWeb-v0"
 
 
 @dataclass
@@ -75,13 +74,13 @@ def build_spec(values: Mapping[str, Any], *, algo: str | None = None, env: str |
     if algo not in CONFIGS:
         raise ValueError(f"expected --algo (or 'algo' in the config) to be one of {sorted(CONFIGS)}, received {algo!r}")
     policy = policy or values.get("policy", "element")
-    if policy not in POLICIES:
-        raise ValueError(f"expected --policy to be one of {list(POLICIES)}, received {policy!r}")
+    if not isinstance(policy, str) or not policy.strip():
+        raise ValueError(f"expected --policy (or 'policy' in the config) to name a trainable agent, received {policy!r}")
     for name in ("env_args", "policy_args", "trainer"):
         if not isinstance(values.get(name, {}), Mapping):
             raise ValueError(f"expected '{name}' to be a table of settings, received {values[name]!r}")
     settings = {**values.get("trainer", {}), **(trainer or {})}
-    return RunSpec(algo, env or values.get("env", DEFAULT_ENV), policy,
+    return RunSpec(algo, env or values.get("env", DEFAULT_ENV_ID), policy,
                    {**values.get("env_args", {}), **(env_args or {})},
                    {**values.get("policy_args", {}), **(policy_args or {})}, trainer_config(algo, settings))
 

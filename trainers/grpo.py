@@ -9,13 +9,14 @@ multi-turn GUI rollout a "sequence" is the whole rollout: its steps' generated t
 after the other (observations are never trained), as in verl's multi-turn rollouts.
 
 The loop reads straight down: draw instances, roll out groups, advantages (GRPO's outcome
-advantage, or a method's own), optional group mixing (BEPA's LEVEL-2), update, log,
-checkpoint. PAGE and BEPA call `run` with their two ingredients (`trainers.page`,
-`trainers.bepa`).
+advantage, or a method's own), optional group mixing, update, log, checkpoint. The core knows
+no method: PAGE and BEPA call `run` with their ingredients (`AdvantageFn`, `MixFn`,
+`OffPolicyLoss`, `UpdateStats`; `trainers.page`, `trainers.bepa`).
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 import time
@@ -27,11 +28,14 @@ import numpy as np
 import torch
 
 from gui_gym.errors import InfraError
-from trainers.rollout import EnvPool, Rollout, rollout_group
+from trainers.branching import BRANCHING, branch_point, continuation_steps, tree_record
+from trainers.rollout import EnvPool, Rollout, rollout_continuations, rollout_group
 from trainers.runs import RunLog, save_checkpoint
 
+logger = logging.getLogger(__name__)
+
 if TYPE_CHECKING:
-    from trainers.policies import Policy
+    from agents.base import TrainableAgent
 
 EPS = 1e-6
 
@@ -167,6 +171,13 @@ class GRPOConfig:
     """Mirror metrics to TensorBoard when it is installed."""
     wandb_project: str | None = None
     """Mirror metrics to this wandb project (needs wandb)."""
+    branching: str = "off"
+    """"unreached_milestone": after a group where no rollout succeeded, also a group of G
+    continuations from the state just after the deepest milestone it reached
+    (`trainers.branching`); "off": whole-episode groups only."""
+    step_budget: int | None = None
+    """Env steps the run may use in all, the prefixes a restore replays included; None: no
+    bound (`episode_budget` still holds; a continuation counts as an episode there)."""
 
     def __post_init__(self) -> None:
         for name in ("iterations", "groups_per_iteration", "group_size", "update_epochs", "minibatch_rollouts",
@@ -174,6 +185,11 @@ class GRPOConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, received {value!r}")
+        if self.branching not in BRANCHING:
+            raise ValueError(f"branching must be one of {BRANCHING}, received {self.branching!r}")
+        if self.step_budget is not None and (isinstance(self.step_budget, bool) or not isinstance(self.step_budget, int)
+                                             or self.step_budget < 1):
+            raise ValueError(f"step_budget must be None or an integer >= 1, received {self.step_budget!r}")
         if self.aggregation not in AGGREGATIONS:
             raise ValueError(f"aggregation must be one of {AGGREGATIONS}, received {self.aggregation!r}")
         if self.learning_rate <= 0 or self.max_grad_norm <= 0 or self.kl_coef < 0 or self.entropy_coef < 0:
@@ -193,7 +209,7 @@ class GRPOConfig:
 @dataclass
 class TrainItem:
     """A rollout ready for the loss: its per-step advantages, and whether it is off-policy
-    (a BEPA cache injection)."""
+    (injected into its group by a method's `MixFn`, e.g. BEPA's cache)."""
 
     rollout: Rollout
     advantages: list[float]
@@ -212,13 +228,22 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def update(policy: Policy, optimizer: torch.optim.Optimizer, items: Sequence[TrainItem], cfg: GRPOConfig,
-           reference: Policy | None = None, luffy_gamma: float | None = None) -> dict[str, float]:
+OffPolicyLoss = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+"""A method's per-token loss for off-policy tokens from (log-probs, advantages), both
+[batch, tokens]; without one, off-policy tokens get the clipped loss like every other."""
+UpdateStats = Callable[[Sequence["TrainItem"], list[torch.Tensor]], dict[str, float]]
+"""A method's own diagnostics of an update, from its items and their old log-probs."""
+
+
+def update(policy: TrainableAgent, optimizer: torch.optim.Optimizer, items: Sequence[TrainItem], cfg: GRPOConfig,
+           reference: TrainableAgent | None = None, off_policy_loss: OffPolicyLoss | None = None,
+           update_stats: UpdateStats | None = None) -> dict[str, float]:
     """One GRPO update on `items`: old log-probs recomputed under the current weights (verl's
-    recompute; for an injected trajectory this is BEPA's plain-prompt log-prob, ratio 1 on the
-    first epoch), then `update_epochs` passes of shuffled minibatches of rollouts, each a
-    clipped-loss step (+ k3 KL to `reference`) with gradient clipping. With `luffy_gamma`,
-    off-policy tokens get LUFFY's shaped objective -A p/(p + gamma) instead of the clip."""
+    recompute; for an injected trajectory this is its log-prob under the plain prompt, ratio
+    1 on the first epoch), then `update_epochs` passes of shuffled minibatches of rollouts,
+    each a clipped-loss step (+ k3 KL to `reference`) with gradient clipping. A method may
+    give off-policy tokens a loss of its own (`off_policy_loss`) and add its diagnostics
+    (`update_stats`)."""
     items = [item for item in items if len(item.rollout)]
     if not items:
         return {}
@@ -237,9 +262,8 @@ def update(policy: Policy, optimizer: torch.optim.Optimizer, items: Sequence[Tra
             mb_adv, _ = _pad([_token_advantages(items[i]) for i in batch])
             off = torch.tensor([[items[i].off_policy] for i in batch]).expand_as(mask)
             losses = clipped_policy_losses(logp, mb_old, mb_adv, cfg.clip_low, cfg.clip_high, cfg.dual_clip)
-            if luffy_gamma is not None:
-                prob = logp.exp()
-                losses = torch.where(off, -mb_adv * luffy_weight(prob, luffy_gamma), losses)
+            if off_policy_loss is not None:
+                losses = torch.where(off, off_policy_loss(logp, mb_adv), losses)
             pg_loss = aggregate(losses, mask, cfg.aggregation)
             loss = pg_loss
             if cfg.entropy_coef > 0:
@@ -263,21 +287,12 @@ def update(policy: Policy, optimizer: torch.optim.Optimizer, items: Sequence[Tra
                 stats.setdefault("losses/clipfrac", []).append(float(aggregate(clipped, mask)))
                 stats.setdefault("losses/grad_norm", []).append(float(grad_norm))
     out = {key: sum(values) / len(values) for key, values in stats.items()}
-    for name, flag in (("bepa/cached_logp", True), ("bepa/on_policy_logp", False)):
-        chosen = [old[i] for i, item in enumerate(items) if item.off_policy == flag]
-        if chosen:
-            out[name] = float(torch.cat(chosen).mean())
+    if update_stats is not None:
+        out.update(update_stats(items, old))
     return out
 
 
-def luffy_weight(prob: Any, gamma: float = 0.1) -> Any:
-    """BEPA's option `luffy` (LUFFY's policy shaping): off-policy tokens are reweighted by
-    p / (p + gamma), on a float or a tensor of probabilities (the gradient flows through p,
-    which is the point: low-probability expert tokens do not dominate the gradient)."""
-    return prob / (prob + gamma)
-
-
-def _rollout_logprobs(policy: Policy, items: Sequence[TrainItem]) -> list[torch.Tensor]:
+def _rollout_logprobs(policy: TrainableAgent, items: Sequence[TrainItem]) -> list[torch.Tensor]:
     """Per rollout, the log-probs of all its generated tokens (steps concatenated), in one
     call of the policy."""
     return _rollout_values(policy.logprobs, items)
@@ -330,14 +345,15 @@ class CrashedGroups:
     def __init__(self) -> None:
         self.in_a_row = 0
 
-    def rollout(self, pool: EnvPool, policy: Policy, task_id: str, seed: int, group_size: int, *,
-                plan: Sequence[str] | None = None) -> list[Rollout] | None:
+    def rollout(self, pool: EnvPool, policy: TrainableAgent, task_id: str, seed: int, group_size: int, *,
+                plan: Sequence[str] | None = None, snapshots: bool = False) -> list[Rollout] | None:
         try:
-            group = rollout_group(pool, policy, task_id, seed, group_size, plan=plan)
-        except InfraError:
+            group = rollout_group(pool, policy, task_id, seed, group_size, plan=plan, snapshots=snapshots)
+        except InfraError as exc:
             self.in_a_row += 1
             if self.in_a_row >= MAX_CRASHED_GROUPS:
                 raise
+            logger.warning("every episode of a group crashed (%s); skipping it (%d in a row)", exc, self.in_a_row)
             return None
         self.in_a_row = 0
         return group
@@ -345,16 +361,19 @@ class CrashedGroups:
 AdvantageFn = Callable[[Sequence[Rollout]], list[list[float]]]
 """A method's advantages: per rollout of a group, one advantage per step."""
 MixFn = Callable[[list[Rollout]], tuple[list[Rollout], list[bool], dict[str, float]]]
-"""BEPA's LEVEL-2: a group in, the mixed group, which rollouts were injected, and counters."""
+"""A method's group mixing (BEPA's LEVEL-2): a group in, the mixed group, which rollouts were
+injected (off-policy), and counters."""
 
 
-def run(cfg: GRPOConfig, policy: Policy, pool: EnvPool, *, advantages: AdvantageFn | None = None,
-        mix: MixFn | None = None, luffy_gamma: float | None = None, episodes: int = 0,
-        log: RunLog | None = None) -> list[dict[str, Any]]:
+def run(cfg: GRPOConfig, policy: TrainableAgent, pool: EnvPool, *, advantages: AdvantageFn | None = None,
+        mix: MixFn | None = None, off_policy_loss: OffPolicyLoss | None = None, update_stats: UpdateStats | None = None,
+        episodes: int = 0, log: RunLog | None = None) -> list[dict[str, Any]]:
     """The training loop every method shares: draw task instances (tasks in shuffled rounds,
     fresh instance seeds), roll out groups, turn them into advantages (`advantages`, default
-    GRPO's outcome), let `mix` inject into groups (BEPA), update, log, checkpoint. `episodes`
-    already spent (BEPA's LEVEL-1) count against `cfg.episode_budget`. Returns the records."""
+    GRPO's outcome), let `mix` inject into groups, update (with a method's `off_policy_loss`
+    and `update_stats`), log, checkpoint. `episodes` already spent count against
+    `cfg.episode_budget`. Returns the records. A method plugs in through these arguments
+    and nothing else: PAGE gives `advantages`, BEPA `mix`, `off_policy_loss`, `update_stats`."""
     if cfg.entropy_coef > 0 and not hasattr(policy, "entropies"):
         raise ValueError(f"entropy_coef needs a policy that reports its entropies; {type(policy).__name__} does not")
     advantages = advantages or (lambda group: outcome_advantages(group, cfg.norm_std))
@@ -367,10 +386,13 @@ def run(cfg: GRPOConfig, policy: Policy, pool: EnvPool, *, advantages: Advantage
     per_iteration = cfg.groups_per_iteration * cfg.group_size
     schedule: list[str] = []  # tasks in a shuffled round: every task gets its share of groups
     crashes = CrashedGroups()
+    env_steps = 0  # every env step, the prefixes replayed by restores included
     completed = 0  # iterations done (BEPA's LEVEL-1 writes a record of its own, iteration 0)
     try:
         for iteration in range(1, cfg.iterations + 1):
             if cfg.episode_budget is not None and episodes + per_iteration > cfg.episode_budget:
+                break
+            if cfg.step_budget is not None and env_steps >= cfg.step_budget:
                 break
             started = time.monotonic()
             items: list[TrainItem] = []
@@ -381,11 +403,13 @@ def run(cfg: GRPOConfig, policy: Policy, pool: EnvPool, *, advantages: Advantage
                     schedule = [tasks[i] for i in rng.permutation(len(tasks))]
                 task_id = schedule.pop()
                 seed = cfg.draw_instance(rng)
-                group = crashes.rollout(pool, policy, task_id, seed, cfg.group_size)
+                group = crashes.rollout(pool, policy, task_id, seed, cfg.group_size,
+                                        snapshots=cfg.branching != "off")
                 if group is None:
                     counters["charts/crashed_groups"] = counters.get("charts/crashed_groups", 0) + 1
                     continue
                 episodes += len(group)
+                env_steps += continuation_steps(group)
                 counters["charts/infra_errors"] = counters.get("charts/infra_errors", 0) + sum(
                     r.infra_error is not None for r in group)
                 group = [r for r in group if r.infra_error is None]
@@ -407,11 +431,27 @@ def run(cfg: GRPOConfig, policy: Policy, pool: EnvPool, *, advantages: Advantage
                         counters[key] = counters.get(key, 0) + value
                 for rollout, adv, off in zip(group, advantages(group), injected):
                     items.append(TrainItem(rollout, adv, off))
+                point = branch_point(group) if cfg.branching != "off" else None
+                if point is not None:  # the group got stuck: G continuations from where it got furthest
+                    branched = [r for r in rollout_continuations(pool, policy, point, cfg.group_size)
+                                if r.infra_error is None]
+                    episodes += cfg.group_size
+                    env_steps += continuation_steps(branched)
+                    counters["branch/groups"] = counters.get("branch/groups", 0) + 1
+                    charts.setdefault("branch/from_step", []).append(float(point.step))
+                    charts.setdefault("branch/milestones", []).append(float(point.milestones))
+                    for r in branched:
+                        charts.setdefault("branch/success_rate", []).append(float(r.success))
+                    log.write_branched_group(tree_record(iteration, group, point, branched))
+                    if branched:
+                        counters["charts/no_signal_groups"] += all_equal([r.score for r in branched])
+                        for rollout, adv in zip(branched, advantages(branched)):
+                            items.append(TrainItem(rollout, adv))
             rollout_s = time.monotonic() - started
-            losses = update(policy, optimizer, items, cfg, reference, luffy_gamma)
+            losses = update(policy, optimizer, items, cfg, reference, off_policy_loss, update_stats)
             if items and hasattr(policy, "after_update"):
                 policy.after_update()  # a served policy pushes its new weights to its server
-            record = {"charts/episodes": episodes, **{k: sum(v) / len(v) for k, v in charts.items()}, **counters,
+            record = {"charts/episodes": episodes, "charts/env_steps": env_steps, **{k: sum(v) / len(v) for k, v in charts.items()}, **counters,
                       **losses, "charts/rollout_time_s": rollout_s,
                       "charts/update_time_s": time.monotonic() - started - rollout_s}
             log.log(iteration, record)
@@ -428,7 +468,7 @@ def run(cfg: GRPOConfig, policy: Policy, pool: EnvPool, *, advantages: Advantage
     return log.records
 
 
-def train(cfg: GRPOConfig, policy: Policy, make_env: Callable[[], Any]) -> list[dict[str, Any]]:
+def train(cfg: GRPOConfig, policy: TrainableAgent, make_env: Callable[[], Any]) -> list[dict[str, Any]]:
     """GRPO: `run` with the outcome advantage on a pool of `make_env` envs."""
     seed_everything(cfg.seed)
     with EnvPool(make_env, cfg.pool_size) as pool:

@@ -19,8 +19,8 @@ from typing import Any, Callable, Sequence
 
 import gymnasium as gym
 
+from agents.base import TrainableAgent
 from trainers.grpo import EPS, GRPOConfig, group_advantages, run, seed_everything
-from trainers.policies import Policy
 from trainers.rollout import EnvPool, Rollout
 
 
@@ -139,15 +139,17 @@ def _spans(rollout: Rollout) -> tuple[list[dict[str, Any]], list[int]]:
 
 def make_judge(cfg: PAGEConfig) -> Any:
     """The judge `cfg` names."""
-    from gui_gym.judges import OpenAIJudge, OracleJudge, TransformersJudge
+    from gui_gym.judges import OracleJudge
+    from gui_gym.models.openai_client import OpenAIClient
+    from gui_gym.models.transformers_model import TransformersModel
 
     if cfg.judge == "oracle":
         return OracleJudge()
     if cfg.judge == "openai":
-        return OpenAIJudge(cfg.judge_model, cfg.judge_base_url)
+        return OpenAIClient(cfg.judge_model, cfg.judge_base_url)
     if not cfg.judge_model:
         raise ValueError("judge='transformers' needs judge_model: the checkpoint folder")
-    return TransformersJudge(cfg.judge_model)
+    return TransformersModel(cfg.judge_model)
 
 
 def wrap_env(env: gym.Env, judge: Any, cfg: PAGEConfig) -> gym.Env:
@@ -160,7 +162,7 @@ def wrap_env(env: gym.Env, judge: Any, cfg: PAGEConfig) -> gym.Env:
                           rounds=cfg.rounds, aggregate=cfg.aggregate)
 
 
-def train(cfg: PAGEConfig, policy: Policy, make_env: Callable[[], gym.Env], judge: Any = None) -> list[dict[str, Any]]:
+def train(cfg: PAGEConfig, policy: TrainableAgent, make_env: Callable[[], gym.Env], judge: Any = None) -> list[dict[str, Any]]:
     """PAGE = the GRPO loop + `ProgressReward` + `SubtaskAnnotation`, with the hierarchical
     advantage. `judge` overrides the one `cfg` names."""
     seed_everything(cfg.seed)

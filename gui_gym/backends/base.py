@@ -215,6 +215,8 @@ class Backend(ABC):
         except Exception as exc:
             if not self._alive():
                 self.healthy = False
+                logger.warning("%s crashed (%s: %s); it is relaunched at the next reset", type(self).__name__,
+                               type(exc).__name__, exc)
                 raise InfraError(f"{type(self).__name__} crashed: {type(exc).__name__}: {exc}") from exc
             raise ActionExecutionError(f"{type(exc).__name__}: {exc}") from exc
 

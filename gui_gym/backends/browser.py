@@ -47,10 +47,10 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from gui_gym.a11y_text import format_elements
 from gui_gym.actions import Action
 from gui_gym.backends.base import DEFAULT_STEP_TIMEOUT_S, Backend, Observation
-from gui_gym.backends.page_scripts import (AWAIT_SCROLL_JS, ELEMENTS_JS, INIT_JS, READY_JS, SCROLL_STATE_JS,
-                                           element_tree_text)
+from gui_gym.backends.page_scripts import AWAIT_SCROLL_JS, ELEMENTS_JS, INIT_JS, READY_JS, SCROLL_STATE_JS
 from gui_gym.backends.web_access import AccessPolicy
 from gui_gym.errors import ActionExecutionError, InfraError, MissingResourceError
 from gui_gym.processes import kill_tree, parent, running
@@ -571,19 +571,20 @@ class BrowserBackend(Backend):
                 if self._crashed or self._disconnected:
                     raise InfraError("the browser page crashed") from exc
                 # A navigation destroyed the context mid-check: wait for the new document.
+                logger.debug("settle check interrupted (%s); waiting for the new document", exc)
                 remaining_ms = max(1.0, (deadline - time.monotonic()) * 1000)
                 try:
                     self._page.wait_for_load_state("load", timeout=remaining_ms)
-                except Exception:
-                    pass
+                except Exception as load_exc:
+                    logger.debug("no load event before the settle deadline: %s", load_exc)
                 continue
             if ready == "popup":
                 if self._page is page_before:  # not adopted yet: the "page" event adopts it
                     remaining_ms = max(1.0, (deadline - time.monotonic()) * 1000)
                     try:
                         self._context.wait_for_event("page", timeout=remaining_ms)
-                    except Exception:
-                        pass  # the popup was blocked or never came; keep the current page
+                    except Exception as exc:  # the popup was blocked or never came; keep the current page
+                        logger.debug("an announced popup did not open: %s", exc)
                 continue
             if ready and not self._inflight:
                 return
@@ -593,8 +594,8 @@ class BrowserBackend(Backend):
         # every later step would wait the whole bound for it too.
         try:
             self._page.evaluate("window.__guiGymLeaving = false")
-        except Exception:
-            pass  # a navigation is replacing the document after all: it has no flag
+        except Exception as exc:  # a navigation is replacing the document after all: it has no flag
+            logger.debug("the leaving flag could not be cleared: %s", exc)
 
     def _observe(self, a11y: bool) -> Observation:
         if self._crashed:
@@ -612,7 +613,7 @@ class BrowserBackend(Backend):
             extra = {}
         tree = None
         if a11y:
-            tree = element_tree_text(self._refresh_elements())
+            tree = format_elements(self._refresh_elements())
         else:
             self._elements = None
         return Observation(screenshot=screenshot, a11y_tree=tree, url=self._page.url, extra=extra)
@@ -637,9 +638,10 @@ class BrowserBackend(Backend):
         while True:
             try:
                 return self._cdp.send("Page.captureScreenshot", SCREENSHOT_PARAMS)
-            except Exception:
+            except Exception as exc:
                 if self._crashed or self._disconnected or time.monotonic() >= deadline_at:
                     raise
+                logger.debug("screenshot session lost (%s); attaching a new one", exc)
             self._page.wait_for_timeout(CAPTURE_RETRY_MS)
             self._cdp = self._context.new_cdp_session(self._page)
 
@@ -663,13 +665,13 @@ class BrowserBackend(Backend):
     def _close(self) -> None:
         try:
             self._close_context()
-        except Exception:
-            pass  # closing what is already dead (or was just killed); nothing left to release
+        except Exception as exc:  # closing what is already dead (or was just killed); nothing left to release
+            logger.info("the episode's context was already gone when closed: %s", exc)
         try:
             if self._browser is not None:
                 self._bounded("closing the browser", self._browser.close)
-        except Exception:
-            pass
+        except Exception as exc:
+            logger.info("the browser was already gone when closed: %s", exc)
         if self._driver is not None:
             DRIVERS.release(self._driver)
         if self._proxy_hole is not None:

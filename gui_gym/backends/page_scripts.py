@@ -1,14 +1,12 @@
-"""JavaScript the browser backend runs in pages it controls (written by us, never by agents),
-and the text form of the element list.
+"""JavaScript the browser backend runs in pages it controls (written by us, never by agents).
 
-The element list is our accessibility view: visible interactive elements plus visible text
-leaves, each with a role, an accessible name and a viewport-clipped box. Its indices are what
-element-index actions (``click(element=3)``) refer to.
+The element list (`ELEMENTS_JS`) is our accessibility view: visible interactive elements plus
+visible text leaves, each with a role, an accessible name and a viewport-clipped box. Its
+indices are what element-index actions (``click(element=3)``) refer to; its text form is
+`gui_gym.a11y_text`.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 INIT_JS = r"""
 (() => {
@@ -166,21 +164,3 @@ ELEMENTS_JS = r"""
   return out;
 }
 """
-
-
-def element_tree_text(elements: list[dict[str, Any]]) -> str:
-    """One line per element: ``[index] role "name" value=... checked`` (BrowserGym-like)."""
-    lines = []
-    for el in elements:
-        parts = [f"[{el['index']}]", el["role"], _quote(el.get("name", ""))]
-        if el.get("value"):
-            parts.append(f"value={_quote(el['value'])}")
-        for flag in ("checked", "disabled", "expanded", "selected", "focused"):
-            if el.get(flag) is True:
-                parts.append(flag)
-        lines.append(" ".join(parts))
-    return "\n".join(lines)
-
-
-def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

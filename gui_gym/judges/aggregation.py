@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from gui_gym.errors import JudgeError
-from gui_gym.judges.trajectory import Trajectory, TrajectoryJudge
+from gui_gym.judges.trajectory import TrajectoryJudge
+from gui_gym.records import Trajectory
 
 AGGREGATES = ("mean", "majority")
 

@@ -9,13 +9,16 @@ that cannot be read is treated as a miss and rewritten. Errors are never cached.
 
 from __future__ import annotations
 
+import logging
 import json
 import os
 from pathlib import Path
 from typing import Sequence
 
-from gui_gym.judges.base import Judge, Message, SharedOnCopy, message_digest
-from gui_gym.wrappers.recorder import atomic_write_json
+from gui_gym.models.chat import ChatModel, Message, SharedOnCopy, message_digest
+from gui_gym.records import atomic_write_json
+
+logger = logging.getLogger(__name__)
 
 
 class CachedJudge(SharedOnCopy):
@@ -33,9 +36,9 @@ class CachedJudge(SharedOnCopy):
     (1, 1)
     """
 
-    def __init__(self, judge: Judge, directory: str | os.PathLike[str]):
-        if not isinstance(judge, Judge):
-            raise TypeError(f"expected a Judge (identity and complete(messages, seed=...)), received {type(judge).__name__}")
+    def __init__(self, judge: ChatModel, directory: str | os.PathLike[str]):
+        if not isinstance(judge, ChatModel):
+            raise TypeError(f"expected a ChatModel (identity and complete(messages, seed=...)), received {type(judge).__name__}")
         self.judge = judge
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -64,7 +67,8 @@ class CachedJudge(SharedOnCopy):
     def _read(path: Path) -> str | None:
         try:
             answer = json.loads(path.read_text(encoding="utf-8"))["answer"]
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            logger.warning("cached answer %s cannot be read (%s); asking the model again", path, exc)
             return None
         return answer if isinstance(answer, str) else None
 

@@ -15,10 +15,11 @@ from typing import Any, Sequence
 
 import gymnasium as gym
 
-from gui_gym.errors import JudgeFormatError
-from gui_gym.judges.base import Judge, Message, Part, SharedOnCopy
-from gui_gym.judges.parsing import ask, excerpt, extract_json_object, parse_flags
-from gui_gym.judges.trajectory import Subtask, Trajectory
+from gui_gym.errors import JudgeFormatError, excerpt
+from gui_gym.judges.parsing import ask, extract_json_object, parse_flags
+from gui_gym.judges.trajectory import Subtask, TrajectoryJudge
+from gui_gym.models.chat import ChatModel, Message, Part, SharedOnCopy
+from gui_gym.records import Trajectory
 
 SYSTEM = ("You judge the trajectories of a GUI agent. You see the task instruction, the agent's actions and "
           "screenshots of the screen. Base every judgement on what the screenshots and actions show, never on "
@@ -26,7 +27,7 @@ SYSTEM = ("You judge the trajectories of a GUI agent. You see the task instructi
 
 
 class LVLMJudge(SharedOnCopy):
-    """Answers trajectory questions with a chat `Judge`.
+    """Answers trajectory questions with a `ChatModel`.
 
     Args:
         judge: the chat model.
@@ -34,9 +35,9 @@ class LVLMJudge(SharedOnCopy):
         attempts: tries per question when the answer is off-format.
     """
 
-    def __init__(self, judge: Judge, *, max_images: int = 8, attempts: int = 3):
-        if not isinstance(judge, Judge):
-            raise TypeError(f"expected a Judge (identity and complete(messages, seed=...)), received {type(judge).__name__}")
+    def __init__(self, judge: ChatModel, *, max_images: int = 8, attempts: int = 3):
+        if not isinstance(judge, ChatModel):
+            raise TypeError(f"expected a ChatModel (identity and complete(messages, seed=...)), received {type(judge).__name__}")
         if max_images < 2:
             raise ValueError(f"max_images must be >= 2 (start and end), received {max_images}")
         if attempts < 1:
@@ -98,7 +99,7 @@ class LVLMJudge(SharedOnCopy):
         if trajectory.start_screenshot is not None and -1 in shown:
             parts += ["Start screen:", trajectory.start_screenshot]
         for index, step in enumerate(trajectory.steps):
-            line = f"\nStep {index}: action {_action_text(step.action)}"
+            line = f"\nStep {index}: action {_action_text(step.parsed_action)}"
             if step.action_error:
                 line += f" (error: {step.action_error})"
             parts.append(line)
@@ -159,3 +160,13 @@ def _action_text(action: Any) -> str:
         return "(none: the output did not parse)"
     return json.dumps(action, ensure_ascii=False, sort_keys=True)
 
+
+def as_trajectory_judge(judge: ChatModel | TrajectoryJudge) -> TrajectoryJudge:
+    """`judge` itself if it answers trajectory questions, else an `LVLMJudge` over the chat
+    `judge`."""
+    if isinstance(judge, TrajectoryJudge):
+        return judge
+    if isinstance(judge, ChatModel):
+        return LVLMJudge(judge)
+    raise TypeError(f"expected a ChatModel (complete(messages)) or a TrajectoryJudge (mark, segment), "
+                    f"received {type(judge).__name__}")

@@ -13,6 +13,7 @@ LVLM judge with known noise, to measure what multi-round aggregation buys.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -20,9 +21,12 @@ import gymnasium as gym
 import numpy as np
 
 from gui_gym.errors import JudgeError
-from gui_gym.judges.base import SharedOnCopy
-from gui_gym.judges.trajectory import Subtask, Trajectory
+from gui_gym.judges.trajectory import Subtask
+from gui_gym.models.chat import SharedOnCopy
+from gui_gym.records import Trajectory
 from gui_gym.suites.base import Milestone
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,8 @@ class OracleJudge(SharedOnCopy):
         try:
             return OracleProbe(descriptions, tuple(bool(m.check(backend)) for m in milestones))
         except Exception as exc:  # a dead backend must not take the episode down; marking reports it
+            logger.warning("the oracle could not check the milestones of %s: %s: %s", getattr(task, "task_id", "?"),
+                           type(exc).__name__, exc)
             return OracleProbe(descriptions, (False,) * len(milestones), f"{type(exc).__name__}: {exc}")
 
     def own_criteria(self, trajectory: Trajectory) -> list[str]:

@@ -20,7 +20,7 @@ import re
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from gui_gym.errors import JudgeFormatError, excerpt
-from gui_gym.judges.base import Judge, Message
+from gui_gym.models.chat import ChatModel, Message
 
 T = TypeVar("T")
 
@@ -151,7 +151,7 @@ def parse_flags(text: str, key: str, count: int) -> list[bool]:
                            f"1..{count} with yes/no, received {excerpt(text)}", text)
 
 
-def ask(judge: Judge, messages: Sequence[Message], parse: Callable[[str], T], *, attempts: int = 3,
+def ask(judge: ChatModel, messages: Sequence[Message], parse: Callable[[str], T], *, attempts: int = 3,
         seed: int | None = None) -> T:
     """Ask `judge` and parse its answer; on an off-format answer, show the model its answer
     and the error and ask again, up to `attempts` times in all. The last `JudgeFormatError`

@@ -1,9 +1,9 @@
-"""The trajectory a judge looks at, the questions a trajectory judge answers, and the keeper
-that the wrappers use to record one episode in memory.
+"""The questions a trajectory judge answers, and the keeper that the wrappers use to record
+one episode in memory (a `gui_gym.records.Trajectory`).
 
 Two kinds of judge answer PAGE's questions (which criteria are met, how the trajectory splits
 into subtasks): an LVLM that reads screenshots and actions (`LVLMJudge`, over any chat
-`Judge`) and the oracle that reads a task's milestones. The oracle must look at the live env
+`ChatModel`) and the oracle that reads a task's milestones. The oracle must look at the live env
 after every step, since the state at step t is gone at the episode's end; `probe` is that
 look, and its result rides along in the trajectory. Screenshots are kept by reference (the
 env hands out a fresh array per observation), so recording costs no copies.
@@ -11,39 +11,13 @@ env hands out a fresh array per observation), so recording costs no copies.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol, Sequence, runtime_checkable
 
 import gymnasium as gym
 import numpy as np
 
-from gui_gym.judges.base import ImageLike, Judge
-
-
-@dataclass
-class TrajectoryStep:
-    """One env step: the action as the env parsed it (``info["parsed_action"]``), the
-    screenshot after it, and the judge's probe of the env after it."""
-
-    action: Any
-    screenshot: ImageLike | None = None
-    action_error: str | None = None
-    probe: Any = None
-
-
-@dataclass
-class Trajectory:
-    """One episode as a judge sees it. Step indices are 0-based: step t is the t-th action."""
-
-    task_id: str
-    instruction: str
-    start_screenshot: ImageLike | None = None
-    start_probe: Any = None
-    steps: list[TrajectoryStep] = field(default_factory=list)
-    success: bool | None = None
-
-    def __len__(self) -> int:
-        return len(self.steps)
+from gui_gym.records import ImageLike, Trajectory, TrajectoryStep
 
 
 @dataclass(frozen=True)
@@ -96,19 +70,6 @@ class TrajectoryJudge(Protocol):
         ...
 
 
-def as_trajectory_judge(judge: Judge | TrajectoryJudge) -> TrajectoryJudge:
-    """`judge` itself if it answers trajectory questions, else an `LVLMJudge` over the chat
-    `judge`."""
-    if isinstance(judge, TrajectoryJudge):
-        return judge
-    if isinstance(judge, Judge):
-        from gui_gym.judges.lvlm import LVLMJudge
-
-        return LVLMJudge(judge)
-    raise TypeError(f"expected a Judge (complete(messages)) or a TrajectoryJudge (mark, segment), "
-                    f"received {type(judge).__name__}")
-
-
 class TrajectoryKeeper:
     """Records the current episode for a wrapper: reset starts a trajectory, each step adds
     to it, and the judge probes the env each time. Also draws the seeds of judging rounds
@@ -130,10 +91,9 @@ class TrajectoryKeeper:
     def add(self, env: gym.Env, obs: Any, info: dict[str, Any], done: bool) -> Trajectory:
         if self.trajectory is None:
             raise gym.error.ResetNeeded("call reset() before step()")
-        self.trajectory.steps.append(TrajectoryStep(action=info.get("parsed_action"), screenshot=_screenshot(obs),
-                                                    action_error=info.get("action_error"), probe=self.judge.probe(env)))
-        if done:
-            self.trajectory.success = bool(info.get("success", False))
+        self.trajectory.steps.append(TrajectoryStep(parsed_action=info.get("parsed_action"), screenshot=_screenshot(obs),
+                                                    action_error=info.get("action_error"), probe=self.judge.probe(env),
+                                                    info=info))
         return self.trajectory
 
     def seeds(self, count: int) -> list[int]:

@@ -36,10 +36,10 @@ from typing import Any, Sequence, Union
 
 import numpy as np
 
-from gui_gym.errors import JudgeError, JudgeFormatError
-from gui_gym.judges.base import PNG_SIGNATURE, ImageLike, Judge, Message, SharedOnCopy
-from gui_gym.judges.parsing import ask, check_answer, excerpt
-from gui_gym.wrappers.recorder import atomic_write_json
+from gui_gym.errors import JudgeError, JudgeFormatError, excerpt
+from gui_gym.judges.parsing import ask, check_answer
+from gui_gym.models.chat import PNG_SIGNATURE, ChatModel, ImageLike, Message, SharedOnCopy
+from gui_gym.records import atomic_write_json
 
 PROMPT_VERSION = "webjudge-v1"
 PROTOCOLS = ("strict", "official", "keypoint")
@@ -256,7 +256,7 @@ class _CallLog:
 class _LoggedJudge:
     """A chat judge whose every call, answered or failed, goes to the call log."""
 
-    def __init__(self, judge: Judge, log: _CallLog, stage: str, images: Sequence[str]):
+    def __init__(self, judge: ChatModel, log: _CallLog, stage: str, images: Sequence[str]):
         self.judge, self.log, self.stage, self.images = judge, log, stage, list(images)
         self.identity = judge.identity
         self.attempt = 0
@@ -287,7 +287,7 @@ def load_image(source: ImageSource) -> ImageLike:
 
 
 class WebJudge(SharedOnCopy):
-    """Judges web trajectories with a chat `Judge` (any OpenAI-compatible LVLM, a cache, ...).
+    """Judges web trajectories with a `ChatModel` (any OpenAI-compatible LVLM, a cache, ...).
 
     Args:
         judge: the chat model.
@@ -300,13 +300,13 @@ class WebJudge(SharedOnCopy):
             verdict per key point); see the module docstring and docs/mind2web.md.
     """
 
-    def __init__(self, judge: Judge, *, score_threshold: int = DEFAULT_SCORE_THRESHOLD,
+    def __init__(self, judge: ChatModel, *, score_threshold: int = DEFAULT_SCORE_THRESHOLD,
                  max_images: int = DEFAULT_MAX_IMAGES, attempts: int = 3, workers: int = 4,
                  protocol: str = "strict"):
         if protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {list(PROTOCOLS)}, received {protocol!r}")
-        if not isinstance(judge, Judge):
-            raise TypeError(f"expected a Judge (identity and complete(messages, seed=...)), received {type(judge).__name__}")
+        if not isinstance(judge, ChatModel):
+            raise TypeError(f"expected a ChatModel (identity and complete(messages, seed=...)), received {type(judge).__name__}")
         if isinstance(score_threshold, bool) or score_threshold not in range(1, 6):
             raise ValueError(f"score_threshold must be an integer from 1 to 5, received {score_threshold!r}")
         for name, value in (("max_images", max_images), ("attempts", attempts), ("workers", workers)):

@@ -18,7 +18,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from gui_gym.judges.base import Message
+from gui_gym.models.chat import Message
 from gui_gym.judges.webjudge import Verdict, WebJudge, WebTrajectory, _CallLog, load_image, parse_status
 
 KEY_POINT_SYSTEM = """You decide whether a web agent met ONE requirement, a key point, of a user's task on a website. \

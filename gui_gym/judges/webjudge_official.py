@@ -28,7 +28,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 
 from gui_gym.errors import JudgeFormatError
-from gui_gym.judges.base import Message
+from gui_gym.models.chat import Message
 from gui_gym.judges.webjudge import ScreenshotScore, Verdict, WebJudge, WebTrajectory, _CallLog, _numbered, load_image
 
 KEY_POINTS_SYSTEM = """You analyse the task given to a web agent and pick out the key points its description states outright.

@@ -11,6 +11,7 @@ _LAZY: dict[str, str] = {
     "TrajectoryRecorder": "gui_gym.wrappers.recorder",
     "ProgressReward": "gui_gym.wrappers.progress",
     "SubtaskAnnotation": "gui_gym.wrappers.subtasks",
+    "WebJudgeReward": "gui_gym.wrappers.webjudge_reward",
 }
 """Public name -> the module defining it."""
 

@@ -26,9 +26,11 @@ import gymnasium as gym
 
 from gui_gym.errors import MissingResourceError
 from gui_gym.judges.aggregation import AGGREGATES, judge_progress
-from gui_gym.judges.base import Judge
-from gui_gym.judges.criteria import CriteriaStore
-from gui_gym.judges.trajectory import Trajectory, TrajectoryJudge, TrajectoryKeeper, as_trajectory_judge
+from gui_gym.judges.criteria_store import CriteriaStore
+from gui_gym.judges.lvlm import as_trajectory_judge
+from gui_gym.judges.trajectory import TrajectoryJudge, TrajectoryKeeper
+from gui_gym.models.chat import ChatModel
+from gui_gym.records import Trajectory
 
 MODES = ("final", "delta")
 
@@ -41,7 +43,7 @@ class ProgressReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     Args:
         env: any GUI/* env (or a wrapper of one).
-        judge: `OracleJudge()`, any trajectory judge, or a chat `Judge` (asked via `LVLMJudge`).
+        judge: `OracleJudge()`, any trajectory judge, or a `ChatModel` (asked via `LVLMJudge`).
         criteria_store: where a chat judge's criteria live (a folder or a `CriteriaStore`);
             not needed by judges with their own criteria (the oracle).
         rounds: independent judging passes per judgement.
@@ -50,11 +52,15 @@ class ProgressReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     >>> import gymnasium as gym, gui_gym
     >>> from gui_gym.judges import OracleJudge
-    >>> env = ProgressReward(gym.make("GUI/Demo-v0"), OracleJudge())  # doctest: +SKIP
-    >>> obs, info = env.reset(seed=0, options={"task_id": "demo.fill-form"})  # doctest: +SKIP
+    >>> env = ProgressReward(gym.make("GUI/Demo-v0"), OracleJudge())
+    >>> obs, info = env.reset(seed=0, options={"task_id": "demo.press-button"})
+    >>> obs, reward, terminated, truncated, info = env.step(gui_gym.Action.done())  # gave up at once
+    >>> terminated, reward, info["progress"]
+    (True, 0.0, 0.0)
+    >>> env.close()
     """
 
-    def __init__(self, env: gym.Env, judge: Judge | TrajectoryJudge,
+    def __init__(self, env: gym.Env, judge: ChatModel | TrajectoryJudge,
                  criteria_store: CriteriaStore | str | os.PathLike[str] | None = None, rounds: int = 3,
                  aggregate: str = "mean", mode: str = "final"):
         if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:

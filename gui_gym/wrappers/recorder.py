@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import os
 import queue
 import re
@@ -37,97 +36,11 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
-from gui_gym.actions import Action
+from gui_gym.records import (RESULT_FILE, TRAJECTORY_FILE, EpisodeResult, action_text, atomic_write, atomic_write_json,
+                             episode_key, final_answer, json_safe)
 
-TRAJECTORY_FILE = "traj.jsonl"
-RESULT_FILE = "result.json"
-_UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
 _OWN_FILES = re.compile(r"^(traj\.jsonl|result\.json|step_\d+\.png|\..+\.tmp)$")
-
-
-def episode_key(task_id: str, seed: int | None) -> str:
-    """The folder name of an episode: ``<task_id>__seed<seed>``, with characters that are
-    unsafe in file names replaced by ``_``."""
-    safe = _UNSAFE_CHARS.sub("_", str(task_id)).strip("._") or "task"
-    return f"{safe}__seed{seed}" if seed is not None else safe
-
-
-def read_trajectory(folder: str | os.PathLike) -> list[dict[str, Any]]:
-    """The step records of an episode folder's ``traj.jsonl`` (none when it is missing). Lines
-    are appended one per step, so a run killed mid-write leaves a last line cut short: the
-    records end at the first line that does not parse."""
-    path = Path(folder) / TRAJECTORY_FILE
-    records: list[dict[str, Any]] = []
-    if not path.is_file():
-        return records
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            break
-    return records
-
-
-def atomic_write(path: str | os.PathLike, data: bytes | str) -> None:
-    """Write `data` to `path` through a temporary file and a rename: readers (and a resumed
-    run after ``kill -9``) see the old file or the whole new one, never a part."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    with open(tmp, "wb") as handle:
-        # backslashreplace: a lone surrogate (agent text that is not Unicode) is written as the
-        # \uXXXX escape JSON reads back, instead of failing the write
-        handle.write(data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data)
-    os.replace(tmp, path)
-
-
-def atomic_write_json(path: str | os.PathLike, value: Any) -> None:
-    atomic_write(path, json.dumps(json_safe(value), indent=2, ensure_ascii=False) + "\n")
-
-
-def json_safe(value: Any) -> Any:
-    """`value` with everything JSON cannot hold turned into something it can: numpy scalars
-    to numbers, arrays and bytes to a short description, Actions to dicts, non-finite floats
-    to strings, anything else to its ``str``."""
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    if isinstance(value, np.generic):
-        return json_safe(value.item())
-    if isinstance(value, np.ndarray):
-        return f"<array shape={list(value.shape)} dtype={value.dtype}>"
-    if isinstance(value, (bytes, bytearray)):
-        return f"<{len(value)} bytes>"
-    if isinstance(value, Action):
-        return value.to_dict()
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [json_safe(v) for v in value]
-    if isinstance(value, os.PathLike):
-        return os.fspath(value)
-    return str(value)
-
-
-def action_text(action: Any) -> str:
-    """The action as the agent gave it, as text: strings unchanged, `Action` objects and
-    dicts as canonical JSON."""
-    if isinstance(action, str):
-        return action
-    if isinstance(action, Action):
-        return json.dumps(action.to_dict(), ensure_ascii=False)
-    return json.dumps(json_safe(action), ensure_ascii=False)
-
-
-def final_answer(parsed_action: Any) -> str | None:
-    """The text of a terminal answer/done action, from ``info["parsed_action"]``."""
-    last = parsed_action[-1] if isinstance(parsed_action, list) and parsed_action else parsed_action
-    if isinstance(last, dict) and last.get("kind") in ("answer", "done") and last.get("text"):
-        return str(last["text"])
-    return None
+"""The files a recorded episode folder holds (cleared when an attempt starts again)."""
 
 
 def _now() -> str:
@@ -218,7 +131,7 @@ class TrajectoryRecorder(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.screenshots = screenshots
         self.result_extra: dict[str, Any] = {}
         self.episode_dir: Path | None = None
-        self.last_result: dict[str, Any] | None = None
+        self.last_result: EpisodeResult | None = None
         self._writer = _PngWriter(png_compress_level)
         self._traj = None
         self._annotations: dict[str, Any] = {}
@@ -273,7 +186,7 @@ class TrajectoryRecorder(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return obs, reward, terminated, truncated, self._with_paths(info, shot)
 
     def record_error(self, message: str, kind: str = "error", *, task_id: str | None = None,
-                     seed: int | None = None) -> dict[str, Any]:
+                     seed: int | None = None) -> EpisodeResult:
         """End the current episode as an error (an exception in the agent or the env) and
         write its ``result.json``. When no episode is open (the reset itself failed), name the
         episode with `task_id` and `seed`. Returns the result."""
@@ -325,14 +238,14 @@ class TrajectoryRecorder(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._traj.flush()
 
     def _finish(self, *, score: SupportsFloat | None, success: bool, terminated: bool, truncated: bool,
-                answer: str | None, error: str | None, error_kind: str | None) -> dict[str, Any]:
+                answer: str | None, error: str | None, error_kind: str | None) -> EpisodeResult:
         assert self.episode_dir is not None
         self._writer.flush()  # every screenshot is on disk before the completion marker
         self._close_traj()
         episode = self._episode
         steps = episode["steps"]
         total_s = time.perf_counter() - episode["started"]
-        result = {
+        data = {
             "task_id": episode["task_id"], "seed": episode["seed"], "instance_seed": episode["instance_seed"],
             "instruction": episode["instruction"], "domain": episode["domain"],
             "score": None if score is None else float(score), "success": success, "steps": steps,
@@ -343,9 +256,10 @@ class TrajectoryRecorder(gym.Wrapper, gym.utils.RecordConstructorArgs):
             "started_at": episode["started_at"], "finished_at": _now(),
             **self.result_extra,
         }
-        atomic_write_json(self.episode_dir / RESULT_FILE, result)
-        self.last_result = json_safe(result)
-        return self.last_result
+        result = EpisodeResult.from_dict(json_safe(data), f"the result of {self.episode_dir}")
+        atomic_write_json(self.episode_dir / RESULT_FILE, result.to_dict())
+        self.last_result = result
+        return result
 
     def _close_traj(self) -> None:
         if self._traj is not None:

@@ -20,10 +20,11 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 
 from gui_gym.errors import JudgeError
-from gui_gym.judges.base import Judge
+from gui_gym.judges.lvlm import as_trajectory_judge
 from gui_gym.judges.oracle import OracleJudge
-from gui_gym.judges.trajectory import (Trajectory, TrajectoryJudge, TrajectoryKeeper, as_trajectory_judge,
-                                      step_to_subtask)
+from gui_gym.judges.trajectory import TrajectoryJudge, TrajectoryKeeper, step_to_subtask
+from gui_gym.models.chat import ChatModel
+from gui_gym.records import Trajectory
 
 
 class SubtaskAnnotation(gym.Wrapper, gym.utils.RecordConstructorArgs):
@@ -32,13 +33,20 @@ class SubtaskAnnotation(gym.Wrapper, gym.utils.RecordConstructorArgs):
     Args:
         env: any GUI/* env (or a wrapper of one).
         annotator: a trajectory judge (default `OracleJudge()`, which needs tasks with
-            milestones) or a chat `Judge` (asked via `LVLMJudge`).
+            milestones) or a `ChatModel` (asked via `LVLMJudge`).
 
     >>> import gymnasium as gym, gui_gym
-    >>> env = SubtaskAnnotation(gym.make("GUI/Demo-v0"))  # doctest: +SKIP
+    >>> env = SubtaskAnnotation(gym.make("GUI/Demo-v0"))
+    >>> obs, info = env.reset(seed=0, options={"task_id": "demo.press-button"})
+    >>> terminated = truncated = False
+    >>> while not (terminated or truncated):
+    ...     obs, reward, terminated, truncated, info = env.step(env.unwrapped.oracle_action())
+    >>> [(s["description"], s["completed"]) for s in info["subtasks"]]
+    [('the button was pressed', True)]
+    >>> env.close()
     """
 
-    def __init__(self, env: gym.Env, annotator: Judge | TrajectoryJudge | None = None):
+    def __init__(self, env: gym.Env, annotator: ChatModel | TrajectoryJudge | None = None):
         gym.utils.RecordConstructorArgs.__init__(self, annotator=annotator)
         annotator = as_trajectory_judge(annotator if annotator is not None else OracleJudge())
         gym.Wrapper.__init__(self, env)

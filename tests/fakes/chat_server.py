@@ -8,7 +8,7 @@ test releases it (a client timeout, without sleeping), an answer trickled one by
 server that never trips a read timeout), or an answer of any size, made as it is sent.
 
     with ChatServer(["Action: click(start_box='(10,20)')"]) as server:
-        client = OpenAIJudge(model="fake-model", base_url=server.base_url)
+        client = OpenAIClient(model="fake-model", base_url=server.base_url)
         ...
         server.requests[0].body["messages"]
 

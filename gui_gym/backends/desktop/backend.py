@@ -13,6 +13,7 @@ Suites reach the desktop through `client` (the protocol: files, commands, window
 
 from __future__ import annotations
 
+import logging
 import dataclasses
 import io
 import math
@@ -37,6 +38,8 @@ from gui_gym.backends.desktop.providers import (
 )
 from gui_gym.errors import ActionExecutionError, InfraError
 from gui_gym.waiting import wait_until
+
+logger = logging.getLogger(__name__)
 
 PYAUTOGUI_PREFIX = "import pyautogui; import time; pyautogui.FAILSAFE = False\n"
 UNSUPPORTED_KINDS = frozenset({"goto", "open_app", "navigate_back", "navigate_home"})
@@ -198,8 +201,9 @@ class DesktopBackend(Backend):
         if a11y:
             try:
                 tree = linearize(self.client.accessibility_tree())
-            except ServerError:
-                tree = ""  # no accessibility on this desktop: an empty tree, not a crash
+            except ServerError as exc:  # no accessibility on this desktop: an empty tree, not a crash
+                logger.info("no accessibility tree on this desktop: %s", exc)
+                tree = ""
         return Observation(screenshot=pixels, a11y_tree=tree)
 
     def _alive(self) -> bool:

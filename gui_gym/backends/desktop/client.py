@@ -199,9 +199,6 @@ class ServerClient:
                                     json_body={"window_name": window_name, "strict": strict, "by_class": by_class})
         return status == 200
 
-    def download_in_vm(self, url: str, path: str) -> None:
-        self.call("POST", "/setup/download_file", json_body={"url": url, "path": path}, timeout_s=600)
-
     def screen_size(self) -> tuple[int, int]:
         size = self.call_json("POST", "/screen_size")
         return int(size["width"]), int(size["height"])

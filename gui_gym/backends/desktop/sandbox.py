@@ -43,6 +43,7 @@ from pathlib import Path
 from gui_gym.backends.desktop.accounts import HOME, SERVER_CAPABILITIES, account_files, id_map
 from gui_gym.backends.desktop.limits import Cgroup, SandboxLimits
 from gui_gym.errors import InfraError, MissingResourceError
+from gui_gym.processes import descendants, running, signal_quietly
 from gui_gym.waiting import wait_until
 
 log = logging.getLogger(__name__)
@@ -273,16 +274,16 @@ class Sandbox:
         proc, self._proc = self._proc, None
         if proc is not None and proc.poll() is None:
             inside = descendants(proc.pid)
-            _kill_group(proc.pid, signal.SIGTERM)
+            signal_quietly(proc.pid, signal.SIGTERM, group=True)
             try:
                 proc.wait(timeout=grace_s)
             except subprocess.TimeoutExpired:
-                _kill_group(proc.pid, signal.SIGKILL)
+                signal_quietly(proc.pid, signal.SIGKILL, group=True)
                 proc.wait()
             for pid in inside:  # the namespace dies with its init, a moment later; do not wait on the kernel
-                _kill(pid, signal.SIGKILL)
-            if not wait_until(lambda: not any(_alive(pid) for pid in inside), grace_s):
-                raise InfraError(f"desktop sandbox processes {[p for p in inside if _alive(p)]} did not exit")
+                signal_quietly(pid, signal.SIGKILL)
+            if not wait_until(lambda: not any(running(pid) for pid in inside), grace_s):
+                raise InfraError(f"desktop sandbox processes {[p for p in inside if running(p)]} did not exit")
         elif proc is not None:
             proc.wait()
         slirp, self._slirp = self._slirp, None
@@ -360,44 +361,3 @@ def _check_readable(paths: list[str]) -> None:
         raise MissingResourceError(
             f"the desktop sandbox runs the server from {', '.join(closed)}, which other users cannot read; "
             "make them readable (chmod o+rX) or install gui-gym where they are")
-
-
-def descendants(pid: int) -> list[int]:
-    """Host PIDs of every process below `pid` (read from /proc)."""
-    parents: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat_line = (entry / "stat").read_text()
-            except OSError:
-                continue
-            parents.setdefault(int(stat_line.rsplit(")", 1)[1].split()[1]), []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        children = parents.get(todo.pop(), [])
-        found.extend(children)
-        todo.extend(children)
-    return found
-
-
-def _alive(pid: int) -> bool:
-    """True while `pid` exists and is not a zombie."""
-    try:
-        stat_line = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat_line.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def _kill(pid: int, sig: int) -> None:
-    try:
-        os.kill(pid, sig)
-    except ProcessLookupError:
-        pass
-
-
-def _kill_group(pid: int, sig: int) -> None:
-    try:
-        os.killpg(pid, sig)
-    except ProcessLookupError:
-        pass

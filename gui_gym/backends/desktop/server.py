@@ -20,6 +20,7 @@ actions first.
 
 from __future__ import annotations
 
+import logging
 import argparse
 import email.parser
 import email.policy
@@ -42,6 +43,8 @@ from urllib.parse import parse_qs
 from gui_gym.actions import Action
 from gui_gym.backends.desktop import activity
 from gui_gym.errors import GUIGymError
+
+logger = logging.getLogger(__name__)
 
 TOKEN_HEADER = "X-GUI-Gym-Token"
 A11Y_PYTHON = "/usr/bin/python3"
@@ -308,6 +311,7 @@ def make_handler(server: DesktopServer) -> type[BaseHTTPRequestHandler]:
             except Reply as reply:
                 self._send(reply.status, reply.body)
             except Exception as exc:  # a failed request must not take the server down
+                logger.exception("%s %s failed", method, path)
                 self._send(HTTPStatus.INTERNAL_SERVER_ERROR, f"{type(exc).__name__}: {exc}")
             else:
                 self._send(HTTPStatus.OK, result)

@@ -34,7 +34,7 @@ def make_env(androidworld_tasks: str | os.PathLike | None = None, provider: str 
     JSONAction (``action_format="androidworld"``); the observation adds ``app``, the package
     in focus, and ``a11y_tree`` with ``observe_a11y=True``."""
     from gui_gym.backends.android import AndroidBackend, AndroidConfig
-    from gui_gym.env import GUIEnv
+    from gui_gym.env import GUIEnv  # upward: Android's entry points move to gui_gym/envs/ with its restructuring
     from gui_gym.errors import TaskConfigError
 
     config = AndroidConfig.pop_from(kwargs)
@@ -57,7 +57,7 @@ def make_androidcontrol_env(data_dir: str | os.PathLike | None = None, mode: str
     $GUI_GYM_ANDROIDCONTROL_DIR, else the bundled sample), `mode` "high" (goal only) or "low"
     (the step instruction), and `GUIEnv` kwargs. Screenshots keep their recorded size.
     Actions default to AndroidControl's JSON, whose input_text does not press Enter."""
-    from gui_gym.env import GUIEnv
+    from gui_gym.env import GUIEnv  # upward: Android's entry points move to gui_gym/envs/ with its restructuring
 
     suite = AndroidControlSuite(data_dir, mode)
     kwargs.setdefault("action_format", "androidworld")

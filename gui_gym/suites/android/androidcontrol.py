@@ -46,7 +46,8 @@ from typing import Any, Iterator
 
 from PIL import Image
 
-from gui_gym.actions import Action, parse_action
+from gui_gym.action_formats import parse_action
+from gui_gym.actions import Action
 from gui_gym.backends.android_elements import BoundingBox, UIElement, parse_uiautomator_xml
 from gui_gym.backends.android_replay import RecordedScreen, ReplayBackend
 from gui_gym.backends.base import Backend

@@ -19,7 +19,8 @@ from typing import Any, Sequence
 
 from PIL import Image
 
-from gui_gym.actions import Action, format_action
+from gui_gym.action_formats import format_action
+from gui_gym.actions import Action
 from gui_gym.backends.android import AndroidBackend
 from gui_gym.backends.android_elements import UIElement
 from gui_gym.errors import ActionExecutionError

@@ -12,16 +12,16 @@ import html
 import json
 import random
 import threading
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 from urllib.parse import parse_qs
 
 from gui_gym.actions import Action
 from gui_gym.backends.base import Backend
-from gui_gym.backends.browser import BrowserBackend, BrowserConfig
-from gui_gym.backends.web_access import OWN_SERVERS_ONLY
-from gui_gym.env import GUIEnv
 from gui_gym.suites.base import Episode, Milestone, Task, TaskSuite
 from gui_gym.suites.http_server import LoopbackServer
+
+if TYPE_CHECKING:
+    from gui_gym.backends.browser import BrowserBackend
 
 COLORS = ("red", "green", "blue", "yellow")
 NAMES = ("Ada", "Grace", "Linus", "Barbara", "Alan", "Edsger")
@@ -90,7 +90,7 @@ def _respond(start_response, status: str, body: str, headers: list[tuple[str, st
     return [data]
 
 
-def _click(backend: BrowserBackend, selector: str) -> Action:
+def _click(backend: "BrowserBackend", selector: str) -> Action:
     """A click at the centre of an element that the demo pages always show in view."""
     x, y, width, height = backend.locate(selector)
     return Action.click(x + width / 2, y + height / 2)
@@ -197,10 +197,3 @@ class DemoSuite(TaskSuite):
 
     def close(self) -> None:
         self.server.stop()
-
-
-def make_env(**kwargs: Any) -> GUIEnv:
-    """Entry point of ``GUI/Demo-v0``: `BrowserConfig` fields and `GUIEnv` kwargs. The browser
-    reaches the demo's own server only."""
-    config = BrowserConfig.pop_from(kwargs, allowed_hosts=OWN_SERVERS_ONLY)
-    return GUIEnv(BrowserBackend(config), DemoSuite(), **kwargs)

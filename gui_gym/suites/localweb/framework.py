@@ -1,7 +1,8 @@
 """The small web framework LocalWeb's apps are written in.
 
-Each app is a `WebApp`: a URL prefix, a state built from a seed, and a `handle(request, state)`
-that returns a `Response`. Pages are real HTML, CSS and JS served from the app's ``static``
+Each app is a `WebApp`: a URL prefix, a state built from a seed, and its `Routes`, the one
+routing scheme every app uses: ``@routes("GET", "/event/{event_id}/edit")`` on a method makes
+it the handler of those requests. Pages are real HTML, CSS and JS served from the app's ``static``
 folder or rendered by the handler; the app's JSON API mutates its state on the server, so an
 evaluator reads what the agent really did, not what the page shows.
 
@@ -16,12 +17,13 @@ import html
 import json
 import mimetypes
 import random
+import re
 import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 
 SHARED_STATIC = Path(__file__).parent / "static"
 
@@ -56,6 +58,12 @@ def html_response(body: str, status: int = 200) -> Response:
 
 def json_response(data: Any, status: int = 200) -> Response:
     return Response(status, json.dumps(data).encode(), "application/json")
+
+
+def app_url(prefix: str, path: str, **query: Any) -> str:
+    """An absolute URL under an app's `prefix`; empty query values are left out."""
+    params = {k: v for k, v in query.items() if v not in ("", None)}
+    return f"{prefix}{path}" + (f"?{urlencode(params)}" if params else "")
 
 
 def redirect(location: str) -> Response:
@@ -104,20 +112,83 @@ def notice(text: str, markup: bool = False) -> str:
     return f"<div class='notice' role='status'>{text if markup else esc(text)}</div>" if text else ""
 
 
+Handler = Callable[..., Response]
+"""``handler(app, request, state, *captures) -> Response``."""
+
+
+class Routes:
+    """An app's routing table. A pattern is a path relative to the app, each segment literal,
+    ``{name}`` (any one segment, passed as text) or ``{name:int}`` (digits, passed as an
+    int); the method is an HTTP method or "*" for any. A request goes to the matching route
+    with the fewest captures (``/users/invite`` before ``/users/{user_id:int}``); none
+    matching is a 404.
+
+    >>> routes = Routes()
+    >>> @routes("GET", "/event/{event_id}/edit")
+    ... def edit(app, request, state, event_id):
+    ...     return html_response(event_id)
+    >>> routes.match("GET", ["event", "e7", "edit"])[1]
+    ['e7']
+    """
+
+    def __init__(self) -> None:
+        self._table: list[tuple[str, tuple[str, ...], Handler]] = []
+
+    def __call__(self, method: str, pattern: str) -> Callable[[Handler], Handler]:
+        """Declare the decorated function the handler of `method` requests to `pattern`."""
+        def add(handler: Handler) -> Handler:
+            self.add(method, pattern, handler)
+            return handler
+        return add
+
+    def add(self, method: str, pattern: str, handler: Handler) -> None:
+        segments = tuple(p for p in pattern.split("/") if p)
+        for segment in segments:
+            if segment.startswith("{") and not re.fullmatch(r"\{\w+(:int)?\}", segment):
+                raise ValueError(f"route {pattern!r}: expected a capture like {{name}} or {{name:int}}, "
+                                 f"received {segment!r}")
+        self._table.append((method, segments, handler))
+        self._table.sort(key=lambda row: sum(s.startswith("{") for s in row[1]))  # stable: literal routes first
+
+    def match(self, method: str, parts: list[str]) -> tuple[Handler, list[Any]] | None:
+        """The handler of a request and its captures, or None."""
+        for allowed, segments, handler in self._table:
+            if allowed not in ("*", method) or len(segments) != len(parts):
+                continue
+            captures: list[Any] = []
+            for segment, part in zip(segments, parts):
+                if segment == part:
+                    continue
+                if segment.endswith(":int}") and part.isdigit():
+                    captures.append(int(part))
+                elif segment.startswith("{") and not segment.endswith(":int}"):
+                    captures.append(part)
+                else:
+                    break
+            else:
+                return handler, captures
+        return None
+
+
 class WebApp(ABC):
-    """One LocalWeb app. Subclasses set `name` (its URL prefix) and `title`."""
+    """One LocalWeb app. Subclasses set `name` (its URL prefix), `title` and `routes`."""
 
     name: str
     title: str
+    routes: Routes
     static_dir: Path | None = None
 
     @abstractmethod
     def initial_state(self, seed: int) -> dict[str, Any]:
         """A fresh state for one episode. Must be a pure function of `seed`."""
 
-    @abstractmethod
     def handle(self, request: Request, state: dict[str, Any]) -> Response:
-        """Answer `request`, reading and mutating `state`."""
+        """Answer `request` with its route's handler, reading and mutating `state`."""
+        found = self.routes.match(request.method, [p for p in request.path.split("/") if p])
+        if found is None:
+            return not_found()
+        handler, captures = found
+        return handler(self, request, state, *captures)
 
     def serve_static(self, name: str) -> Response:
         if self.static_dir is None:
@@ -190,7 +261,8 @@ def _read_request(environ: dict[str, Any]) -> Request:
             form = {}
     elif body:
         form = {k: v[-1] for k, v in parse_qs(body.decode(errors="replace"), keep_blank_values=True).items()}
-    return Request(environ["REQUEST_METHOD"], environ.get("PATH_INFO", "/"), query, form, body)
+    path = environ.get("PATH_INFO", "/").encode("latin-1", "replace").decode("utf-8", "replace")  # WSGI: bytes as latin-1
+    return Request(environ["REQUEST_METHOD"], path, query, form, body)
 
 
 def seeded(seed: int, salt: str) -> random.Random:

@@ -13,7 +13,6 @@ import threading
 from typing import Any, Iterable
 
 from gui_gym.backends.base import Backend
-from gui_gym.snapshots import plain
 from gui_gym.suites.base import Task, TaskSuite
 from gui_gym.suites.http_server import LoopbackServer
 from gui_gym.suites.localweb.apps import load_apps
@@ -64,8 +63,8 @@ class LocalWebSuite(TaskSuite):
             self.app_server.states = world
 
     def snapshot_world(self, task: Task) -> Any:
-        with self.server_lock:
-            return plain(task.world)
+        with self.server_lock:  # a copy: the snapshot is written out after the lock is let go
+            return copy.deepcopy(task.world)
 
     def load_world(self, task: Task, world: Any) -> None:
         with self.server_lock:  # in place: the task and its template read this very dict

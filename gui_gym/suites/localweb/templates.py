@@ -46,7 +46,9 @@ class OnScreen:
 
 
 class TaskTemplate(ABC):
-    """A parametric task. Subclasses set the class attributes and implement the methods."""
+    """A parametric task. Subclasses set the class attributes and implement the methods; each
+    app has a base of its own that sets `app` and `initial_state` (`ShopTemplate`,
+    `MailTemplate`, `CalendarTemplate`, `AdminTemplate`, `WikiTemplate`)."""
 
     template_id: ClassVar[str]
     """``<app>.<name>``, e.g. ``shop.add-to-cart``; the task id agents and results see."""
@@ -105,10 +107,20 @@ class TaskTemplate(ABC):
     def expert_plan(self) -> list[str]:
         """The solution as a human would write it down, one step per line."""
 
+    start_page_questions: ClassVar[bool] = False
+    """Offer the app's own facts about its start page (`app_questions`) as this template's
+    `sample_questions`."""
+
+    def app_questions(self, world: World) -> list[dict[str, Any]]:
+        """The app's multiple-choice facts about its start page (its template base says
+        which); none by default."""
+        return []
+
     def sample_questions(self, world: World) -> list[dict[str, Any]]:
         """Multiple-choice facts about the start page: [{question, answer, distractors}].
-        Used by the MMBench-GUI sample generator; default none."""
-        return []
+        Used by the MMBench-GUI sample generator; default: the app's own with
+        `start_page_questions`, else none."""
+        return self.app_questions(world) if self.start_page_questions else []
 
     @property
     def max_steps(self) -> int:

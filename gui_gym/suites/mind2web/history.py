@@ -5,9 +5,10 @@ written in the v2 layout and re-judged by ``gui-bench judge``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from gui_gym.actions import TERMINAL_KINDS
+from gui_gym.records import TrajectoryStep
 
 
 def factual_actions(parsed: Any) -> list[dict[str, Any]]:
@@ -43,3 +44,15 @@ def describe_action(action: dict[str, Any]) -> str:
     if kind == "wait":
         return "WAIT"
     return f"{kind.upper()} {where}" if where else kind.upper()
+
+
+def factual_history(steps: Sequence[TrajectoryStep]) -> list[tuple[TrajectoryStep, str]]:
+    """The steps of an episode that did something on the page, each with its history line
+    (``CLICK (640, 360); TYPE 'hi'``): what the v2 layout records and a judge reads, live or
+    from the folder."""
+    out = []
+    for step in steps:
+        factual = factual_actions(step.parsed_action)
+        if factual:
+            out.append((step, "; ".join(describe_action(a) for a in factual)))
+    return out

@@ -64,7 +64,7 @@ def measure(env: Any, template: str, seed: int) -> dict[str, Any]:
 def generate(selection: Sequence[tuple[str, int]] = SELECTION) -> list[dict[str, Any]]:
     import gymnasium as gym
 
-    import gui_gym  # noqa: F401 - registers the GUI/* ids
+    import gui_gym  # noqa: F401  upward: this generator, run by hand, plays the registered LocalWeb env
 
     env = gym.make("GUI/LocalWeb-v0", apps=sorted({template.split(".")[0] for template, _ in selection}))
     tasks = []

@@ -34,7 +34,7 @@ import numpy as np
 from PIL import Image
 
 from gui_gym.errors import TaskConfigError
-from gui_gym.registration import parse_kwarg
+from gui_gym.registration import parse_kwarg  # upward: a generator run by hand, reading --env-arg as gui-bench does
 from gui_gym.suites.mmbench.data import DIFFICULTIES
 from gui_gym.suites.mmbench.page_facts import grounding_targets, page_questions, question_group
 
@@ -180,7 +180,7 @@ def generate(out: Path, *, env_id: str = DEFAULT_ENV, seed: int = 0, screens: in
     """Capture `screens` screens from `env_id` and write the sample under `out`."""
     import gymnasium as gym
 
-    import gui_gym  # noqa: F401  (registers the GUI/* ids)
+    import gui_gym  # noqa: F401  upward: this generator, run by hand, plays the registered LocalWeb env
 
     if screens < 1 or max_steps < 0 or targets_per_screen < 0:
         raise ValueError(f"expected screens >= 1, max_steps >= 0, targets_per_screen >= 0, received "

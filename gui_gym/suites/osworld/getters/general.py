@@ -130,14 +130,16 @@ def get_vm_command_error(ctx: EpisodeContext, config: dict[str, Any]) -> str | N
 def get_vm_terminal_output(ctx: EpisodeContext, config: dict[str, Any]) -> str | None:
     try:
         return ctx.client.terminal_output()
-    except ServerError:
+    except ServerError as exc:  # OSWorld's getter gives None too
+        logger.info("no terminal output from the VM: %s", exc)
         return None
 
 
 def get_accessibility_tree(ctx: EpisodeContext, config: dict[str, Any]) -> str | None:
     try:
         return ctx.client.accessibility_tree()
-    except ServerError:
+    except ServerError as exc:  # OSWorld's getter gives None too
+        logger.info("no accessibility tree from the VM: %s", exc)
         return None
 
 

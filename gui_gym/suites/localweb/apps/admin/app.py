@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from urllib.parse import parse_qs
 from typing import Any, Callable
+from urllib.parse import parse_qs
 
 from gui_gym.suites.localweb.apps.admin import data, settings_views, users_views
 from gui_gym.suites.localweb.apps.admin.views import owner, url
-from gui_gym.suites.localweb.framework import (
-    Request, Response, WebApp, html_response, json_response, not_found, redirect)
+from gui_gym.suites.localweb.framework import (Request, Response, Routes, WebApp, html_response, json_response,
+                                               not_found, redirect)
 
 EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", re.IGNORECASE)
 
@@ -32,27 +32,26 @@ def email_error(value: str) -> str:
     return "" if EMAIL_RE.match(value) else "Enter a valid email address, like name@example.com."
 
 
+routes = Routes()
+
+
 class AdminApp(WebApp):
     name = "admin"
     title = "Admin console"
     static_dir = Path(__file__).parent / "static"
+    routes = routes
 
     def initial_state(self, seed: int) -> dict[str, Any]:
         return data.initial_state(seed)
 
-    def handle(self, request: Request, state: dict[str, Any]) -> Response:
-        parts = [p for p in request.path.split("/") if p]
-        route = _ROUTES.get((request.method, tuple("*" if p.isdigit() else p for p in parts)))
-        if route is None:
-            return not_found()
-        ids = [int(p) for p in parts if p.isdigit()]
-        return route(self, request, state, *ids)
-
     # ---- General --------------------------------------------------------------------------
 
+    @routes("GET", "/")
+    @routes("GET", "/general")
     def general(self, request: Request, state: dict[str, Any]) -> Response:
         return html_response(settings_views.general_page(state))
 
+    @routes("POST", "/general")
     def save_general(self, request: Request, state: dict[str, Any]) -> Response:
         values = {k: request.arg(k).strip() for k in ("name", "support_email", "language", "timezone")}
         errors = {}
@@ -75,9 +74,11 @@ class AdminApp(WebApp):
 
     # ---- Users ----------------------------------------------------------------------------
 
+    @routes("GET", "/users")
     def users(self, request: Request, state: dict[str, Any]) -> Response:
         return html_response(users_views.users_page(state, request.query))
 
+    @routes("POST", "/users/invite")
     def invite(self, request: Request, state: dict[str, Any]) -> Response:
         values = {k: request.arg(k).strip() for k in ("email", "role", "team")}
         values["email"] = values["email"].lower()
@@ -100,12 +101,14 @@ class AdminApp(WebApp):
         state["flash"] = f"Invitation sent to {values['email']}."
         return redirect(url("/users"))
 
+    @routes("GET", "/users/{uid:int}")
     def user(self, request: Request, state: dict[str, Any], uid: int) -> Response:
         user = _find(state, uid)
         if user is None:
             return not_found("member")
         return html_response(users_views.user_page(state, user, users_views.back_query(request.arg("from"))))
 
+    @routes("POST", "/users/{uid:int}")
     def save_user(self, request: Request, state: dict[str, Any], uid: int) -> Response:
         user = _find(state, uid)
         if user is None:
@@ -130,6 +133,7 @@ class AdminApp(WebApp):
         state["flash"] = f"Saved changes to {user['name']}."
         return redirect(url(f"/users/{uid}", **{"from": back}))
 
+    @routes("POST", "/users/{uid:int}/status")
     def set_status(self, request: Request, state: dict[str, Any], uid: int) -> Response:
         user = _find(state, uid)
         status = request.arg("status")
@@ -141,6 +145,7 @@ class AdminApp(WebApp):
         state["flash"] = f"{user['name']} was {'deactivated' if status == 'Deactivated' else 'reactivated'}."
         return redirect(url(f"/users/{uid}", **{"from": users_views.back_query(request.arg("from"))}))
 
+    @routes("POST", "/users/{uid:int}/reset-password")
     def reset_password(self, request: Request, state: dict[str, Any], uid: int) -> Response:
         user = _find(state, uid)
         if user is None or user["role"] == "Owner":
@@ -150,6 +155,7 @@ class AdminApp(WebApp):
         state["flash"] = f"A password reset link was sent to {user['email']}."
         return redirect(url(f"/users/{uid}", **{"from": users_views.back_query(request.arg("from"))}))
 
+    @routes("POST", "/users/{uid:int}/delete")
     def delete_user(self, request: Request, state: dict[str, Any], uid: int) -> Response:
         user = _find(state, uid)
         if user is None or user["role"] == "Owner":
@@ -165,6 +171,7 @@ class AdminApp(WebApp):
 
     # ---- Security, notifications, billing ------------------------------------------------
 
+    @routes("GET", "/security")
     def security(self, request: Request, state: dict[str, Any]) -> Response:
         return html_response(settings_views.security_page(state))
 
@@ -178,6 +185,7 @@ class AdminApp(WebApp):
             audit(state, "security.updated", "Security policy", f"{label}: {'on' if value else 'off'}")
         return json_response({"ok": True, "value": value})
 
+    @routes("POST", "/security/sessions")
     def save_sessions(self, request: Request, state: dict[str, Any]) -> Response:
         timeout, length = request.arg("session_timeout"), request.arg("password_length")
         if timeout in data.SESSION_TIMEOUTS and length in data.PASSWORD_LENGTHS:
@@ -186,9 +194,11 @@ class AdminApp(WebApp):
             state["flash"] = "Session and password policy saved."
         return redirect(url("/security"))
 
+    @routes("GET", "/notifications")
     def notifications(self, request: Request, state: dict[str, Any]) -> Response:
         return html_response(settings_views.notifications_page(state))
 
+    @routes("POST", "/notifications")
     def save_notifications(self, request: Request, state: dict[str, Any]) -> Response:
         prefs = state["notifications"]
         events = {key: request.arg(f"ev_{key}", "on" if prefs["events"][key] else "off") == "on"
@@ -201,9 +211,11 @@ class AdminApp(WebApp):
         state["flash"] = "Notification preferences saved."
         return redirect(url("/notifications"))
 
+    @routes("GET", "/billing")
     def billing(self, request: Request, state: dict[str, Any]) -> Response:
         return html_response(settings_views.billing_page(state))
 
+    @routes("POST", "/billing/contact")
     def save_billing(self, request: Request, state: dict[str, Any]) -> Response:
         email = request.arg("billing_email").strip()
         if email_error(email):
@@ -216,9 +228,11 @@ class AdminApp(WebApp):
 
     # ---- API keys and audit ----------------------------------------------------------------
 
+    @routes("GET", "/api-keys")
     def api_keys(self, request: Request, state: dict[str, Any]) -> Response:
         return html_response(settings_views.api_keys_page(state))
 
+    @routes("POST", "/api-keys")
     def create_key(self, request: Request, state: dict[str, Any]) -> Response:
         name = request.arg("name").strip()
         scopes = [s for s in data.SCOPES if s in _multi(request, "scopes")]
@@ -245,6 +259,7 @@ class AdminApp(WebApp):
         state["flash"] = f"Key “{name}” created. Copy it now, it will not be shown again: {secret}"
         return redirect(url("/api-keys"))
 
+    @routes("POST", "/api-keys/{key_id:int}/revoke")
     def revoke_key(self, request: Request, state: dict[str, Any], key_id: int) -> Response:
         key = next((k for k in state["api_keys"] if k["id"] == key_id and k["status"] == "Active"), None)
         if key is None:
@@ -254,6 +269,7 @@ class AdminApp(WebApp):
         state["flash"] = f"Key “{key['name']}” revoked."
         return redirect(url("/api-keys"))
 
+    @routes("GET", "/audit")
     def audit_log(self, request: Request, state: dict[str, Any]) -> Response:
         return html_response(settings_views.audit_page(state, request.query))
 
@@ -271,18 +287,5 @@ def _switch_route(key: str) -> Callable[..., Response]:
     return lambda app, request, state: app.security_switch(request, state, key)
 
 
-_ROUTES: dict[tuple[str, tuple[str, ...]], Callable[..., Response]] = {
-    ("GET", ()): AdminApp.general, ("GET", ("general",)): AdminApp.general, ("POST", ("general",)): AdminApp.save_general,
-    ("GET", ("users",)): AdminApp.users, ("POST", ("users", "invite")): AdminApp.invite,
-    ("GET", ("users", "*")): AdminApp.user, ("POST", ("users", "*")): AdminApp.save_user,
-    ("POST", ("users", "*", "status")): AdminApp.set_status,
-    ("POST", ("users", "*", "reset-password")): AdminApp.reset_password,
-    ("POST", ("users", "*", "delete")): AdminApp.delete_user,
-    ("GET", ("security",)): AdminApp.security, ("POST", ("security", "sessions")): AdminApp.save_sessions,
-    ("GET", ("notifications",)): AdminApp.notifications, ("POST", ("notifications",)): AdminApp.save_notifications,
-    ("GET", ("billing",)): AdminApp.billing, ("POST", ("billing", "contact")): AdminApp.save_billing,
-    ("GET", ("api-keys",)): AdminApp.api_keys, ("POST", ("api-keys",)): AdminApp.create_key,
-    ("POST", ("api-keys", "*", "revoke")): AdminApp.revoke_key,
-    ("GET", ("audit",)): AdminApp.audit_log,
-    **{("POST", ("api", "security", key)): _switch_route(key) for key in data.SECURITY_SWITCHES},
-}
+for _key in data.SECURITY_SWITCHES:  # one route per known switch: any other is a 404
+    routes.add("POST", f"/api/security/{_key}", _switch_route(_key))

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from gui_gym.suites.localweb.apps.admin.data import PAGE_SIZE, ROLES, SCOPES, SECURITY_SWITCHES, TEAMS, day, pretty_date
-from gui_gym.suites.localweb.apps.admin.helpers import (
-    admin, audited, confirm, create_key, free_key_name, key_named, open_section, open_user, others_unchanged, pick,
-    snapshot, user_by_id, visited)
-from gui_gym.suites.localweb.templates import TaskTemplate, World
+from gui_gym.suites.localweb.apps.admin.helpers import (AdminTemplate, admin, audited, confirm, create_key,
+                                                        free_key_name, key_named, open_section, open_user,
+                                                        others_unchanged, pick, snapshot, user_by_id, visited)
+from gui_gym.suites.localweb.templates import World
 
 STALE_CUTOFF_DAYS = 60
 
@@ -19,12 +19,11 @@ def _status(world: World, uid: int) -> str | None:
     return user["status"] if user else None
 
 
-class StaleTeamCleanup(TaskTemplate):
+class StaleTeamCleanup(AdminTemplate):
     """Deactivate every active member of a team who has not signed in since a date (the team
     may span list pages), then issue an API key for the follow-up review."""
 
     template_id = "admin.stale-team-cleanup"
-    app = "admin"
     difficulty = "hard"
 
     def sample_params(self, world, rng):
@@ -102,11 +101,10 @@ class StaleTeamCleanup(TaskTemplate):
                 f"Tick only {' and '.join(p['scopes'])} and press Create key"]
 
 
-class AuditInvestigation(TaskTemplate):
+class AuditInvestigation(AdminTemplate):
     """Find in the audit log who revoked a key, then lock that admin out."""
 
     template_id = "admin.audit-investigation"
-    app = "admin"
     difficulty = "hard"
 
     def sample_params(self, world, rng):
@@ -159,11 +157,10 @@ class AuditInvestigation(TaskTemplate):
                 "Open their page, press Reset password and confirm", "Press Deactivate user and confirm"]
 
 
-class AccessReshuffle(TaskTemplate):
+class AccessReshuffle(AdminTemplate):
     """Promote one member, demote another, deactivate a third and tighten a security switch."""
 
     template_id = "admin.access-reshuffle"
-    app = "admin"
     difficulty = "hard"
 
     def sample_params(self, world, rng):

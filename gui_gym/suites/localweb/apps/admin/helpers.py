@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from gui_gym.actions import Action
+from gui_gym.suites.localweb.apps.admin import data
 from gui_gym.suites.localweb.apps.admin.data import LANGUAGES, TIMEZONES
 from gui_gym.suites.localweb.framework import log_has
-from gui_gym.suites.localweb.templates import World
+from gui_gym.suites.localweb.templates import TaskTemplate, World
 
 if TYPE_CHECKING:
     import random
@@ -115,3 +116,13 @@ def general_questions(world: World) -> list[dict[str, Any]]:
         {"question": "What is the organization's support email?", "answer": org["support_email"],
          "distractors": [f"{p}@{org['domain']}" for p in ("support", "admin", "contact")]},
     ]
+
+
+class AdminTemplate(TaskTemplate):
+    """What every admin template shares: the app, its seeded state, its start-page facts."""
+
+    app = "admin"
+    initial_state = staticmethod(data.initial_state)
+
+    def app_questions(self, world: World) -> list[dict[str, Any]]:
+        return general_questions(world)

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-from gui_gym.suites.localweb.apps.admin.data import (
-    EXPIRIES, EXPIRY_DAYS, FIRST_NAMES, FREQUENCIES, LAST_NAMES, NOTIFICATION_EVENTS, ORGS, ROLES, SCOPES,
-    SECURITY_SWITCHES, TEAMS, TIMEZONES, day, money)
-from gui_gym.suites.localweb.apps.admin.helpers import (
-    admin, confirm, create_key, free_key_name, general_questions, key_named, open_section, others_unchanged, pick,
-    snapshot, audited, visited)
+from gui_gym.suites.localweb.apps.admin.data import (EXPIRIES, EXPIRY_DAYS, FIRST_NAMES, FREQUENCIES, LAST_NAMES,
+                                                     NOTIFICATION_EVENTS, ORGS, ROLES, SCOPES, SECURITY_SWITCHES, TEAMS,
+                                                     TIMEZONES, day, money)
+from gui_gym.suites.localweb.apps.admin.helpers import (AdminTemplate, admin, audited, confirm, create_key,
+                                                        free_key_name, key_named, open_section, others_unchanged, pick,
+                                                        snapshot, visited)
 from gui_gym.suites.localweb.apps.admin.users_views import filtered_users
-from gui_gym.suites.localweb.templates import OnScreen, TaskTemplate, answer_matches
-
+from gui_gym.suites.localweb.templates import OnScreen, answer_matches
 
 # ---- easy ----------------------------------------------------------------------------------
 
-class SecurityToggle(TaskTemplate):
+class SecurityToggle(AdminTemplate):
     template_id = "admin.security-toggle"
-    app = "admin"
     difficulty = "easy"
+    start_page_questions = True
 
     def sample_params(self, world, rng):
         key = rng.choice(sorted(SECURITY_SWITCHES))
@@ -49,13 +48,9 @@ class SecurityToggle(TaskTemplate):
         return ["Open the Security tab", f"Click the switch next to “{self.params['label']}” so it reads "
                 f"{'on' if self.params['on'] else 'off'}"]
 
-    def sample_questions(self, world):
-        return general_questions(world)
 
-
-class UserRole(TaskTemplate):
+class UserRole(AdminTemplate):
     template_id = "admin.user-role"
-    app = "admin"
     difficulty = "easy"
     start_path = "/users"
     answer_required = True
@@ -95,10 +90,10 @@ class UserRole(TaskTemplate):
                  "distractors": [r for r in ROLES if r != u["role"]]} for u in rows]
 
 
-class RevokeKey(TaskTemplate):
+class RevokeKey(AdminTemplate):
     template_id = "admin.revoke-key"
-    app = "admin"
     difficulty = "easy"
+    start_page_questions = True
 
     def sample_params(self, world, rng):
         key = rng.choice([k for k in admin(world)["api_keys"] if k["status"] == "Active"])
@@ -129,13 +124,9 @@ class RevokeKey(TaskTemplate):
     def expert_plan(self):
         return ["Open the API keys tab", f"Press Revoke on the “{self.params['name']}” row", "Confirm in the dialog"]
 
-    def sample_questions(self, world):
-        return general_questions(world)
 
-
-class InvoiceAmount(TaskTemplate):
+class InvoiceAmount(AdminTemplate):
     template_id = "admin.invoice-amount"
-    app = "admin"
     difficulty = "easy"
     answer_required = True
 
@@ -165,9 +156,8 @@ class InvoiceAmount(TaskTemplate):
 
 # ---- medium --------------------------------------------------------------------------------
 
-class InviteUser(TaskTemplate):
+class InviteUser(AdminTemplate):
     template_id = "admin.invite-user"
-    app = "admin"
     difficulty = "medium"
 
     def sample_params(self, world, rng):
@@ -229,10 +219,10 @@ class InviteUser(TaskTemplate):
                 f"Choose the {p['role']} role", f"Choose the {p['team']} team", "Press Send invite"]
 
 
-class OrgProfile(TaskTemplate):
+class OrgProfile(AdminTemplate):
     template_id = "admin.org-profile"
-    app = "admin"
     difficulty = "medium"
+    start_page_questions = True
 
     def sample_params(self, world, rng):
         org = admin(world)["org"]
@@ -270,13 +260,9 @@ class OrgProfile(TaskTemplate):
         return [f"Replace the organization name with “{p['name']}”", f"Replace the support email with {p['support_email']}",
                 f"Choose {p['timezone']} as the time zone", "Press Save changes"]
 
-    def sample_questions(self, world):
-        return general_questions(world)
 
-
-class NotificationPolicy(TaskTemplate):
+class NotificationPolicy(AdminTemplate):
     template_id = "admin.notification-policy"
-    app = "admin"
     difficulty = "medium"
 
     def sample_params(self, world, rng):
@@ -323,9 +309,8 @@ class NotificationPolicy(TaskTemplate):
                 f"Choose {self.params['frequency']} as the delivery frequency", "Press Save preferences"]
 
 
-class CreateApiKey(TaskTemplate):
+class CreateApiKey(AdminTemplate):
     template_id = "admin.create-api-key"
-    app = "admin"
     difficulty = "medium"
 
     def sample_params(self, world, rng):

@@ -8,9 +8,8 @@ flash), then the section's content.
 from __future__ import annotations
 
 from typing import Any, Iterable
-from urllib.parse import urlencode
 
-from gui_gym.suites.localweb.framework import esc, notice, page
+from gui_gym.suites.localweb.framework import app_url, esc, notice, page
 
 PREFIX = "/admin"
 SECTIONS = (
@@ -24,8 +23,7 @@ _HEAD = ("<link rel='stylesheet' href='/admin/static/admin.css'>"
 
 def url(path: str, **query: Any) -> str:
     """An absolute URL inside the console; empty query values are left out."""
-    params = {k: v for k, v in query.items() if v not in ("", None)}
-    return f"{PREFIX}{path}" + (f"?{urlencode(params)}" if params else "")
+    return app_url(PREFIX, path, **query)
 
 
 def owner(state: dict[str, Any]) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from gui_gym.suites.localweb.apps.mail.data import COMPANIES, FIRST_NAMES, LAST_
 from gui_gym.suites.localweb.framework import seeded
 
 TODAY = "2026-03-02"
-FIRST_DAY, LAST_DAY = date(2026, 2, 2), date(2026, 4, 30)
+FIRST_DAY = date(2026, 2, 2)
 DAY_START, DAY_END = "07:00", "21:00"
 """The range the event form's time lists offer."""
 BOOK_START, BOOK_END = "08:00", "18:00"

@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, unquote
+from urllib.parse import parse_qs
 
 from gui_gym.suites.localweb.apps.mail import data, store, views
-from gui_gym.suites.localweb.framework import (Request, Response, WebApp, html_response, json_response,
-                                               not_found, redirect)
+from gui_gym.suites.localweb.framework import Request, Response, Routes, WebApp, html_response, json_response, not_found
 from gui_gym.suites.localweb.framework import notice as notice_banner
+from gui_gym.suites.localweb.framework import redirect
 
 NOTICES = {"sent": "Message sent.", "draft": "Draft saved.", "moved": "Conversation moved.",
            "label": "Label created.", "select": "Select at least one message first.", "done": "Done."}
@@ -29,60 +29,72 @@ def _with_notice(url: str, code: str) -> str:
     return f"{url}{'&' if '?' in url else '?'}notice={code}"
 
 
+def _page_number(request: Request) -> int:
+    return int(request.arg("page", "1")) if request.arg("page", "1").isdigit() else 1
+
+
+def _notice(request: Request) -> str:
+    return NOTICES.get(request.arg("notice"), "")
+
+
 def _back(request: Request) -> str:
     """Where a form asked to return: a page of this app, else the Inbox."""
     back = request.arg("back")
     return back if back.startswith("/mail/") and "//" not in back else "/mail/"
 
 
+routes = Routes()
+
+
 class MailApp(WebApp):
     name = "mail"
     title = "Mail"
     static_dir = Path(__file__).parent / "static"
+    routes = routes
 
     def initial_state(self, seed: int) -> dict[str, Any]:
         return data.initial_state(seed)
 
-    def handle(self, request: Request, state: dict[str, Any]) -> Response:
-        parts = [unquote(p) for p in request.path.strip("/").split("/") if p]
-        if parts == ["api", "contacts"]:
-            return json_response(store.suggestions(state, request.arg("q")))
-        if request.method == "POST":
-            return self._post(parts, request, state)
-        return self._page(parts, request, state)
+    @routes("*", "/api/contacts")
+    def _contacts_api(self, request: Request, state: dict[str, Any]) -> Response:
+        return json_response(store.suggestions(state, request.arg("q")))
 
     # ---- pages ---------------------------------------------------------------------------
 
-    def _page(self, parts: list[str], request: Request, state: dict[str, Any]) -> Response:
-        page_number = int(request.arg("page", "1")) if request.arg("page", "1").isdigit() else 1
-        notice = NOTICES.get(request.arg("notice"), "")
-        if not parts or (len(parts) == 2 and parts[0] in ("folder", "label")):
-            kind, name = (parts if parts else ["folder", "inbox"])
-            folder = name if kind == "folder" else f"label:{name}"
-            if (kind == "folder" and name not in store.FOLDERS) or (kind == "label" and name not in state["labels"]):
-                return not_found("folder")
-            return html_response(views.list_page(
-                state, store.folder_title(folder), store.in_folder(state, folder), page_number,
-                base=views.folder_url(folder), params={}, active=folder, notice=notice))
-        if parts == ["search"]:
-            query = request.arg("q").strip()
-            return html_response(views.list_page(
-                state, f"Search: {query}" if query else "Search", store.search(state, query), page_number,
-                base="/mail/search", params={"q": query}, query=query, notice=notice))
-        if len(parts) == 2 and parts[0] == "message":
-            message = store.find(state, parts[1])
-            if message is None:
-                return not_found("message")
-            if message["folder"] == "drafts":
-                return redirect(views.message_url(message))
-            message["read"] = True
-            return html_response(views.message_page(state, message, notice))
-        if parts == ["compose"]:
-            return self._compose(request, state)
-        if parts == ["contacts"]:
-            return html_response(views.contacts_page(state, request.arg("company"), page_number))
-        return not_found()
+    @routes("GET", "/")
+    @routes("GET", "/{kind}/{name}")
+    def _folder(self, request: Request, state: dict[str, Any], kind: str = "folder", name: str = "inbox") -> Response:
+        if kind not in ("folder", "label"):
+            return not_found()
+        folder = name if kind == "folder" else f"label:{name}"
+        if (kind == "folder" and name not in store.FOLDERS) or (kind == "label" and name not in state["labels"]):
+            return not_found("folder")
+        return html_response(views.list_page(
+            state, store.folder_title(folder), store.in_folder(state, folder), _page_number(request),
+            base=views.folder_url(folder), params={}, active=folder, notice=_notice(request)))
 
+    @routes("GET", "/search")
+    def _search(self, request: Request, state: dict[str, Any]) -> Response:
+        query = request.arg("q").strip()
+        return html_response(views.list_page(
+            state, f"Search: {query}" if query else "Search", store.search(state, query), _page_number(request),
+            base="/mail/search", params={"q": query}, query=query, notice=_notice(request)))
+
+    @routes("GET", "/message/{message_id}")
+    def _message(self, request: Request, state: dict[str, Any], message_id: str) -> Response:
+        message = store.find(state, message_id)
+        if message is None:
+            return not_found("message")
+        if message["folder"] == "drafts":
+            return redirect(views.message_url(message))
+        message["read"] = True
+        return html_response(views.message_page(state, message, _notice(request)))
+
+    @routes("GET", "/contacts")
+    def _contacts(self, request: Request, state: dict[str, Any]) -> Response:
+        return html_response(views.contacts_page(state, request.arg("company"), _page_number(request)))
+
+    @routes("GET", "/compose")
     def _compose(self, request: Request, state: dict[str, Any]) -> Response:
         draft: dict[str, Any] = {"to": [], "cc": [], "subject": "", "body": "", "attachments": []}
         reference = request.arg("reply") or request.arg("forward")
@@ -117,40 +129,47 @@ class MailApp(WebApp):
 
     # ---- form posts ----------------------------------------------------------------------
 
-    def _post(self, parts: list[str], request: Request, state: dict[str, Any]) -> Response:
-        if len(parts) == 3 and parts[0] == "message":
-            message = store.find(state, parts[1])
-            if message is None:
-                return not_found("message")
-            folder = views.folder_url(message["folder"])
-            if parts[2] == "star":
-                message["starred"] = request.arg("value") == "1"
-                return redirect(_back(request) if request.arg("back") else views.message_url(message))
-            if parts[2] == "read":
-                message["read"] = request.arg("value") == "1"
-                return redirect(folder)
-            if parts[2] == "move":
-                try:
-                    store.move(state, [message], request.arg("folder"))
-                except store.MailError as exc:
-                    return html_response(views.message_page(state, message, str(exc)), 422)
-                return redirect(_with_notice(folder, "moved"))
-        if parts == ["bulk"]:
-            return self._bulk(request, state)
-        if parts == ["labels"]:
-            move_id = request.arg("move_id")
-            moved = store.find(state, move_id) if move_id else None
+    @routes("POST", "/message/{message_id}/{action}")
+    def _change_message(self, request: Request, state: dict[str, Any], message_id: str, action: str) -> Response:
+        message = store.find(state, message_id)
+        if message is None:
+            return not_found("message")
+        folder = views.folder_url(message["folder"])
+        if action == "star":
+            message["starred"] = request.arg("value") == "1"
+            return redirect(_back(request) if request.arg("back") else views.message_url(message))
+        if action == "read":
+            message["read"] = request.arg("value") == "1"
+            return redirect(folder)
+        if action == "move":
             try:
-                name = store.create_label(state, request.arg("name"))
+                store.move(state, [message], request.arg("folder"))
             except store.MailError as exc:
-                return html_response(views.label_page(state, request.arg("name"), moved and moved["id"], _back(request), str(exc)), 422)
-            if moved is not None:
-                store.move(state, [moved], f"label:{name}")
-            return redirect(_with_notice(views.folder_url(f"label:{name}"), "moved" if moved else "label"))
-        if parts in (["send"], ["drafts"]):
-            return self._send(request, state, as_draft=parts == ["drafts"])
+                return html_response(views.message_page(state, message, str(exc)), 422)
+            return redirect(_with_notice(folder, "moved"))
         return not_found()
 
+    @routes("POST", "/labels")
+    def _create_label(self, request: Request, state: dict[str, Any]) -> Response:
+        move_id = request.arg("move_id")
+        moved = store.find(state, move_id) if move_id else None
+        try:
+            name = store.create_label(state, request.arg("name"))
+        except store.MailError as exc:
+            return html_response(views.label_page(state, request.arg("name"), moved and moved["id"], _back(request), str(exc)), 422)
+        if moved is not None:
+            store.move(state, [moved], f"label:{name}")
+        return redirect(_with_notice(views.folder_url(f"label:{name}"), "moved" if moved else "label"))
+
+    @routes("POST", "/send")
+    def _send_message(self, request: Request, state: dict[str, Any]) -> Response:
+        return self._send(request, state, as_draft=False)
+
+    @routes("POST", "/drafts")
+    def _save_draft(self, request: Request, state: dict[str, Any]) -> Response:
+        return self._send(request, state, as_draft=True)
+
+    @routes("POST", "/bulk")
     def _bulk(self, request: Request, state: dict[str, Any]) -> Response:
         back = _back(request)
         ids = parse_qs(request.raw_body.decode(errors="replace")).get("ids", [])

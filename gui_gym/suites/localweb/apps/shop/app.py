@@ -16,39 +16,34 @@ from gui_gym.suites.localweb.apps.shop import browse, checkout
 from gui_gym.suites.localweb.apps.shop.catalog import (CANCEL_REASONS, DELIVERY, PAYMENT, add_line, find_line,
                                                        initial_state, make_order, product, promo, promo_error)
 from gui_gym.suites.localweb.apps.shop.layout import BASE, options_text
-from gui_gym.suites.localweb.framework import (Request, Response, WebApp, esc, json_response, not_found,
-                                               redirect)
+from gui_gym.suites.localweb.framework import Request, Response, Routes, WebApp, esc, json_response, not_found, redirect
 
 TODAY = "2026-05-28"
 """The shop's calendar date: new orders carry it, so nothing depends on the machine's clock."""
 STREET = re.compile(r"^\d+[A-Za-z]?\s+\S.*$")
 POSTCODE = re.compile(r"^\d{5}$")
-ROUTES = {"GET": ("home", "product", "wishlist", "deals", "api", "cart", "checkout", "orders"),
-          "POST": ("cart", "wishlist", "checkout", "orders")}
-"""First path segment -> handler ``_<method>_<segment>``."""
+routes = Routes()
 
 
 class ShopApp(WebApp):
     name = "shop"
     title = "LocalShop"
     static_dir = Path(__file__).parent / "static"
+    routes = routes
 
     def initial_state(self, seed: int) -> dict[str, Any]:
         return initial_state(seed)
 
-    def handle(self, request: Request, state: dict[str, Any]) -> Response:
-        parts = [p for p in request.path.split("/") if p] or ["home"]
-        if parts[0] not in ROUTES.get(request.method, ()):
-            return not_found()
-        return getattr(self, f"_{request.method.lower()}_{parts[0]}")(request, state, parts[1:])
-
     # ---- pages ----------------------------------------------------------------------------
 
-    def _get_home(self, request: Request, state: dict[str, Any], rest: list[str]) -> Response:
+    @routes("GET", "/")
+    @routes("GET", "/home")
+    def _get_home(self, request: Request, state: dict[str, Any]) -> Response:
         return browse.listing_page(state, request)
 
-    def _get_product(self, request: Request, state: dict[str, Any], rest: list[str]) -> Response:
-        prod = product(state, rest[0]) if len(rest) == 1 else None
+    @routes("GET", "/product/{product_id}")
+    def _get_product(self, request: Request, state: dict[str, Any], product_id: str) -> Response:
+        prod = product(state, product_id)
         if prod is None:
             return not_found("product")
         message = ""
@@ -61,27 +56,32 @@ class ShopApp(WebApp):
             message = f"Saved to your wishlist. <a href='{BASE}/wishlist'>View wishlist</a>"
         return browse.product_page(state, prod, message=message)
 
-    def _get_wishlist(self, request: Request, state: dict[str, Any], rest: list[str]) -> Response:
+    @routes("GET", "/wishlist")
+    def _get_wishlist(self, request: Request, state: dict[str, Any]) -> Response:
         added = product(state, request.query.get("added", ""))
         return browse.wishlist_page(state, f"Added {esc(added['name'])} to your cart." if added else "")
 
-    def _get_deals(self, request: Request, state: dict[str, Any], rest: list[str]) -> Response:
+    @routes("GET", "/deals")
+    def _get_deals(self, request: Request, state: dict[str, Any]) -> Response:
         return browse.deals_page(state)
 
-    def _get_api(self, request: Request, state: dict[str, Any], rest: list[str]) -> Response:
-        if rest == ["suggest"]:
+    @routes("GET", "/api/{endpoint}")
+    def _get_api(self, request: Request, state: dict[str, Any], endpoint: str) -> Response:
+        if endpoint == "suggest":
             return json_response(browse.suggestions(state, request.query.get("q", "")))
         return json_response({"error": f"no API endpoint {request.path!r}"}, 404)
 
-    def _get_cart(self, request: Request, state: dict[str, Any], rest: list[str]) -> Response:
+    @routes("GET", "/cart")
+    def _get_cart(self, request: Request, state: dict[str, Any]) -> Response:
         order = request.query.get("reordered", "")
         message = f"Items from order {esc(order)} were added to your cart." if order else ""
         return checkout.cart_page(state, message=message)
 
-    def _get_checkout(self, request: Request, state: dict[str, Any], rest: list[str]) -> Response:
+    @routes("GET", "/checkout")
+    @routes("GET", "/checkout/{step}")
+    def _get_checkout(self, request: Request, state: dict[str, Any], step: str = "shipping") -> Response:
         if not state["cart"]:
             return redirect(f"{BASE}/cart")
-        step = rest[0] if rest else "shipping"
         co = state["checkout"]
         missing = ("shipping" if co["address"] is None else "delivery" if co["delivery"] is None
                    else "payment" if co["payment"] is None else None)
@@ -94,10 +94,13 @@ class ShopApp(WebApp):
                  "payment": checkout.payment_page, "review": checkout.review_page}
         return pages[step](state)
 
-    def _get_orders(self, request: Request, state: dict[str, Any], rest: list[str]) -> Response:
-        if not rest:
-            return checkout.orders_page(state, request.query.get("page", ""))
-        order = _order(state, rest[0])
+    @routes("GET", "/orders")
+    def _get_orders(self, request: Request, state: dict[str, Any]) -> Response:
+        return checkout.orders_page(state, request.query.get("page", ""))
+
+    @routes("GET", "/orders/{number}")
+    def _get_order(self, request: Request, state: dict[str, Any], number: str) -> Response:
+        order = _order(state, number)
         if order is None:
             return not_found("order")
         message = f"Thank you! Your order {order['number']} has been placed." if request.query.get("placed") else ""
@@ -105,13 +108,15 @@ class ShopApp(WebApp):
 
     # ---- changes --------------------------------------------------------------------------
 
-    def _post_cart(self, request: Request, state: dict[str, Any], rest: list[str]) -> Response:
-        action = "/".join(rest)
+    @routes("POST", "/cart/promo/remove")
+    def _post_remove_promo(self, request: Request, state: dict[str, Any]) -> Response:
+        state["promo"] = None
+        return redirect(f"{BASE}/cart")
+
+    @routes("POST", "/cart/{action}")
+    def _post_cart(self, request: Request, state: dict[str, Any], action: str) -> Response:
         if action == "add":
             return self._add_to_cart(request, state)
-        if action == "promo/remove":
-            state["promo"] = None
-            return redirect(f"{BASE}/cart")
         if action == "promo":
             typed = request.arg("code")
             problem = promo_error(promo(state, typed), typed, state["cart"])
@@ -160,11 +165,12 @@ class ShopApp(WebApp):
         target = request.arg("next")
         return redirect(target if target.startswith(f"{BASE}/") else f"{BASE}/product/{prod['id']}?added={line['line']}")
 
-    def _post_wishlist(self, request: Request, state: dict[str, Any], rest: list[str]) -> Response:
+    @routes("POST", "/wishlist/{action}")
+    def _post_wishlist(self, request: Request, state: dict[str, Any], action: str) -> Response:
         prod = product(state, request.arg("product"))
-        if prod is None or rest not in (["add"], ["remove"]):
+        if prod is None or action not in ("add", "remove"):
             return not_found("product")
-        if rest == ["add"]:
+        if action == "add":
             if prod["id"] not in state["wishlist"]:
                 state["wishlist"].append(prod["id"])
                 _event(state, "wishlist_add", product=prod["id"])
@@ -174,10 +180,11 @@ class ShopApp(WebApp):
             _event(state, "wishlist_remove", product=prod["id"])
         return redirect(f"{BASE}/wishlist")
 
-    def _post_checkout(self, request: Request, state: dict[str, Any], rest: list[str]) -> Response:
+    @routes("POST", "/checkout/{step}")
+    def _post_checkout(self, request: Request, state: dict[str, Any], step: str) -> Response:
         if not state["cart"]:
             return redirect(f"{BASE}/cart")
-        step, co = (rest or [""])[0], state["checkout"]
+        co = state["checkout"]
         if step == "shipping":
             return self._set_address(request, state)
         if step == "delivery":
@@ -226,11 +233,12 @@ class ShopApp(WebApp):
         _event(state, "address", **address)
         return redirect(f"{BASE}/checkout/delivery")
 
-    def _post_orders(self, request: Request, state: dict[str, Any], rest: list[str]) -> Response:
-        order = _order(state, rest[0]) if len(rest) == 2 else None
+    @routes("POST", "/orders/{number}/{action}")
+    def _post_orders(self, request: Request, state: dict[str, Any], number: str, action: str) -> Response:
+        order = _order(state, number)
         if order is None:
             return not_found("order")
-        if rest[1] == "reorder":
+        if action == "reorder":
             for old in order["lines"]:
                 prod = product(state, old["product"])
                 existing = find_line(state, old["product"], old["colour"], old["size"])
@@ -239,7 +247,7 @@ class ShopApp(WebApp):
                     add_line(state, prod, old["colour"], old["size"], min(old["qty"], room))
             _event(state, "reorder", number=order["number"])
             return redirect(f"{BASE}/cart?reordered={order['number']}")
-        if rest[1] == "cancel" and order["status"] == "Processing":
+        if action == "cancel" and order["status"] == "Processing":
             reason = request.arg("reason")
             if reason not in CANCEL_REASONS:
                 return checkout.order_page(state, order, problem="Choose a reason to cancel the order.", status=422)

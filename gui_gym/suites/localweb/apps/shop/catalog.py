@@ -61,7 +61,6 @@ DELIVERY = {"standard": ("Standard delivery", "5-7 business days", 499),
             "pickup": ("Store pickup", "Ready tomorrow at the Riverton store", 0)}
 PAYMENT = {"card": "Saved card", "cod": "Cash on delivery"}
 CANCEL_REASONS = ("Ordered by mistake", "Found a better price", "Delivery is too slow", "Changed my mind")
-ORDER_STATUSES = ("Processing", "Shipped", "Delivered", "Cancelled")
 FREE_STANDARD_FROM = 7500
 PAGE_SIZE = 12
 ORDERS_PAGE_SIZE = 5
@@ -192,10 +191,6 @@ def money(cents: int) -> str:
 
 def product(state: dict[str, Any], pid: str) -> dict[str, Any] | None:
     return next((p for p in state["products"] if p["id"] == pid), None)
-
-
-def product_named(state: dict[str, Any], name: str) -> dict[str, Any]:
-    return next(p for p in state["products"] if p["name"] == name)
 
 
 def promo(state: dict[str, Any], code: str) -> dict[str, Any] | None:

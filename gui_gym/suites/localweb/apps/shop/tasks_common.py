@@ -12,11 +12,11 @@ from typing import Any, Iterator
 
 from gui_gym.actions import Action
 from gui_gym.errors import ActionExecutionError, TaskConfigError
-from gui_gym.suites.localweb.apps.shop.catalog import money, the
+from gui_gym.suites.localweb.apps.shop.catalog import initial_state, money, the
 from gui_gym.suites.localweb.apps.shop.checkout import ADDRESS_FIELDS
 from gui_gym.suites.localweb.framework import log_has, seeded
 from gui_gym.suites.localweb.oracle_ui import OracleUI
-from gui_gym.suites.localweb.templates import World
+from gui_gym.suites.localweb.templates import TaskTemplate, World
 from gui_gym.waiting import wait_until
 
 ShopState = dict[str, Any]
@@ -165,3 +165,13 @@ def home_questions(world: World, seed: int) -> list[dict[str, Any]]:
         {"question": f"Which brand makes {the(target['name'])}?", "answer": target["brand"],
          "distractors": sorted({p["brand"] for p in state["products"] if p["brand"] != target["brand"]})[:3]},
     ]
+
+
+class ShopTemplate(TaskTemplate):
+    """What every shop template shares: the app, its seeded state, its start-page facts."""
+
+    app = "shop"
+    initial_state = staticmethod(initial_state)
+
+    def app_questions(self, world: World) -> list[dict[str, Any]]:
+        return home_questions(world, self.seed)

@@ -7,16 +7,16 @@ from typing import Any, Callable, Iterator
 
 from gui_gym.actions import Action
 from gui_gym.suites.localweb.apps.shop.catalog import add_line, money, product, the
-from gui_gym.suites.localweb.apps.shop.tasks_common import (describe_options, happened, home_questions,
-                                                            open_product, pick, shop, variants, visited)
+from gui_gym.suites.localweb.apps.shop.tasks_common import (ShopTemplate, describe_options, happened, open_product,
+                                                            pick, shop, variants, visited)
 from gui_gym.suites.localweb.oracle_ui import OracleUI
-from gui_gym.suites.localweb.templates import TaskTemplate, World, answer_matches
+from gui_gym.suites.localweb.templates import World, answer_matches
 
 
-class AddToCart(TaskTemplate):
+class AddToCart(ShopTemplate):
     template_id = "shop.add-to-cart"
-    app = "shop"
     difficulty = "easy"
+    start_page_questions = True
 
     def sample_params(self, world: World, rng: random.Random) -> dict[str, Any]:
         prod = pick(rng, [p for p in shop(world)["products"] if p["stock"] and not p["sizes"]], "product without sizes")
@@ -42,14 +42,11 @@ class AddToCart(TaskTemplate):
         return [f"Type '{self.params['name']}' in the search box", "Pick the product from the suggestions",
                 "Click 'Add to cart'"]
 
-    def sample_questions(self, world: World) -> list[dict[str, Any]]:
-        return home_questions(world, self.seed)
 
-
-class ProductInfo(TaskTemplate):
+class ProductInfo(ShopTemplate):
     template_id = "shop.product-info"
-    app = "shop"
     difficulty = "easy"
+    start_page_questions = True
     answer_required = True
     FIELDS = {"price": "What does {name} cost? Answer with the price.",
               "stock": "How many units of {name} are in stock? Answer with a number.",
@@ -86,14 +83,11 @@ class ProductInfo(TaskTemplate):
         return [f"Search for '{self.params['name']}' and open it from the suggestions",
                 f"Read the {self.params['field']} on the product page", "Answer with it"]
 
-    def sample_questions(self, world: World) -> list[dict[str, Any]]:
-        return home_questions(world, self.seed)
 
-
-class AddToWishlist(TaskTemplate):
+class AddToWishlist(ShopTemplate):
     template_id = "shop.add-to-wishlist"
-    app = "shop"
     difficulty = "easy"
+    start_page_questions = True
 
     def sample_params(self, world: World, rng: random.Random) -> dict[str, Any]:
         prod = pick(rng, shop(world)["products"], "product")
@@ -118,15 +112,11 @@ class AddToWishlist(TaskTemplate):
     def expert_plan(self) -> list[str]:
         return [f"Search for '{self.params['name']}' and open it from the suggestions", "Click 'Add to wishlist'"]
 
-    def sample_questions(self, world: World) -> list[dict[str, Any]]:
-        return home_questions(world, self.seed)
 
-
-class RemoveFromCart(TaskTemplate):
+class RemoveFromCart(ShopTemplate):
     """The cart holds two variants of one product and something else; one variant must go."""
 
     template_id = "shop.remove-from-cart"
-    app = "shop"
     difficulty = "easy"
 
     def sample_params(self, world: World, rng: random.Random) -> dict[str, Any]:

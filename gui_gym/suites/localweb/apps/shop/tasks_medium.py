@@ -11,10 +11,11 @@ from gui_gym.errors import TaskConfigError
 from gui_gym.suites.localweb.apps.shop.browse import slug
 from gui_gym.suites.localweb.apps.shop.catalog import (CANCEL_REASONS, CATEGORIES, add_line, discount, line_for,
                                                        product, promo_error, the)
-from gui_gym.suites.localweb.apps.shop.tasks_common import (buy_now, describe_options, filter_category, happened,
-                                                            open_product, pick, shop, sort_by, variants, visited)
+from gui_gym.suites.localweb.apps.shop.tasks_common import (ShopTemplate, buy_now, describe_options, filter_category,
+                                                            happened, open_product, pick, shop, sort_by, variants,
+                                                            visited)
 from gui_gym.suites.localweb.oracle_ui import OracleUI
-from gui_gym.suites.localweb.templates import TaskTemplate, World, answer_matches
+from gui_gym.suites.localweb.templates import World, answer_matches
 
 
 def _brand_groups(world: World, min_size: int) -> list[tuple[str, str, list[dict[str, Any]]]]:
@@ -25,9 +26,8 @@ def _brand_groups(world: World, min_size: int) -> list[tuple[str, str, list[dict
     return [(cat, brand, items) for (cat, brand), items in sorted(groups.items()) if len(items) >= min_size]
 
 
-class CheapestInCategory(TaskTemplate):
+class CheapestInCategory(ShopTemplate):
     template_id = "shop.cheapest-in-category"
-    app = "shop"
     difficulty = "medium"
 
     def sample_params(self, world: World, rng: random.Random) -> dict[str, Any]:
@@ -71,9 +71,8 @@ class CheapestInCategory(TaskTemplate):
             + ([f"Choose size {self.params['size']}"] if self.params["size"] else []) + ["Click 'Add to cart'"]
 
 
-class VariantQuantity(TaskTemplate):
+class VariantQuantity(ShopTemplate):
     template_id = "shop.variant-quantity"
-    app = "shop"
     difficulty = "medium"
 
     def sample_params(self, world: World, rng: random.Random) -> dict[str, Any]:
@@ -111,9 +110,8 @@ class VariantQuantity(TaskTemplate):
                 f"Set the quantity to {p['qty']}", "Click 'Add to cart'"]
 
 
-class FilterCount(TaskTemplate):
+class FilterCount(ShopTemplate):
     template_id = "shop.filter-count"
-    app = "shop"
     difficulty = "medium"
     answer_required = True
 
@@ -166,9 +164,8 @@ class FilterCount(TaskTemplate):
                 f"Enter {p['max']} as the maximum price and apply it", "Read the number of products found and answer it"]
 
 
-class BestPromo(TaskTemplate):
+class BestPromo(ShopTemplate):
     template_id = "shop.best-promo"
-    app = "shop"
     difficulty = "medium"
 
     def sample_params(self, world: World, rng: random.Random) -> dict[str, Any]:
@@ -221,9 +218,8 @@ class BestPromo(TaskTemplate):
                 "Work out which code saves the most on the cart's items", f"In the cart, apply {self.params['code']}"]
 
 
-class CancelOrder(TaskTemplate):
+class CancelOrder(ShopTemplate):
     template_id = "shop.cancel-order"
-    app = "shop"
     difficulty = "medium"
 
     def sample_params(self, world: World, rng: random.Random) -> dict[str, Any]:

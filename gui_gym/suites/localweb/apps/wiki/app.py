@@ -14,8 +14,8 @@ from urllib.parse import quote
 
 from gui_gym.suites.localweb.apps.wiki import data, editing, views
 from gui_gym.suites.localweb.apps.wiki.views import page_url, url
-from gui_gym.suites.localweb.framework import (
-    Request, Response, WebApp, html_response, json_response, not_found, redirect)
+from gui_gym.suites.localweb.framework import (Request, Response, Routes, WebApp, html_response, json_response,
+                                               not_found, redirect)
 
 TITLE_RE = re.compile(r"^[^\[\]|#<>{}/?%]{3,80}$")
 
@@ -31,59 +31,73 @@ def add_revision(state: dict[str, Any], slug: str, text: str, summary: str) -> d
     return revision
 
 
+def _on_page(handler: Callable[..., Response]) -> Callable[..., Response]:
+    """`handler` for a route whose first capture is a page's slug: a page that does not
+    exist is a 404."""
+    def checked(app: "WikiApp", request: Request, state: dict[str, Any], slug: str, *rest: Any) -> Response:
+        if slug not in state["pages"]:
+            return not_found("page")
+        return handler(app, request, state, slug, *rest)
+    return checked
+
+
+routes = Routes()
+
+
 class WikiApp(WebApp):
     name = "wiki"
     title = "Meridian Wiki"
     static_dir = Path(__file__).parent / "static"
+    routes = routes
 
     def initial_state(self, seed: int) -> dict[str, Any]:
         return data.initial_state(seed)
 
-    def handle(self, request: Request, state: dict[str, Any]) -> Response:
-        path = request.path.encode("latin-1", "replace").decode("utf-8", "replace")  # WSGI paths are latin-1
-        parts = [p for p in path.split("/") if p]
-        head = parts[0] if parts else ""
-        route = _ROUTES.get((request.method, head, len(parts)))
-        if route is None:
-            return not_found()
-        slug = parts[1] if len(parts) > 1 else ""
-        if (head in _PAGE_ROUTES and slug not in state["pages"]) or (head == "api" and slug != "suggest"):
-            return not_found("page")
-        return route(self, request, state, *parts[1:])
-
     # ---- reading --------------------------------------------------------------------------
 
+    @routes("GET", "/")
     def main(self, request: Request, state: dict[str, Any]) -> Response:
         return html_response(views.main_page(state))
 
+    @routes("GET", "/page/{slug}")
+    @_on_page
     def article(self, request: Request, state: dict[str, Any], slug: str) -> Response:
         oldid = request.query.get("oldid", "")
         return html_response(views.article_page(state, slug, int(oldid) if oldid.isdigit() else None))
 
+    @routes("GET", "/section/{name}")
     def section(self, request: Request, state: dict[str, Any], name: str) -> Response:
         if name not in views.ALL_SECTIONS:
             return not_found("section")
         return html_response(views.section_page(state, name))
 
+    @routes("GET", "/search")
     def search(self, request: Request, state: dict[str, Any]) -> Response:
         return html_response(views.search_page(state, request.query.get("q", "")))
 
-    def suggest(self, request: Request, state: dict[str, Any], _name: str) -> Response:
+    @routes("GET", "/api/suggest")
+    def suggest(self, request: Request, state: dict[str, Any]) -> Response:
         needle = request.query.get("q", "").strip().lower()
         titles = sorted(((not p["title"].lower().startswith(needle), p["title"]), s) for s, p in state["pages"].items()
                         if needle and needle in p["title"].lower())
         return json_response([{"label": title, "href": page_url(s)} for (_, title), s in titles[:8]])
 
+    @routes("GET", "/recent")
     def recent(self, request: Request, state: dict[str, Any]) -> Response:
         section = request.query.get("section", "")
         return html_response(views.recent_page(state, section if section in views.ALL_SECTIONS else ""))
 
+    @routes("GET", "/watchlist")
     def watchlist(self, request: Request, state: dict[str, Any]) -> Response:
         return html_response(views.watchlist_page(state))
 
+    @routes("GET", "/history/{slug}")
+    @_on_page
     def history(self, request: Request, state: dict[str, Any], slug: str) -> Response:
         return html_response(editing.history_page(state, slug))
 
+    @routes("GET", "/diff/{slug}")
+    @_on_page
     def diff(self, request: Request, state: dict[str, Any], slug: str) -> Response:
         rev = request.query.get("rev", "")
         body = editing.diff_page(state, slug, int(rev)) if rev.isdigit() else None
@@ -98,12 +112,16 @@ class WikiApp(WebApp):
         count = len(views.markup.sections(views.current(state["pages"][slug])["text"]))
         return int(raw) if raw.isdigit() and int(raw) < count else False
 
+    @routes("GET", "/edit/{slug}")
+    @_on_page
     def edit_form(self, request: Request, state: dict[str, Any], slug: str) -> Response:
         section = self._section_index(request.query.get("section", ""), state, slug)
         if section is False:
             return not_found("section")
         return html_response(editing.edit_page(state, slug, section))
 
+    @routes("POST", "/edit/{slug}")
+    @_on_page
     def save_edit(self, request: Request, state: dict[str, Any], slug: str) -> Response:
         section = self._section_index(request.arg("section"), state, slug)
         if section is False:
@@ -122,9 +140,11 @@ class WikiApp(WebApp):
         state["flash"] = "Your edit was saved."
         return redirect(page_url(slug))
 
+    @routes("GET", "/new")
     def new_form(self, request: Request, state: dict[str, Any]) -> Response:
         return html_response(editing.new_page(state, {k: request.query.get(k, "") for k in ("title", "section")}))
 
+    @routes("POST", "/new")
     def create(self, request: Request, state: dict[str, Any]) -> Response:
         values = {k: request.arg(k).strip() for k in ("title", "section", "text", "summary")}
         values["text"] = values["text"].replace("\r\n", "\n")
@@ -147,6 +167,8 @@ class WikiApp(WebApp):
         state["flash"] = "The page was created."
         return redirect(page_url(slug))
 
+    @routes("POST", "/revert/{slug}")
+    @_on_page
     def revert(self, request: Request, state: dict[str, Any], slug: str) -> Response:
         revisions = state["pages"][slug]["revisions"]
         rev = request.arg("rev")
@@ -158,6 +180,8 @@ class WikiApp(WebApp):
         state["flash"] = f"Restored revision {target['id']}."
         return redirect(page_url(slug))
 
+    @routes("POST", "/watch/{slug}")
+    @_on_page
     def watch(self, request: Request, state: dict[str, Any], slug: str) -> Response:
         title = state["pages"][slug]["title"]
         if slug in state["watchlist"]:
@@ -170,9 +194,13 @@ class WikiApp(WebApp):
 
     # ---- talk -----------------------------------------------------------------------------
 
+    @routes("GET", "/talk/{slug}")
+    @_on_page
     def talk(self, request: Request, state: dict[str, Any], slug: str) -> Response:
         return html_response(editing.talk_page(state, slug))
 
+    @routes("POST", "/talk/{slug}")
+    @_on_page
     def new_topic(self, request: Request, state: dict[str, Any], slug: str) -> Response:
         values = {"subject": request.arg("subject").strip(), "text": request.arg("text").strip()}
         errors = {k: f"Write a {'subject' if k == 'subject' else 'comment'}." for k, v in values.items() if not v}
@@ -184,6 +212,8 @@ class WikiApp(WebApp):
         state["flash"] = "Your topic was added."
         return redirect(url(f"/talk/{quote(slug)}"))
 
+    @routes("POST", "/talk/{slug}/{thread_id}/{action}")
+    @_on_page
     def talk_action(self, request: Request, state: dict[str, Any], slug: str, thread_id: str, action: str) -> Response:
         thread = next((t for t in state["pages"][slug]["talk"] if str(t["id"]) == thread_id), None)
         if thread is None or action not in ("reply", "resolve"):
@@ -202,16 +232,3 @@ class WikiApp(WebApp):
     def _comment(state: dict[str, Any], text: str) -> dict[str, Any]:
         state["clock"] += 1
         return {"user": state["me"], "ts": f"{state['today']} 12:00", "text": text}
-
-
-_PAGE_ROUTES = frozenset({"page", "edit", "history", "diff", "revert", "watch", "talk"})
-_ROUTES: dict[tuple[str, str, int], Callable[..., Response]] = {
-    ("GET", "", 0): WikiApp.main, ("GET", "page", 2): WikiApp.article, ("GET", "section", 2): WikiApp.section,
-    ("GET", "search", 1): WikiApp.search, ("GET", "recent", 1): WikiApp.recent, ("GET", "watchlist", 1): WikiApp.watchlist,
-    ("GET", "api", 2): WikiApp.suggest, ("GET", "history", 2): WikiApp.history, ("GET", "diff", 2): WikiApp.diff,
-    ("GET", "edit", 2): WikiApp.edit_form, ("POST", "edit", 2): WikiApp.save_edit,
-    ("GET", "new", 1): WikiApp.new_form, ("POST", "new", 1): WikiApp.create,
-    ("POST", "revert", 2): WikiApp.revert, ("POST", "watch", 2): WikiApp.watch,
-    ("GET", "talk", 2): WikiApp.talk, ("POST", "talk", 2): WikiApp.new_topic,
-    ("POST", "talk", 4): WikiApp.talk_action,
-}

@@ -7,9 +7,9 @@ from typing import Any
 
 from gui_gym.suites.localweb.apps.wiki import markup
 from gui_gym.suites.localweb.apps.wiki.data import EDITORS, VANDALS, number
-from gui_gym.suites.localweb.apps.wiki.tasks import (
-    add_revision, edit_section, open_page, page_params, page_tab, summary_is, text_of, visited, wiki)
-from gui_gym.suites.localweb.templates import TaskTemplate, World, answer_matches, normalize_answer
+from gui_gym.suites.localweb.apps.wiki.tasks import (WikiTemplate, add_revision, edit_section, open_page, page_params,
+                                                     page_tab, summary_is, text_of, visited, wiki)
+from gui_gym.suites.localweb.templates import World, answer_matches, normalize_answer
 
 COMPARISONS = {"Cities": ("Population", "population", "Largest cities of Meridian"),
                "Mountains": ("Elevation", "elevation", "Highest peaks of Meridian"),
@@ -21,11 +21,10 @@ def _threads(world: World, slug: str) -> list[dict[str, Any]]:
     return wiki(world)["pages"][slug]["talk"]
 
 
-class CompareAndCreate(TaskTemplate):
+class CompareAndCreate(WikiTemplate):
     """Read three infoboxes, write a page linking them, and answer which is the greatest."""
 
     template_id = "wiki.compare-and-create"
-    app = "wiki"
     difficulty = "hard"
     answer_required = True
 
@@ -92,11 +91,10 @@ class CompareAndCreate(TaskTemplate):
                 "Save the page", "Answer with the title of the greatest"]
 
 
-class RevertVandalism(TaskTemplate):
+class RevertVandalism(WikiTemplate):
     """Inspect the history and diffs, restore the last good revision, report on the talk page."""
 
     template_id = "wiki.revert-vandalism"
-    app = "wiki"
     difficulty = "hard"
 
     def sample_params(self, world, rng):
@@ -169,11 +167,10 @@ class RevertVandalism(TaskTemplate):
                 "Open the Talk tab and add a topic “Vandalism reverted” naming the restored revision number"]
 
 
-class TalkRequest(TaskTemplate):
+class TalkRequest(WikiTemplate):
     """Carry out a table correction someone asked for on the talk page, then close the loop."""
 
     template_id = "wiki.talk-request"
-    app = "wiki"
     difficulty = "hard"
 
     def sample_params(self, world, rng):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from gui_gym.actions import Action
-from gui_gym.suites.localweb.apps.wiki import markup
+from gui_gym.suites.localweb.apps.wiki import data, markup
 from gui_gym.suites.localweb.apps.wiki.data import EDITORS, HELP_SECTION, stamp
 from gui_gym.suites.localweb.apps.wiki.views import recent_changes
 from gui_gym.suites.localweb.framework import log_has
@@ -102,12 +102,22 @@ def main_questions(world: World) -> list[dict[str, Any]]:
     ]
 
 
+class WikiTemplate(TaskTemplate):
+    """What every wiki template shares: the app, its seeded state, its start-page facts."""
+
+    app = "wiki"
+    initial_state = staticmethod(data.initial_state)
+
+    def app_questions(self, world: World) -> list[dict[str, Any]]:
+        return main_questions(world)
+
+
 # ---- easy ----------------------------------------------------------------------------------
 
-class InfoboxFact(TaskTemplate):
+class InfoboxFact(WikiTemplate):
     template_id = "wiki.infobox-fact"
-    app = "wiki"
     difficulty = "easy"
+    start_page_questions = True
     answer_required = True
 
     def sample_params(self, world, rng):
@@ -136,14 +146,11 @@ class InfoboxFact(TaskTemplate):
         return [f"Open “{self.params['title']}” from the section tree (or search for it)",
                 f"Read the {self.params['field']} row of the infobox", "Answer with its value"]
 
-    def sample_questions(self, world):
-        return main_questions(world)
 
-
-class WatchPage(TaskTemplate):
+class WatchPage(WikiTemplate):
     template_id = "wiki.watch-page"
-    app = "wiki"
     difficulty = "easy"
+    start_page_questions = True
 
     def sample_params(self, world, rng):
         return page_params(world, rng.choice([s for s in articles(world) if s not in wiki(world)["watchlist"]]))
@@ -170,14 +177,11 @@ class WatchPage(TaskTemplate):
         return [f"Open “{self.params['title']}” from the {self.params['section']} section of the tree",
                 "Press the ☆ Watch button above the article"]
 
-    def sample_questions(self, world):
-        return main_questions(world)
 
-
-class ResolveThread(TaskTemplate):
+class ResolveThread(WikiTemplate):
     template_id = "wiki.resolve-thread"
-    app = "wiki"
     difficulty = "easy"
+    start_page_questions = True
 
     def sample_params(self, world, rng):
         slug, thread = rng.choice([(s, t) for s in articles(world) for t in wiki(world)["pages"][s]["talk"]
@@ -212,17 +216,13 @@ class ResolveThread(TaskTemplate):
         return [f"Open “{self.params['title']}”", "Switch to its Talk tab",
                 f"Press Mark as resolved under “{self.params['subject']}”"]
 
-    def sample_questions(self, world):
-        return main_questions(world)
-
 
 # ---- medium --------------------------------------------------------------------------------
 
-class EventRiverTributary(TaskTemplate):
+class EventRiverTributary(WikiTemplate):
     """Search for a phrase, follow the article's infobox link, read a table: a two-hop lookup."""
 
     template_id = "wiki.event-river-tributary"
-    app = "wiki"
     difficulty = "medium"
     answer_required = True
 
@@ -280,10 +280,10 @@ class EventRiverTributary(TaskTemplate):
                 "Follow the River link in its infobox", "Find the longest entry in the Tributaries table and answer its name"]
 
 
-class FixTypo(TaskTemplate):
+class FixTypo(WikiTemplate):
     template_id = "wiki.fix-typo"
-    app = "wiki"
     difficulty = "medium"
+    start_page_questions = True
 
     def sample_params(self, world, rng):
         while True:
@@ -334,13 +334,9 @@ class FixTypo(TaskTemplate):
                 f"Change “{p['typo']}” to “{p['word']}” in the text", "Type “Fix typo” as the edit summary",
                 "Press Save changes"]
 
-    def sample_questions(self, world):
-        return main_questions(world)
 
-
-class ReplyOnTalk(TaskTemplate):
+class ReplyOnTalk(WikiTemplate):
     template_id = "wiki.reply-talk"
-    app = "wiki"
     difficulty = "medium"
 
     def sample_params(self, world, rng):

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 from gui_gym.suites.localweb.apps.wiki import markup
 from gui_gym.suites.localweb.apps.wiki.data import HELP_SECTION, SECTIONS, pretty_date
-from gui_gym.suites.localweb.framework import esc, page
+from gui_gym.suites.localweb.framework import app_url, esc, page
 
 PREFIX = "/wiki"
 ALL_SECTIONS = (*SECTIONS, HELP_SECTION)
@@ -19,8 +19,8 @@ _HEAD = ("<link rel='stylesheet' href='/wiki/static/wiki.css'>"
 
 
 def url(path: str, **query: Any) -> str:
-    params = {k: v for k, v in query.items() if v not in ("", None)}
-    return f"{PREFIX}{path}" + (f"?{urlencode(params)}" if params else "")
+    """An absolute URL inside the wiki; empty query values are left out."""
+    return app_url(PREFIX, path, **query)
 
 
 def page_url(slug: str, **query: Any) -> str:

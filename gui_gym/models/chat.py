@@ -1,7 +1,8 @@
-"""What every judge speaks: chat messages of text and images in, text out.
+"""What every chat model speaks: messages of text and images in, text out.
 
-A judge is any model that answers a question about screenshots: a served LVLM behind an
+A chat model answers a conversation about screenshots: a served LVLM behind an
 OpenAI-compatible endpoint, a local transformers checkpoint, or a cache in front of either.
+Agents act with one, judges judge with one, the trainers' VLM policy generates with one.
 Messages are typed data, validated at the door: an image is an HxWx3 (or HxWx4, or HxW)
 uint8 array, as the envs return screenshots, or PNG bytes, as results folders store them.
 The helpers here turn images into capped PNG bytes and give every message a stable digest,
@@ -17,8 +18,7 @@ from typing import Protocol, Sequence, Union, runtime_checkable
 
 import numpy as np
 
-ImageLike = Union[np.ndarray, bytes]
-"""A screenshot: a uint8 array (HxW, HxWx3 or HxWx4) or PNG-encoded bytes."""
+from gui_gym.records import ImageLike
 
 Part = Union[str, np.ndarray, bytes]
 """One piece of a message's content: text, or an image."""
@@ -88,10 +88,10 @@ class Message:
 
 
 @runtime_checkable
-class Judge(Protocol):
-    """A chat model used as a judge.
+class ChatModel(Protocol):
+    """A chat model: an agent's, a judge's or a policy's.
 
-    `identity` names what answers (model, endpoint, sampling settings): two judges with the
+    `identity` names what answers (model, endpoint, sampling settings): two models with the
     same identity give answers from the same distribution, which is what a cache keys on.
     `seed` asks for a reproducible sample: independent rounds of a question use different
     seeds, and a repeated (question, seed) may be answered from a cache.
@@ -101,12 +101,12 @@ class Judge(Protocol):
 
     def complete(self, messages: Sequence[Message], *, seed: int | None = None) -> str:
         """The model's answer to `messages`. Raises `JudgeError` when the model cannot be
-        reached after the judge's own retries."""
+        reached after the client's own retries."""
         ...
 
 
 class SharedOnCopy:
-    """Judges are services (an HTTP client, loaded weights, a cache folder): copying one, as
+    """Chat models and judges are services (an HTTP client, loaded weights, a cache folder): copying one, as
     Gymnasium does with an env spec that names a wrapper's judge, shares it instead."""
 
     def __copy__(self):

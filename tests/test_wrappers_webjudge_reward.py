@@ -10,11 +10,11 @@ import gymnasium as gym
 import pytest
 
 import gui_gym  # noqa: F401  (registers the GUI/* ids)
-from gui_gym.judges.openai_judge import OpenAIJudge
+from gui_gym.envs.mind2web import make_env
 from gui_gym.judges.webjudge import VERDICT_SYSTEM, WebJudge
-from gui_gym.suites.mind2web import make_env
-from gui_gym.suites.mind2web.judged import WebJudgeReward, as_web_judge
+from gui_gym.models.openai_client import OpenAIClient
 from gui_gym.suites.mind2web.suite import LOCAL_TASK_FILE
+from gui_gym.wrappers.webjudge_reward import WebJudgeReward, as_web_judge
 from tests.fakes.chat_server import ChatServer
 from tests.test_mind2web_judge_cli import MALFORMED, scripted_judge
 
@@ -34,7 +34,7 @@ def _oracle_episode(env):
 def test_the_verdict_is_the_reward_and_a_judge_error_is_no_success():
     rules = {TASK["confirmed_task"]: "failure"}
     with ChatServer(scripted_judge(rules)) as server:
-        judge = WebJudge(OpenAIJudge(model="fake-model", base_url=server.base_url, temperature=0), attempts=2)
+        judge = WebJudge(OpenAIClient(model="fake-model", base_url=server.base_url, temperature=0), attempts=2)
         env = WebJudgeReward(gym.make("GUI/OnlineMind2Web-v0", mode="local", settle_timeout_s=10), judge)
         try:
             reward, info = _oracle_episode(env)
@@ -61,9 +61,9 @@ def test_judges_are_built_from_dicts_and_live_envs_get_the_wrapper(tmp_path):
     assert isinstance(built, WebJudge) and built.judge.temperature == 0.0 and as_web_judge(built) is built
     assert built.protocol == "strict"
     assert as_web_judge({"model": "m", "base_url": "http://127.0.0.1:9/v1", "protocol": "official"}).protocol == "official"
-    with pytest.raises(ValueError, match=r"judge: expected OpenAIJudge arguments .*received \['modle'\]"):
+    with pytest.raises(ValueError, match=r"judge: expected OpenAIClient arguments .*received \['modle'\]"):
         as_web_judge({"modle": "m"})
-    with pytest.raises(TypeError, match="judge: expected a WebJudge, a Judge, or a dict"):
+    with pytest.raises(TypeError, match="judge: expected a WebJudge, a ChatModel, or a dict"):
         as_web_judge("o4-mini")
     with pytest.raises(TypeError, match="expected a WebJudge, received str"):
         WebJudgeReward(gym.make("GUI/Demo-v0"), "judge")

@@ -1,4 +1,4 @@
-"""Judge messages: validation at the door, capped PNG encoding, content digests."""
+"""Chat messages: validation at the door, capped PNG encoding, content digests."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from gui_gym.judges.base import Judge, Message, SharedOnCopy, image_digest, message_digest, to_png
+from gui_gym.models.chat import ChatModel, Message, SharedOnCopy, image_digest, message_digest, to_png
 
 
 def png_bytes(width: int, height: int, color=(10, 20, 30)) -> bytes:
@@ -82,5 +82,5 @@ def test_judge_protocol_and_shared_copies():
             return messages[-1].text
 
     echo = Echo()
-    assert isinstance(echo, Judge) and not isinstance(object(), Judge)
+    assert isinstance(echo, ChatModel) and not isinstance(object(), ChatModel)
     assert copy.deepcopy({"judge": echo})["judge"] is echo and copy.copy(echo) is echo

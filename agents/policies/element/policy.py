@@ -1,14 +1,10 @@
 """`ElementPolicy`: a small torch policy over the accessibility tree, which learns LocalWeb
 tasks on a CPU in minutes.
 
-Each step lists the page's candidate actions: click each interactive element, type into each
-text field each string drawn from the instruction (quoted spans, numbers, times, e-mails,
-capitalised names), press Enter, scroll, done. A small network scores every candidate from
-hashed features of (instruction, plan, element, page, history) plus a few dense text-match
-features, and one candidate is drawn from the softmax of the scores: one step is one
-"token", the index of the chosen candidate. Candidates depend on the observation and the
-instruction only, never on the plan, so a token means the same action under the plain prompt
-that BEPA stores as under the plan-conditioned one it acted with.
+Each step lists the page's candidate actions (`candidates`). A small network scores every
+candidate from hashed features of (instruction, plan, element, page, history) plus a few
+dense text-match features, and one candidate is drawn from the softmax of the scores: one
+step is one "token", the index of the chosen candidate.
 
 The network starts from a prior on the dense features (`PRIOR`: prefer what the task's text
 names, follow a plan's next line, submit after typing, do not repeat an action, untick a box
@@ -32,16 +28,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from gui_gym.actions import Action
-from trainers.policies import Act, Context
+from agents.base import Act, Context, PolicyAgent
+from agents.policies.element.candidates import (Candidate, candidates_of, content_words, instruction_strings, ranks_of,
+                                                words)
+from gui_gym.a11y_text import parse_elements
 
-CLICK_ROLES = frozenset({"link", "button", "checkbox", "radio", "tab", "menuitem", "menuitemcheckbox",
-                         "menuitemradio", "option", "switch", "treeitem", "combobox"})
-FIELD_ROLES = frozenset({"textbox", "searchbox", "spinbutton", "combobox"})
-"""Roles typed into; a combobox (a native select) is both clicked and typed into, which picks
-the option the text starts, as a keyboard user does."""
-STOPWORDS = frozenset("a an the and or of to in on for at by with from into your you it its is are be this that "
-                      "as then than all any each one".split())
 DENSE = ("name_in_instruction", "instruction_overlap", "text_near_name", "plan_next", "plan_here", "plan_any", "repeats",
          "unchecks", "submits", "appends", "field_typed_before", "text_typed_before", "is_done")
 PRIOR = {"name_in_instruction": 0.75, "instruction_overlap": 0.75, "text_near_name": 1.5, "plan_next": 4.0,
@@ -50,61 +41,6 @@ PRIOR = {"name_in_instruction": 0.75, "instruction_overlap": 0.75, "text_near_na
 """The starting weights of the dense features (the rest start at 0). The plan features
 follow a cursor through the plan: the line the last action matched (`plan_here`) and the
 one after it (`plan_next`)."""
-
-_LINE = re.compile(r'^\[(\d+)\] (\S+) "((?:[^"\\]|\\.)*)"(.*)$')
-_VALUE = re.compile(r'value="((?:[^"\\]|\\.)*)"')
-_QUOTED = (re.compile(r'"([^"]{1,120})"'), re.compile(r"\u201c([^\u201d]{1,120})\u201d"),
-           re.compile(r"(?<![\w])'([^']{1,120})'(?![\w])"))
-_PLAIN = (re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"), re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),
-          re.compile(r"\b\d{1,2}:\d{2}(?:\s?[AaPp][Mm])?\b"),
-          re.compile(r"(?:\b\d+\s)?\b[A-Z][\w'&-]*(?:\s(?:(?:of|&)\s)?[A-Z][\w'&-]*\b)*"), re.compile(r"\$?\d+(?:[.,]\d+)*"))
-"""Strings worth typing: quoted spans first, then e-mails, dates, times, capitalised runs and
-numbers that are not part of an earlier find."""
-
-
-@dataclass(frozen=True)
-class Element:
-    """One line of the a11y tree: ``[index] role "name" value="..." flags``."""
-
-    index: int
-    role: str
-    name: str
-    value: str = ""
-    flags: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One action the policy can take: ``click`` / ``type`` (with `text`) on an element, or
-    ``enter``, ``scroll_down``, ``scroll_up``, ``done``."""
-
-    kind: str
-    element: Element | None = None
-    text: str | None = None
-
-    def to_action(self) -> Action:
-        if self.kind == "click":
-            return Action.click_element(self.element.index)
-        if self.kind == "type":
-            return Action("type", element=self.element.index, text=self.text)
-        if self.kind == "enter":
-            return Action.key("enter")
-        if self.kind in ("scroll_down", "scroll_up"):
-            return Action.scroll(self.kind.split("_")[1])
-        return Action.done()
-
-    @property
-    def key(self) -> tuple[str, str, str, str]:
-        """What makes two candidates the same action across pages: kind, role, name, text."""
-        el = self.element
-        return self.kind, el.role if el else "", el.name if el else "", self.text or ""
-
-    def describe(self) -> str:
-        if self.element is None:
-            return self.kind.replace("_", " ")
-        target = f'[{self.element.index}] {self.element.role} "{self.element.name}"'
-        return f'type "{self.text}" into {target}' if self.kind == "type" else f"click {target}"
-
 
 @dataclass(frozen=True)
 class ElementPrompt:
@@ -117,82 +53,9 @@ class ElementPrompt:
     dense: np.ndarray
 
 
-def parse_tree(text: str) -> list[Element]:
-    """The elements of an a11y tree text (lines that do not parse are skipped)."""
-    out = []
-    for line in text.splitlines():
-        match = _LINE.match(line.strip())
-        if not match:
-            continue
-        rest = match.group(4)
-        value = _VALUE.search(rest)
-        flags = tuple(f for f in ("checked", "disabled", "expanded", "selected", "focused") if re.search(rf"\b{f}\b", rest))
-        out.append(Element(int(match.group(1)), match.group(2), _unquote(match.group(3)),
-                           _unquote(value.group(1)) if value else "", flags))
-    return out
-
-
-def instruction_strings(instruction: str, limit: int = 12) -> list[str]:
-    """Strings worth typing, drawn from the instruction (see `_QUOTED`, `_PLAIN`), in order
-    of appearance, without duplicates. A capitalised run that opens a sentence also gives
-    the run without its first word ("Send Keiko Fischer" -> "Keiko Fischer")."""
-    found: list[tuple[int, int, str]] = []
-    for pattern in _QUOTED:
-        found += [(m.start(1), m.end(1), m.group(1)) for m in pattern.finditer(instruction)]
-    for pattern in _PLAIN:
-        for m in pattern.finditer(instruction):
-            if any(start <= m.start() and m.end() <= end for start, end, _ in found):
-                continue
-            found.append((m.start(), m.end(), m.group(0)))
-            opens = m.start() == 0 or instruction[:m.start()].rstrip().endswith((".", "!", "?"))
-            if opens and " " in m.group(0):
-                rest = m.group(0).split(" ", 1)[1]
-                found.append((m.start() + len(m.group(0)) - len(rest), m.end(), rest))
-    out: list[str] = []
-    for _, _, text in sorted(found, key=lambda item: (item[0], -item[1])):
-        text = text.strip(" .,;:")
-        if text and text not in out:
-            out.append(text)
-    return out[:limit]
-
-
-def candidates_of(elements: Sequence[Element], strings: Sequence[str]) -> list[Candidate]:
-    """Every candidate action of a page."""
-    out = []
-    for el in elements:
-        if "disabled" in el.flags:
-            continue
-        if el.role in CLICK_ROLES:
-            out.append(Candidate("click", el))
-        if el.role in FIELD_ROLES:
-            out.extend(Candidate("type", el, text) for text in strings)
-    out += [Candidate("enter"), Candidate("scroll_down"), Candidate("scroll_up"), Candidate("done")]
-    return out
-
-
-def ranks_of(candidates: Sequence[Candidate]) -> list[int]:
-    """Each candidate's place, in page order and capped at 3, among the page's candidates
-    alike to it: the same kind and role, and a name with the same punctuation (the cards of
-    a result list, "Name, $12.50, rated 4.1"): "the first product" is a position, not a name."""
-    seen: dict[tuple[str, str, str], int] = {}
-    out = []
-    for c in candidates:
-        alike = (c.kind, c.element.role if c.element else "-", re.sub(r"[\w\s]", "", c.element.name if c.element else ""))
-        out.append(min(seen.get(alike, 0), 3))
-        seen[alike] = seen.get(alike, 0) + 1
-    return out
-
-
-def words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
-
-
-def content_words(text: str) -> list[str]:
-    return [w for w in words(text) if w not in STOPWORDS and len(w) > 1]
-
-
-class ElementPolicy(nn.Module):
-    """Scores candidate actions of the a11y tree; envs must be made with ``observe_a11y=True``.
+class ElementPolicy(PolicyAgent, nn.Module):
+    """Scores candidate actions of the a11y tree (a `TrainableAgent`); envs are made with
+    ``observe_a11y=True``.
 
     Args:
         buckets: size of the hashed feature table.
@@ -200,12 +63,15 @@ class ElementPolicy(nn.Module):
         temperature: softmax temperature of sampling and of the log-probs.
         prior_scale: multiplies the starting weights of `PRIOR` (0: a uniform policy).
         max_strings: strings drawn from the instruction per step.
+        greedy: how `act` (``gui-bench``) chooses: the most likely candidate, or a sample.
+        checkpoint: a folder `save` wrote (a ``gui-train`` checkpoint) to start from.
     """
 
     action_format = "json"
+    observe_a11y = True
 
     def __init__(self, buckets: int = 1 << 16, hidden: int = 32, temperature: float = 1.0, prior_scale: float = 3.0,
-                 max_strings: int = 12):
+                 max_strings: int = 12, greedy: bool = True, checkpoint: str | None = None):
         super().__init__()
         if buckets < 2 or hidden < 0 or temperature <= 0 or max_strings < 0:
             raise ValueError(f"expected buckets >= 2, hidden >= 0, temperature > 0 and max_strings >= 0, received "
@@ -223,14 +89,17 @@ class ElementPolicy(nn.Module):
             self.mlp = nn.Sequential(nn.Tanh(), nn.Linear(hidden, 1))
             nn.init.zeros_(self.mlp[1].weight)
             nn.init.zeros_(self.mlp[1].bias)
+        self.greedy = bool(greedy)
+        if checkpoint is not None:
+            self.load(checkpoint)
 
-    # ---- the Policy protocol --------------------------------------------------------------
+    # ---- the TrainableAgent protocol ------------------------------------------------------
 
     def prompt(self, obs: Mapping[str, Any], context: Context) -> ElementPrompt:
         tree = obs.get("a11y_tree")
         if not isinstance(tree, str):
             raise ValueError("ElementPolicy reads obs['a11y_tree']: make the env with observe_a11y=True")
-        elements = parse_tree(tree)
+        elements = parse_elements(tree)
         strings = instruction_strings(context.instruction, self.max_strings)
         candidates = candidates_of(elements, strings)
         features = _StepFeatures(context, str(obs.get("url", "")))
@@ -240,7 +109,7 @@ class ElementPolicy(nn.Module):
         return ElementPrompt(tuple(candidates), np.concatenate(ids), offsets,
                              np.asarray([dense for _, dense in rows], dtype=np.float32))
 
-    def act(self, prompt: ElementPrompt, *, greedy: bool = False) -> Act:
+    def generate(self, prompt: ElementPrompt, *, greedy: bool = False) -> Act:
         with torch.no_grad():
             logp = torch.log_softmax(self._scores(prompt) / self.temperature, dim=0)
         index = int(logp.argmax()) if greedy else int(torch.multinomial(logp.exp(), 1))
@@ -424,7 +293,3 @@ def _shape(text: str) -> str:
     if re.search(r"\d", text):
         return "mixed"
     return f"words{min(len(text.split()), 4)}"
-
-
-def _unquote(text: str) -> str:
-    return text.replace('\\"', '"').replace("\\\\", "\\")

@@ -1,4 +1,4 @@
-"""The VLM policy on a tiny randomly initialised Qwen2.5-VL (`trainers.tiny_vlm`): UI-TARS
+"""The VLM policy on a tiny randomly initialised Qwen2.5-VL (`gui_gym.models.tiny_qwen`): UI-TARS
 prompts with the plan and history, sampled log-probs that a teacher-forced pass reproduces,
 one GRPO update on recorded env rollouts moving positive-advantage actions up and negative
 ones down, LoRA with the base model as reference, and generation on a vLLM-style server."""
@@ -11,14 +11,14 @@ import pytest
 import torch
 
 import gui_gym  # noqa: F401 - registers the ids
+from agents.base import Act, Context
+from agents.policies.vlm import VLMPolicy
 from gui_gym.errors import AgentError
-from gui_gym.judges.base import PNG_SIGNATURE
-from trainers.grpo import GRPOConfig, TrainItem, update
-from trainers.policies import Act, Context
-from trainers.policies_vlm import VLMPolicy
-from trainers.rollout import EnvPool, rollout_group
-from trainers.tiny_vlm import build_tiny_qwen25_vl
+from gui_gym.models.chat import PNG_SIGNATURE
+from gui_gym.models.tiny_qwen import build_tiny_qwen25_vl
 from tests.fakes.chat_server import ChatServer, Reply
+from trainers.grpo import GRPOConfig, TrainItem, update
+from trainers.rollout import EnvPool, rollout_group
 
 SCREEN = {"screenshot": np.full((90, 120, 3), 128, np.uint8)}
 
@@ -48,12 +48,12 @@ def test_sampled_log_probs_match_a_teacher_forced_pass(model_path):
     torch.manual_seed(0)
     policy = VLMPolicy(model_path, max_new_tokens=6, max_image_side=112, temperature=1.3)
     prompt = policy.prompt(SCREEN, Context("Press Send"))
-    act = policy.act(prompt)
+    act = policy.generate(prompt)
     assert 1 <= len(act.token_ids) <= 6 and len(act.logprobs) == len(act.token_ids)
     assert act.action == act.text  # UI-TARS text goes to the env as it came
     (recomputed,) = policy.logprobs([prompt], [act.token_ids])
     assert recomputed.tolist() == pytest.approx(list(act.logprobs), abs=1e-4)
-    greedy = [policy.act(prompt, greedy=True).token_ids for _ in range(2)]
+    greedy = [policy.generate(prompt, greedy=True).token_ids for _ in range(2)]
     assert greedy[0] == greedy[1]
 
 
@@ -80,7 +80,7 @@ def test_a_screenshot_is_preprocessed_once_per_prompt_while_the_cache_holds_it(m
     counter = policy.qwen.image_processor = CountingProcessor(policy.qwen.image_processor)
     prompts = [policy.prompt({"screenshot": np.full((90, 120, 3), shade, np.uint8)}, Context("Press Send"))
                for shade in (60, 200)]
-    acts = [policy.act(prompt) for prompt in prompts]
+    acts = [policy.generate(prompt) for prompt in prompts]
     tokens = [act.token_ids for act in acts]
     first = policy.logprobs(prompts, tokens)
     again = policy.logprobs(prompts, tokens)
@@ -119,7 +119,7 @@ def test_lora_trains_the_adapter_only_and_the_base_is_the_reference(model_path, 
     names = [n for n, p in policy.model.named_parameters() if p.requires_grad]
     assert names and all("lora_" in n for n in names)
     prompt = policy.prompt(SCREEN, Context("Press Send"))
-    act = policy.act(prompt)
+    act = policy.generate(prompt)
     reference = policy.reference()
     base = reference.logprobs([prompt], [act.token_ids])[0]
     with torch.no_grad():
@@ -138,14 +138,14 @@ def test_a_server_generates_with_token_ids_and_log_probs(model_path):
         {"token": "token_id:40", "logprob": -0.5}, {"token": "token_id:73", "logprob": -1.25}]}}]}
     with ChatServer([Reply(body=body), Reply(body={"choices": [{"message": {"content": "x"}}]})]) as server:
         policy = VLMPolicy(model_path, server_url=server.base_url, server_model="policy", max_image_side=112)
-        act = policy.act(policy.prompt(SCREEN, Context("Press Send")))
+        act = policy.generate(policy.prompt(SCREEN, Context("Press Send")))
         assert act.token_ids == (40, 73) and act.logprobs == (-0.5, -1.25)
         assert act.text == policy.qwen.tokenizer.decode([40, 73])
         request = server.requests[0].body
         assert request["logprobs"] is True and request["return_tokens_as_token_ids"] is True
         assert request["model"] == "policy" and request["temperature"] == 1.0
         with pytest.raises(AgentError, match="expected per-token logprobs with 'token_id:N' tokens"):
-            policy.act(policy.prompt(SCREEN, Context("Press Send")))
+            policy.generate(policy.prompt(SCREEN, Context("Press Send")))
     with pytest.raises(AgentError, match="sync_server needs a server_url and a LoRA policy"):
         policy.sync_server("unused", "policy")
 

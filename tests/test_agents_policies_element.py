@@ -1,5 +1,6 @@
-"""The element policy: tree parsing, candidate strings and actions, features (prior, plan
-cursor), log-probs that agree with sampling, and a gradient step that moves them."""
+"""The element policy: candidate strings and actions, features (prior, plan cursor), log-probs
+that agree with sampling, a gradient step that moves them, and acting as a gui-bench agent
+(greedy, a checkpoint loaded)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ import math
 import pytest
 import torch
 
+from agents.base import Act, Context
+from agents.policies.element.candidates import Candidate, candidates_of, content_words, instruction_strings
+from agents.policies.element.policy import ElementPolicy, _action_words, _advance, _overlap
+from gui_gym.a11y_text import parse_elements
 from gui_gym.actions import Action
-from trainers.policies import Act, Context, make_policy
-from trainers.policies_element import (Candidate, ElementPolicy, _advance, _action_words, _overlap, candidates_of,
-                                       content_words, instruction_strings, parse_tree)
 
 TREE = "\n".join([
     '[0] link "LocalShop"',
@@ -32,14 +34,6 @@ def obs(tree: str = TREE) -> dict:
     return {"a11y_tree": tree, "url": "http://127.0.0.1:1/shop/product/12?sort=price"}
 
 
-def test_the_tree_is_parsed_with_values_flags_and_escapes():
-    elements = parse_tree(TREE)
-    assert [e.index for e in elements] == list(range(10))
-    assert elements[4].value == 'Ann "A"' and elements[4].flags == ("focused",)
-    assert elements[3].flags == ("checked",) and elements[5].flags == ("disabled",)
-    assert elements[7].role == "combobox" and elements[7].value == "Viewer"
-
-
 def test_strings_come_from_the_instruction_in_order_without_fragments():
     text = 'Invite ann@x.io as Editor; say "Hi there" at 10:30 on 2024-05-01 for $12.50. Ship it to 359 Cedar Lane, Riverton.'
     assert instruction_strings(text) == ["Invite", "ann@x.io", "Editor", "Hi there", "10:30", "2024-05-01", "$12.50",
@@ -49,14 +43,14 @@ def test_strings_come_from_the_instruction_in_order_without_fragments():
 
 
 def test_candidates_click_type_and_the_page_actions():
-    candidates = candidates_of(parse_tree(TREE), ["Ann", "Editor"])
+    candidates = candidates_of(parse_elements(TREE), ["Ann", "Editor"])
     clicks = [c.element.index for c in candidates if c.kind == "click"]
     types = [(c.element.index, c.text) for c in candidates if c.kind == "type"]
     assert clicks == [0, 2, 3, 7, 8, 9]  # no disabled button, no heading, no text field
     assert types == [(1, "Ann"), (1, "Editor"), (4, "Ann"), (4, "Editor"), (7, "Ann"), (7, "Editor")]
     assert [c.kind for c in candidates[-4:]] == ["enter", "scroll_down", "scroll_up", "done"]
     assert candidates[0].to_action() == Action.click_element(0)
-    assert Candidate("type", parse_tree(TREE)[4], "Bo").to_action() == Action("type", element=4, text="Bo")
+    assert Candidate("type", parse_elements(TREE)[4], "Bo").to_action() == Action("type", element=4, text="Bo")
     assert candidates[-1].to_action() == Action.done() and candidates[-3].to_action() == Action.scroll("down")
 
 
@@ -64,13 +58,13 @@ def test_sampled_log_probs_agree_with_recomputed_ones_and_sum_to_one():
     torch.manual_seed(0)
     policy = ElementPolicy()
     prompt = policy.prompt(obs(), Context("Open Electronics"))
-    act = policy.act(prompt)
+    act = policy.generate(prompt)
     (recomputed,) = policy.logprobs([prompt], [act.token_ids])
     assert recomputed.item() == pytest.approx(act.logprobs[0], abs=1e-5)
     everything = policy.logprobs([prompt], [list(range(len(prompt.candidates)))])[0]
     assert everything.exp().sum().item() == pytest.approx(1.0, abs=1e-5)
     assert act.detail == prompt.candidates[act.token_ids[0]] and act.action == act.detail.to_action()
-    greedy = policy.act(prompt, greedy=True)
+    greedy = policy.generate(prompt, greedy=True)
     assert greedy.token_ids[0] == int(everything.argmax()) and greedy.text == 'click [8] link "Electronics"'
     with pytest.raises(ValueError, match="outside the"):
         policy.logprobs([prompt], [[len(prompt.candidates)]])
@@ -114,14 +108,14 @@ def test_a_plan_moves_probability_to_its_next_line():
     planned = Context("Find a cheap book", plan=("Open Books in the category bar", "Search for it"))
     assert probability(policy, planned, 'click [9] link "Books"') > 5 * probability(policy, plain, 'click [9] link "Books"')
     clicked = Act(Action.click_element(9), 'click [9] link "Books"', (9,), (0.0,),
-                  Candidate("click", parse_tree(TREE)[9]))
+                  Candidate("click", parse_elements(TREE)[9]))
     after = Context(planned.instruction, planned.plan, (clicked,))
     assert probability(policy, after, 'click [2] button "Search"') > probability(policy, planned, 'click [2] button "Search"')
     assert probability(policy, after, 'click [9] link "Books"') < probability(policy, planned, 'click [9] link "Books"')
 
 
 def test_plan_matching_by_hand():
-    books = _action_words(Candidate("click", parse_tree(TREE)[9]))
+    books = _action_words(Candidate("click", parse_elements(TREE)[9]))
     line = set(content_words("Open Books in the category bar"))  # open, books, category, bar
     assert books == ({"books"}, "link")
     assert _overlap(books, line) == pytest.approx(2 * 1.0 * 0.25 / 1.25)  # precision 1, recall 1/4
@@ -139,7 +133,8 @@ def test_one_positive_advantage_step_raises_the_chosen_candidate():
     policy = ElementPolicy()
     prompt = policy.prompt(obs(), Context("Find a cheap book"))
     good, bad = 9, 0  # Books up, LocalShop down
-    rollouts = [Rollout("t", 0, "i", [Step(prompt, "", (token,), (0.0,), 0.0, {})]) for token in (good, bad)]
+    rollouts = [Rollout(task_id="t", seed=0, instruction="i", steps=[Step(prompt=prompt, token_ids=(token,), logprobs=(0.0,))])
+                for token in (good, bad)]
     before = [policy.logprobs([prompt], [[t]])[0].item() for t in (good, bad)]
     optimizer = torch.optim.Adam(policy.parameters(), lr=0.1)
     stats = update(policy, optimizer, [TrainItem(rollouts[0], [1.0]), TrainItem(rollouts[1], [-1.0])],
@@ -167,6 +162,20 @@ def test_bad_input_is_named():
         ElementPolicy().prompt({"screenshot": None}, Context("x"))
     with pytest.raises(ValueError, match="expected buckets >= 2"):
         ElementPolicy(buckets=1)
-    with pytest.raises(ValueError, match="unknown policy 'mlp'; expected one of"):
-        make_policy("mlp")
-    assert isinstance(make_policy("element", hidden=0), ElementPolicy)
+
+
+def test_it_acts_as_an_agent_with_its_own_history_and_starts_from_a_checkpoint(tmp_path):
+    policy = ElementPolicy(buckets=1024, hidden=8)
+    with torch.no_grad():
+        policy.linear.weight.normal_()
+    policy.save(str(tmp_path))
+    agent = ElementPolicy(buckets=1024, hidden=8, checkpoint=str(tmp_path))
+    assert torch.equal(agent.linear.weight, policy.linear.weight) and agent.observe_a11y and agent.greedy
+    agent.reset({"instruction": "Search for Books"})
+    first = agent.act(obs(), {})
+    expected = policy.generate(policy.prompt(obs(), Context("Search for Books")), greedy=True)
+    assert first == expected.action and agent.last_response == expected.text
+    second = agent.act(obs(), {})  # its own first step is now in the context: repeating it scores lower
+    assert agent._context.history[-1].action == second and len(agent._context.history) == 2
+    agent.reset({"instruction": "x"})
+    assert agent._context.history == ()

@@ -1,5 +1,5 @@
-"""The local transformers judge on a tiny randomly initialised Qwen2.5-VL model, built from a
-config with a character-level tokenizer (`trainers.tiny_vlm`) and saved to a folder: nothing
+"""The local transformers chat model on a tiny randomly initialised Qwen2.5-VL model, built from a
+config with a character-level tokenizer (`gui_gym.models.tiny_qwen`) and saved to a folder: nothing
 is downloaded."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from gui_gym.errors import MissingResourceError
-from gui_gym.judges.base import Message
-from gui_gym.judges.transformers_judge import TransformersJudge
-from trainers.tiny_vlm import build_tiny_qwen25_vl
+from gui_gym.models.chat import Message
+from gui_gym.models.tiny_qwen import build_tiny_qwen25_vl
+from gui_gym.models.transformers_model import TransformersModel
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ QUESTION = [Message.system("You judge."),
 
 @pytest.mark.slow
 def test_the_local_judge_answers_questions_with_images(model_path):
-    judge = TransformersJudge(model_path, max_new_tokens=12, max_image_side=112)
+    judge = TransformersModel(model_path, max_new_tokens=12, max_image_side=112)
     answer = judge.complete(QUESTION)
     assert isinstance(answer, str) and answer == judge.complete(QUESTION)  # greedy decoding repeats itself
     assert judge.identity.startswith("transformers:") and str(model_path.resolve()) in judge.identity
@@ -39,7 +39,7 @@ def test_the_local_judge_answers_questions_with_images(model_path):
 
 @pytest.mark.slow
 def test_sampling_is_reproducible_per_seed(model_path):
-    judge = TransformersJudge(model_path, temperature=1.5, max_new_tokens=16)
+    judge = TransformersModel(model_path, temperature=1.5, max_new_tokens=16)
     answers = {seed: judge.complete(QUESTION, seed=seed) for seed in range(4)}
     assert judge.complete(QUESTION, seed=2) == answers[2]
     assert len(set(answers.values())) > 1
@@ -47,7 +47,7 @@ def test_sampling_is_reproducible_per_seed(model_path):
 
 def test_a_folder_without_a_checkpoint_is_named(tmp_path):
     with pytest.raises(MissingResourceError, match=f"no checkpoint at {tmp_path}: expected a folder with config.json"):
-        TransformersJudge(tmp_path)
+        TransformersModel(tmp_path)
 
 
 def test_importing_the_judges_imports_neither_torch_nor_transformers():

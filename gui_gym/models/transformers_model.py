@@ -1,11 +1,11 @@
-"""A judge run in-process from a local Qwen-VL-family checkpoint (Qwen2-VL, Qwen2.5-VL and
+"""A chat model run in-process from a local Qwen-VL-family checkpoint (Qwen2-VL, Qwen2.5-VL and
 their fine-tunes: UI-TARS-1.5, OpenCUA), through transformers' ``from_pretrained``.
 
-torch and transformers are imported when a `TransformersJudge` is built, never with
+torch and transformers are imported when a `TransformersModel` is built, never with
 ``gui_gym``. The inputs are assembled from the checkpoint's tokenizer (and its chat
 template) and image processor, with each image placeholder expanded to the image's token
 count, as the Qwen-VL processors do: the full ``AutoProcessor`` of these models also loads a
-video processor that needs torchvision, which a judge of screenshots has no use for. That
+video processor that needs torchvision, which a reader of screenshots has no use for. That
 assembly (`QwenVL`) is shared with the trainers' VLM policy.
 """
 
@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from gui_gym.errors import JudgeError, MissingResourceError
-from gui_gym.judges.base import Message, SharedOnCopy, to_pil
+from gui_gym.models.chat import Message, SharedOnCopy, to_pil
 
 INSTALL_HINT = "install the training extra: pip install 'gui-gym[train]'"
 
 
 class QwenVL:
     """A loaded Qwen-VL-family checkpoint and the assembly of its inputs from chat messages:
-    shared by `TransformersJudge` and the trainers' VLM policy, so both read a conversation
+    shared by `TransformersModel` and the trainers' VLM policy, so both read a conversation
     with images the same way.
 
     Args:
@@ -97,8 +97,8 @@ class QwenVL:
         return pieces[0] + "".join(self.image_token * count + piece for count, piece in zip(counts, pieces[1:]))
 
 
-class TransformersJudge(SharedOnCopy):
-    """Generate judge answers with a local vision-language checkpoint.
+class TransformersModel(SharedOnCopy):
+    """Answers from a local vision-language checkpoint (a `ChatModel`).
 
     Args:
         model_path: a folder holding config, weights, tokenizer (with a chat template) and

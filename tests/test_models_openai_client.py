@@ -1,4 +1,4 @@
-"""The OpenAI-compatible judge against a loopback chat-completions server: request shape,
+"""The OpenAI-compatible client against a loopback chat-completions server: request shape,
 images as capped base64 PNG, settings from the environment, retries, timeouts, errors."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 from PIL import Image
 
 from gui_gym.errors import JudgeError, JudgeFormatError, MissingResourceError
-from gui_gym.judges.base import Message
-from gui_gym.judges.openai_judge import OpenAIJudge
+from gui_gym.models.chat import Message
+from gui_gym.models.openai_client import OpenAIClient
 from tests.fakes.chat_server import ChatServer, Reply
 
 
@@ -29,7 +29,7 @@ def test_request_carries_model_sampling_seed_and_capped_png_images(server):
     server.push('{"met": [true]}')
     screenshot = np.zeros((720, 1280, 3), np.uint8)
     screenshot[:, :640] = 255
-    with OpenAIJudge("qwen-vl", server.base_url, "sk-test", temperature=0.3, max_tokens=64, max_image_side=320) as judge:
+    with OpenAIClient("qwen-vl", server.base_url, "sk-test", temperature=0.3, max_tokens=64, max_image_side=320) as judge:
         answer = judge.complete([Message.system("You judge."), Message.user("Met?", screenshot)], seed=11)
     assert answer == '{"met": [true]}'
     body = server.requests[0].body
@@ -51,7 +51,7 @@ def test_settings_come_from_the_environment(server, monkeypatch):
     monkeypatch.delenv("GUI_GYM_JUDGE_API_KEY", raising=False)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
     server.push("fine")
-    with OpenAIJudge() as judge:
+    with OpenAIClient() as judge:
         assert judge.complete([Message.user("hi")]) == "fine"
         assert judge.identity == f"openai:{server.base_url}:env-model:t=0.7:max_tokens=1024:side=1280"
     assert server.requests[0].body["model"] == "env-model" and "seed" not in server.requests[0].body
@@ -62,30 +62,30 @@ def test_missing_endpoint_or_model_names_the_variable(monkeypatch):
     for name in ("GUI_GYM_JUDGE_BASE_URL", "OPENAI_BASE_URL", "GUI_GYM_JUDGE_MODEL"):
         monkeypatch.delenv(name, raising=False)
     with pytest.raises(MissingResourceError, match="no judge endpoint: pass base_url=... or set GUI_GYM_JUDGE_BASE_URL"):
-        OpenAIJudge("m")
+        OpenAIClient("m")
     with pytest.raises(MissingResourceError, match="no judge model: pass model=... or set GUI_GYM_JUDGE_MODEL"):
-        OpenAIJudge(base_url="http://127.0.0.1:9/v1")
+        OpenAIClient(base_url="http://127.0.0.1:9/v1")
     with pytest.raises(ValueError, match="expected base_url to start with http:// or https://, received 'localhost:8000'"):
-        OpenAIJudge("m", "localhost:8000")
+        OpenAIClient("m", "localhost:8000")
 
 
 def test_rate_limits_and_server_errors_are_retried(server):
     server.push(Reply(status=429), Reply(status=503), "third time lucky")
-    with OpenAIJudge("m", server.base_url, attempts=3, backoff_s=0.01) as judge:
+    with OpenAIClient("m", server.base_url, attempts=3, backoff_s=0.01) as judge:
         assert judge.complete([Message.user("hi")]) == "third time lucky"
     assert len(server.requests) == 3
 
 
 def test_retries_run_out_into_a_judge_error(server):
     server.push(Reply(status=500), Reply(status=502))
-    with OpenAIJudge("m", server.base_url, attempts=2, backoff_s=0.01) as judge:
+    with OpenAIClient("m", server.base_url, attempts=2, backoff_s=0.01) as judge:
         with pytest.raises(JudgeError, match=r"failed after 2 attempt\(s\): _Retryable: HTTP 502"):
             judge.complete([Message.user("hi")])
 
 
 def test_a_refused_request_is_not_retried(server):
     server.push(Reply(status=400), "never asked")
-    with OpenAIJudge("m", server.base_url, attempts=4, backoff_s=0.01) as judge:
+    with OpenAIClient("m", server.base_url, attempts=4, backoff_s=0.01) as judge:
         with pytest.raises(JudgeError, match="refused the request: HTTP 400"):
             judge.complete([Message.user("hi")])
     assert len(server.requests) == 1
@@ -95,7 +95,7 @@ def test_a_hanging_server_times_out_and_is_retried(server):
     release = threading.Event()
     server.push(Reply(content="late", hold=release), "on time")
     try:
-        with OpenAIJudge("m", server.base_url, timeout_s=0.3, attempts=2, backoff_s=0.01) as judge:
+        with OpenAIClient("m", server.base_url, timeout_s=0.3, attempts=2, backoff_s=0.01) as judge:
             assert judge.complete([Message.user("hi")]) == "on time"
     finally:
         release.set()
@@ -105,7 +105,7 @@ def test_a_hanging_server_times_out_and_is_retried(server):
 @pytest.mark.parametrize("attempts", [1, 2])
 def test_a_server_that_trickles_its_answer_cannot_hold_a_call_past_its_deadline(server, attempts):
     server.push(*[Reply(content="slow", trickle_s=0.5)] * attempts)  # a byte every 0.5 s: no read ever times out
-    with OpenAIJudge("m", server.base_url, timeout_s=2, attempts=attempts, backoff_s=0.1) as judge:
+    with OpenAIClient("m", server.base_url, timeout_s=2, attempts=attempts, backoff_s=0.1) as judge:
         started = time.monotonic()
         with pytest.raises(JudgeError, match=rf"failed after {attempts} attempt\(s\): ReadTimeout"):
             judge.complete([Message.user("hi")])
@@ -117,7 +117,7 @@ def test_a_server_that_trickles_its_answer_cannot_hold_a_call_past_its_deadline(
 @pytest.mark.parametrize("chunked", [False, True])
 def test_a_huge_answer_is_refused_without_reading_it_into_memory(server, chunked):
     server.push(Reply(pad_to_bytes=200 * 2**20, chunked=chunked), "fine")
-    with OpenAIJudge("m", server.base_url, attempts=3, backoff_s=0.01) as judge:
+    with OpenAIClient("m", server.base_url, attempts=3, backoff_s=0.01) as judge:
         tracemalloc.start()
         try:
             with pytest.raises(JudgeError, match="sent an answer too large to accept: the answer is 209715" if not chunked
@@ -129,7 +129,7 @@ def test_a_huge_answer_is_refused_without_reading_it_into_memory(server, chunked
         assert peak < 64 * 2**20, peak  # a 200 MB answer once took 656 MB
         assert len(server.requests) == 1  # not retried: asking again gets the same answer
         assert judge.complete([Message.user("hi")]) == "fine"  # the client is still fine
-    with OpenAIJudge("m", server.base_url, max_answer_bytes=10) as small:
+    with OpenAIClient("m", server.base_url, max_answer_bytes=10) as small:
         server.push("twelve chars")
         with pytest.raises(JudgeError, match="more than the 10 accepted"):
             small.complete([Message.user("hi")])
@@ -138,7 +138,7 @@ def test_a_huge_answer_is_refused_without_reading_it_into_memory(server, chunked
 def test_malformed_completions_are_errors_not_answers(server):
     server.push(Reply(body="<html>oops</html>"), Reply(body='{"choices": []}'),
                 Reply(body={"choices": [{"message": {"content": None}}]}), Reply(content="  "))
-    with OpenAIJudge("m", server.base_url, attempts=1) as judge:
+    with OpenAIClient("m", server.base_url, attempts=1) as judge:
         with pytest.raises(JudgeError, match="answered with a body that is not JSON: '<html>oops</html>'"):
             judge.complete([Message.user("hi")])
         with pytest.raises(JudgeError, match=r"expected a chat completion with choices\[0\]\.message\.content"):
@@ -152,6 +152,6 @@ def test_malformed_completions_are_errors_not_answers(server):
 def test_unreachable_endpoint_is_a_judge_error():
     with ChatServer() as gone:
         url = gone.base_url
-    with OpenAIJudge("m", url, attempts=2, backoff_s=0.01, timeout_s=2) as judge:
+    with OpenAIClient("m", url, attempts=2, backoff_s=0.01, timeout_s=2) as judge:
         with pytest.raises(JudgeError, match=r"failed after 2 attempt\(s\): ConnectError"):
             judge.complete([Message.user("hi")])

@@ -1,10 +1,12 @@
 """`VLMPolicy`: a Qwen2.5-VL-family checkpoint (Qwen2.5-VL, UI-TARS-1.5, OpenCUA) as a
-trainable policy, prompted as the agents are (`agents.prompts`, UI-TARS by default).
+trainable agent, prompted as the OpenAI agent is (`agents.prompts`, UI-TARS by default).
 
-A step's prompt is the agent prompt for the instruction (BEPA's LEVEL-1 appends the plan),
-the model's own last `history_turns` answers as assistant turns, and the current screenshot
-(kept as PNG bytes, downscaled to `max_image_side`). The model's inputs are assembled by
-`QwenVL`, the same code the transformers judge uses.
+A step's prompt is its prompt format's conversation (the one the OpenAI agent sends) for the
+instruction (BEPA's LEVEL-1 appends the plan), the model's own last `history_turns` answers
+as assistant turns, and the current screenshot (kept as PNG bytes, downscaled to
+`max_image_side`). The model's inputs are assembled by `QwenVL`, the same code the
+transformers chat model uses; a generation server is reached through the same
+OpenAI-compatible client as the OpenAI agent's (`gui_gym.models.openai_client`).
 
 Generation runs in-process with transformers, sampling from softmax(logits / temperature)
 with no top-k / top-p, so the recorded log-probs are those of the distribution the loss
@@ -23,15 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
-import httpx
 import torch
 
-from agents.prompts import get_prompt_format
+from agents.base import Act, Context, PolicyAgent
+from agents.prompts import PLATFORMS, get_prompt_format, with_plan
 from gui_gym.action_formats.coords import MODES
-from gui_gym.errors import AgentError, MissingResourceError
-from gui_gym.judges.base import Message, to_png
-from gui_gym.judges.transformers_judge import QwenVL
-from trainers.policies import Act, Context
+from gui_gym.errors import AgentError, JudgeError, MissingResourceError
+from gui_gym.models.chat import Message, to_png
+from gui_gym.models.openai_client import OpenAIClient, discover_model
+from gui_gym.models.transformers_model import QwenVL
 
 LORA_DEFAULTS = {"r": 16, "lora_alpha": 32, "lora_dropout": 0.0,
                  "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj"]}
@@ -46,8 +48,8 @@ class VLMPrompt:
     screen_size: tuple[int, int]
 
 
-class VLMPolicy:
-    """A Qwen-VL-family checkpoint as a `Policy`.
+class VLMPolicy(PolicyAgent):
+    """A Qwen-VL-family checkpoint as a `TrainableAgent`.
 
     Args:
         model_path: a local checkpoint folder (``save_pretrained`` layout).
@@ -64,23 +66,31 @@ class VLMPolicy:
             once instead of each time. Size it to an iteration's steps; 0 turns it off.
         prompt: the agents' prompt format ("uitars" or "qwen25vl").
         coordinates: the model's coordinate space (see `gui_gym.action_formats.coords`).
+        platform: "computer" or "mobile" (the action list the prompt offers).
+        language: language of the model's thoughts.
         server_url: an OpenAI-compatible server (vLLM) that generates; None generates locally.
         server_model: the served model name, or, with `server_sync_dir`, the adapter's name.
         server_sync_dir: with LoRA and a server: where the adapter is saved for the server,
             which loads it at the start and after every update (`after_update`).
+        greedy: how `act` (``gui-bench``) chooses: the most likely answer, or a sample.
+        checkpoint: a folder `save` wrote (a ``gui-train`` checkpoint) to start from.
     """
 
     def __init__(self, model_path: str, *, device: str = "cpu", dtype: str = "auto", lora: Mapping[str, Any] | None = None,
                  temperature: float = 1.0, max_new_tokens: int = 128, max_image_side: int = 1280,
                  history_turns: int = 2, input_cache: int = 128, prompt: str = "uitars", coordinates: str = "smart_resize",
-                 server_url: str | None = None, server_model: str | None = None,
-                 server_sync_dir: str | None = None):
+                 platform: str = "computer", language: str = "English", server_url: str | None = None,
+                 server_model: str | None = None, server_sync_dir: str | None = None, greedy: bool = True,
+                 checkpoint: str | None = None):
+        super().__init__()
         if temperature <= 0 or max_new_tokens < 1 or max_image_side < 1 or history_turns < 0 or input_cache < 0:
             raise ValueError(f"expected temperature > 0, max_new_tokens >= 1, max_image_side >= 1, history_turns >= 0, "
                              f"input_cache >= 0, received {temperature}, {max_new_tokens}, {max_image_side}, "
                              f"{history_turns}, {input_cache}")
         if coordinates not in MODES:
             raise AgentError(f"coordinates must be one of {list(MODES)}, received {coordinates!r}")
+        if platform not in PLATFORMS:
+            raise AgentError(f"platform must be one of {list(PLATFORMS)}, received {platform!r}")
         self.qwen = QwenVL(model_path, device=device, dtype=dtype)
         self.model = self.qwen.model
         self.lora = dict(LORA_DEFAULTS, **lora) if lora is not None else None
@@ -93,38 +103,39 @@ class VLMPolicy:
         self.format = get_prompt_format(prompt)
         self.action_format = self.format.action_format
         self.format_context = {"coordinates": coordinates} if self.action_format == "uitars" else None
-        self.coordinates = coordinates
+        self.coordinates, self.platform, self.language, self.greedy = coordinates, platform, language, bool(greedy)
         self.temperature, self.max_new_tokens = float(temperature), int(max_new_tokens)
         self.max_image_side, self.history_turns = int(max_image_side), int(history_turns)
         self.input_cache = int(input_cache)
         self._inputs: OrderedDict[VLMPrompt, dict[str, Any]] = OrderedDict()
         self._server = None
         if server_url is not None:
-            from gui_gym.judges.openai_judge import OpenAIJudge
-
-            self._server = OpenAIJudge(server_model, server_url, temperature=self.temperature,
-                                       max_tokens=self.max_new_tokens, max_image_side=self.max_image_side)
+            if server_model is None and server_sync_dir is None:
+                try:
+                    server_model = discover_model(server_url)
+                except JudgeError as exc:
+                    raise AgentError(f"vlm policy: no server_model given and {exc}") from exc
+            self._server = OpenAIClient(server_model, server_url, temperature=self.temperature,
+                                        max_tokens=self.max_new_tokens, max_image_side=self.max_image_side)
         self.server_sync_dir = server_sync_dir
+        if checkpoint is not None:
+            self.load(checkpoint)
         if server_sync_dir is not None:
             self.after_update()
 
-    # ---- the Policy protocol --------------------------------------------------------------
+    # ---- the TrainableAgent protocol ------------------------------------------------------
 
     def prompt(self, obs: Mapping[str, Any], context: Context) -> VLMPrompt:
         screenshot = obs["screenshot"]
-        instruction = context.instruction
-        if context.plan:
-            instruction += "\n\nPlan:\n" + "\n".join(f"{i}. {step}" for i, step in enumerate(context.plan, 1))
-        system = self.format.system(instruction, "computer", "English")
-        messages = [Message.system(system)] if system else []
-        messages.append(Message.user(self.format.first_user(instruction, "computer", "English")))
         earlier = context.history[-self.history_turns:] if self.history_turns else ()
-        messages += [Message.assistant(act.text) for act in earlier]
-        messages.append(Message.user(to_png(screenshot, self.max_image_side)))
+        messages = self.format.conversation(with_plan(context.instruction, context.plan),
+                                            [(None, act.text) for act in earlier],
+                                            to_png(screenshot, self.max_image_side), platform=self.platform,
+                                            language=self.language)
         height, width = screenshot.shape[:2]
         return VLMPrompt(tuple(messages), (width, height))
 
-    def act(self, prompt: VLMPrompt, *, greedy: bool = False) -> Act:
+    def generate(self, prompt: VLMPrompt, *, greedy: bool = False) -> Act:
         token_ids, logprobs = self._generate_on_server(prompt, greedy) if self._server else self._generate(prompt, greedy)
         text = self.qwen.tokenizer.decode(token_ids, skip_special_tokens=True)
         action = self.format.to_action(text, prompt.screen_size, self.coordinates)
@@ -173,11 +184,10 @@ class VLMPolicy:
                              "it loaded itself")
         self.model.save_pretrained(folder)
         root = self._server.base_url
-        response = httpx.post(f"{root}/unload_lora_adapter", json={"lora_name": adapter_name}, timeout=60.0)
+        response = self._server.post("unload_lora_adapter", {"lora_name": adapter_name})
         if response.status_code not in (200, 404, 400):
             raise AgentError(f"{root}/unload_lora_adapter answered HTTP {response.status_code}: {response.text[:200]}")
-        response = httpx.post(f"{root}/load_lora_adapter", json={"lora_name": adapter_name, "lora_path": str(folder)},
-                              timeout=60.0)
+        response = self._server.post("load_lora_adapter", {"lora_name": adapter_name, "lora_path": str(folder)})
         if response.status_code != 200:
             raise AgentError(f"{root}/load_lora_adapter answered HTTP {response.status_code}: {response.text[:200]}")
         self._server.model = adapter_name

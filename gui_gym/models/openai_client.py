@@ -1,4 +1,5 @@
-"""A judge behind any OpenAI-compatible chat-completions endpoint (vLLM, SGLang, hosted APIs).
+"""A client of any OpenAI-compatible chat-completions endpoint (vLLM, SGLang, hosted APIs):
+the chat model of the OpenAI agent, the LVLM judges, and the VLM policy's generation server.
 
 Images travel as base64 PNG data URLs, downscaled to `max_image_side` first: a 1920x1080
 screenshot per step would otherwise blow the context and the request size. Every request has
@@ -8,7 +9,8 @@ unread. Connection failures, timeouts, 408/409/429 and 5xx answers are retried w
 exponential backoff through the project's one retry helper; any other HTTP error, and an
 oversized answer, is a `JudgeError` at once, since asking again would get the same answer.
 
-Settings come from the arguments, else from the environment:
+Settings come from the arguments, else from the environment (the judges' variables: the
+agent passes its own settings):
 ``GUI_GYM_JUDGE_BASE_URL`` (then ``OPENAI_BASE_URL``), ``GUI_GYM_JUDGE_MODEL``,
 ``GUI_GYM_JUDGE_API_KEY`` (then ``OPENAI_API_KEY``; a local server may need none).
 """
@@ -22,9 +24,8 @@ from typing import Any, Sequence
 import httpx
 
 from gui_gym.bounded_http import AnswerTooLarge, make_client, request
-from gui_gym.errors import JudgeError, JudgeFormatError, MissingResourceError
-from gui_gym.judges.base import Message, SharedOnCopy, to_png
-from gui_gym.judges.parsing import excerpt
+from gui_gym.errors import JudgeError, JudgeFormatError, MissingResourceError, excerpt
+from gui_gym.models.chat import Message, SharedOnCopy, to_png
 from gui_gym.waiting import retry
 
 BASE_URL_VARS = ("GUI_GYM_JUDGE_BASE_URL", "OPENAI_BASE_URL")
@@ -39,14 +40,15 @@ class _Retryable(Exception):
     """An answer worth asking again for (rate limit, server error)."""
 
 
-def _from_env(value: str | None, names: Sequence[str]) -> str | None:
+def from_env(value: str | None, names: Sequence[str]) -> str | None:
+    """`value` when given, else the first of the environment variables `names` that is set."""
     if value:
         return value
     return next((os.environ[name] for name in names if os.environ.get(name)), None)
 
 
-class OpenAIJudge(SharedOnCopy):
-    """Chat completions with images, for judging trajectories.
+class OpenAIClient(SharedOnCopy):
+    """Chat completions with images.
 
     Args:
         model: the served model's name.
@@ -62,7 +64,7 @@ class OpenAIJudge(SharedOnCopy):
         extra_body: further request fields (e.g. ``{"top_p": 0.9}``).
         max_answer_bytes: a longer answer is refused (a `JudgeError`) without being read whole.
 
-    >>> judge = OpenAIJudge(model="qwen2.5-vl-7b", base_url="http://127.0.0.1:8000/v1")
+    >>> judge = OpenAIClient(model="qwen2.5-vl-7b", base_url="http://127.0.0.1:8000/v1")
     >>> judge.identity
     'openai:http://127.0.0.1:8000/v1:qwen2.5-vl-7b:t=0.7:max_tokens=1024:side=1280'
     """
@@ -71,8 +73,8 @@ class OpenAIJudge(SharedOnCopy):
                  temperature: float = 0.7, max_tokens: int = 1024, timeout_s: float = 60.0, attempts: int = 4,
                  max_image_side: int = 1280, backoff_s: float = 0.5, extra_body: dict[str, Any] | None = None,
                  max_answer_bytes: int = MAX_ANSWER_BYTES):
-        self.base_url = _from_env(base_url, BASE_URL_VARS)
-        self.model = _from_env(model, MODEL_VARS)
+        self.base_url = from_env(base_url, BASE_URL_VARS)
+        self.model = from_env(model, MODEL_VARS)
         if not self.base_url:
             raise MissingResourceError("no judge endpoint: pass base_url=... or set GUI_GYM_JUDGE_BASE_URL "
                                        "(e.g. http://127.0.0.1:8000/v1 for a local vLLM server)")
@@ -98,7 +100,7 @@ class OpenAIJudge(SharedOnCopy):
         self.timeout_s = float(timeout_s)
         self.max_answer_bytes = int(max_answer_bytes)
         headers = {"Content-Type": "application/json"}
-        key = _from_env(api_key, API_KEY_VARS)
+        key = from_env(api_key, API_KEY_VARS)
         if key:
             headers["Authorization"] = f"Bearer {key}"
         self._client = make_client(self.base_url, headers=headers, timeout_s=self.timeout_s)
@@ -128,7 +130,7 @@ class OpenAIJudge(SharedOnCopy):
     def close(self) -> None:
         self._client.close()
 
-    def __enter__(self) -> "OpenAIJudge":
+    def __enter__(self) -> "OpenAIClient":
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -177,3 +179,30 @@ class OpenAIJudge(SharedOnCopy):
         # A lone surrogate (half an emoji, split by a server's tokenizer) is no text: it could not be
         # sent back in the next request of a conversation, nor written to a file. "?" stands for it.
         return content.encode("utf-8", "replace").decode("utf-8")
+
+    def post(self, path: str, body: dict[str, Any], *, timeout_s: float = 60.0) -> httpx.Response:
+        """POST `body` to `path` under the API root with this client's headers (a vLLM
+        server's adapter endpoints, ``/load_lora_adapter``); the response as it came, read
+        within `timeout_s` and at most `max_answer_bytes` long (else `AnswerTooLarge`)."""
+        return request(self._client, "POST", f"{self.base_url}/{path.lstrip('/')}", json=body,
+                       timeout_s=timeout_s, max_bytes=self.max_answer_bytes)
+
+
+def discover_model(base_url: str, api_key: str | None = None, *, timeout_s: float = 60.0,
+                   attempts: int = 4) -> str:
+    """The first model ``{base_url}/models`` lists (a vLLM or SGLang server serves one), with
+    the retries every request gets and the bounded read of every answer; `JudgeError` when
+    none is listed."""
+    url = f"{base_url.rstrip('/')}/models"
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+    def get() -> dict[str, Any]:
+        with make_client(url, headers=headers, timeout_s=timeout_s) as client:
+            response = request(client, "GET", url, timeout_s=timeout_s, max_bytes=MAX_ANSWER_BYTES)
+        response.raise_for_status()
+        return response.json()
+    try:
+        listing = retry(get, attempts=attempts, retry_on=(httpx.TransportError,), base_delay_s=0.5)
+        return str(listing["data"][0]["id"])
+    except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError, RecursionError) as exc:  # AnswerTooLarge included
+        raise JudgeError(f"{url} did not list a model ({type(exc).__name__}: {exc})") from exc

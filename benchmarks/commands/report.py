@@ -1,0 +1,44 @@
+"""``gui-bench report``: the self-contained HTML report of a results folder, and its summary."""
+
+from __future__ import annotations
+
+import argparse
+
+from benchmarks.summary import finalize
+from benchmarks.summary import print_summary as _print_summary
+from gui_gym.errors import GUIGymError
+from gui_gym.registration import make as make_env
+
+HELP = "write the self-contained HTML report of a results folder and print its summary"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dir", help="a gui-bench results folder")
+    parser.add_argument("--images", choices=("webp", "png", "link"), default="webp",
+                        help="screenshots embedded as WebP (default) or PNG, or linked to the files beside the report")
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchmarks.report import build_report
+    from benchmarks.results import ResultsStore
+
+    store = ResultsStore(args.dir)
+    run = store.read_run(required=("env_id", "env_kwargs"))
+    if run is None:
+        path = build_report(store.root, images=args.images)
+        print(f"report: {path}")
+        return 0
+    jobs = store.jobs_of_run()
+    previous = store.read_summary() or {}
+    try:
+        env = make_env(run["env_id"], run["env_kwargs"])
+    except GUIGymError:
+        env = None  # the env cannot be made here: keep the suite's report from the run itself
+    try:
+        summary = finalize(store, jobs, env.unwrapped.suite if env is not None else None, previous.get("wall_s"),
+                           images=args.images, suite_report=previous.get("suite_report"))
+    finally:
+        if env is not None:
+            env.close()
+    _print_summary(summary, store.root)
+    return 0

@@ -1,0 +1,122 @@
+"""``gui-bench run``: an agent on an env, every episode recorded, resumable after any
+interruption (``--resume`` runs exactly what is missing)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from benchmarks.results import RESULTS_ROOT, latest_run, slug
+from benchmarks.summary import finalize
+from benchmarks.summary import print_summary as _print_summary
+from benchmarks.task_selection import select_tasks
+from gui_gym.errors import HarnessError
+from gui_gym.registration import DEFAULT_ENV_ID
+from gui_gym.registration import make as make_env
+from gui_gym.registration import parse_kwargs as parse_assignments
+
+DEFAULT_AGENT = "oracle"
+HELP = "run an agent on an env, recording every episode; resumable after any interruption"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--env", help=f"env id (default {DEFAULT_ENV_ID})")
+    parser.add_argument("--env-arg", action="append", metavar="K=V", help="env keyword argument, repeatable (values parse as JSON when they can)")
+    parser.add_argument("--agent", help=f"the agent: a name (random, oracle, replay, openai, element, vlm), 'module:Class' or 'file.py[:Class]' (default {DEFAULT_AGENT})")
+    parser.add_argument("--agent-arg", action="append", metavar="K=V", help="agent constructor argument, repeatable")
+    parser.add_argument("--tasks", action="append", metavar="SPEC", help="task ids, a file of ids, or field:value filters such as domain:shop; comma-separated or repeated")
+    parser.add_argument("--limit", type=int, help="run at most this many tasks")
+    parser.add_argument("--seed", type=int, help="instance seed of every task (default 0)")
+    parser.add_argument("--repeats", type=int, help="instances per task, with seeds seed .. seed+repeats-1 (default 1)")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes, each with its own env (default 1)")
+    parser.add_argument("--max-steps", type=int, help="step limit per episode (default: each task's own)")
+    parser.add_argument("--episode-timeout", type=float, default=600.0, help="wall-clock limit per episode in seconds (default 600)")
+    parser.add_argument("--retries", type=int, default=1, help="reruns of an episode that ends in an error (default 1)")
+    parser.add_argument("--out", help="results folder (default results/<env>/<agent>/<time>)")
+    parser.add_argument("--resume", action="store_true", help="continue the run in --out (default: the latest run of --env/--agent)")
+    parser.add_argument("--rerun-errors", action="store_true", help="with --resume, run episodes that ended in an error again")
+
+
+RUN_SETTINGS = ("tasks", "limit", "seed", "repeats", "max_steps", "env_arg", "agent_arg")
+"""What a resumed run takes from its run.json; giving them again is a mistake we name."""
+
+
+def _check_resume(args: argparse.Namespace, run: dict[str, Any]) -> None:
+    for name, recorded in (("env", run["env_id"]), ("agent", run["agent"])):
+        given = getattr(args, name)
+        if given is not None and given != recorded:
+            raise HarnessError(f"--resume: this folder holds a run of --{name} {recorded!r}, received {given!r}")
+    given = [f"--{n.replace('_', '-')}" for n in RUN_SETTINGS if getattr(args, n) is not None]
+    if given:
+        raise HarnessError(f"--resume takes the run's settings from its run.json; drop {', '.join(given)}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from agents import env_kwargs_for, load_agent
+    from benchmarks.results import Job, ResultsStore
+    from benchmarks.runner import Progress, RunConfig, Runner
+    from gui_gym.records import json_safe
+
+    if args.resume:
+        out = Path(args.out) if args.out else latest_run(args.env or DEFAULT_ENV_ID, args.agent or DEFAULT_AGENT)
+        store = ResultsStore(out)
+        run = store.read_run(required=("env_id", "env_kwargs", "agent", "agent_kwargs"))
+        if run is None:
+            raise HarnessError(f"--resume: {out} holds no run.json, so there is no run to continue")
+        _check_resume(args, run)
+        env_id, env_kwargs, agent_spec, agent_kwargs = run["env_id"], run["env_kwargs"], run["agent"], run["agent_kwargs"]
+        jobs = store.jobs_of_run()
+    else:
+        env_id, agent_spec = args.env or DEFAULT_ENV_ID, args.agent or DEFAULT_AGENT
+        agent_kwargs = parse_assignments(args.agent_arg, "--agent-arg")
+        env_kwargs = parse_assignments(args.env_arg, "--env-arg")
+        agent = load_agent(agent_spec, **agent_kwargs)  # fails here, not in every worker
+        for name, value in env_kwargs_for(agent).items():
+            env_kwargs.setdefault(name, value)
+        if callable(getattr(agent, "close", None)):
+            agent.close()
+        if args.max_steps is not None:
+            env_kwargs["max_steps"] = args.max_steps
+    env = make_env(env_id, env_kwargs)
+    try:
+        suite = env.unwrapped.suite
+        if not args.resume:
+            seed, repeats = args.seed if args.seed is not None else 0, args.repeats if args.repeats is not None else 1
+            if repeats < 1:
+                raise HarnessError(f"--repeats must be >= 1, received {repeats}")
+            ids = select_tasks(env.unwrapped.task_ids, suite.describe, args.tasks, args.limit)
+            jobs = [Job(t, seed + r, json_safe(suite.describe(t))) for t in ids for r in range(repeats)]
+            out = Path(args.out) if args.out else (RESULTS_ROOT / slug(env_id) / slug(agent_spec)
+                                                   / datetime.now().strftime("%Y%m%d-%H%M%S"))
+            store = ResultsStore(out)
+            if store.read_run() is not None:
+                raise HarnessError(f"{out} already holds a run: continue it with --resume, or choose another --out")
+            store.write_run({"env_id": env_id, "env_kwargs": env_kwargs, "agent": agent_spec,
+                             "agent_kwargs": agent_kwargs, "created_at": datetime.now().astimezone().isoformat(),
+                             "action_format": env_kwargs.get("action_format"), "jobs": [j.to_dict() for j in jobs]})
+        todo = store.pending(jobs, args.retries, args.rerun_errors)
+        todo_keys = {job.key for job in todo}
+        previous = store.results([job for job in jobs if job.key not in todo_keys])
+        print(f"gui-bench: {env_id} with agent {agent_spec}: {len(todo)} of {len(jobs)} episodes to run "
+              f"on {min(args.workers, max(1, len(todo)))} worker(s)\nresults: {out}", flush=True)
+        config = RunConfig(env_id, out, agent_spec, agent_kwargs, env_kwargs, workers=args.workers,
+                           episode_timeout_s=args.episode_timeout, retries=args.retries)
+        progress = Progress(len(jobs), previous=previous)
+        started = time.monotonic()
+        try:
+            Runner(config, todo, on_result=progress.record, on_tick=progress.tick).run()
+        except KeyboardInterrupt:
+            progress.close()
+            print(f"interrupted; every finished episode is kept. Continue with: gui-bench run --resume --out {out}",
+                  file=sys.stderr)
+            return 130
+        progress.close()
+        summary = finalize(store, jobs, suite, time.monotonic() - started)
+    finally:
+        env.close()
+    _print_summary(summary, out)
+    return 0

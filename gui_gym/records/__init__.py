@@ -1,0 +1,17 @@
+"""The episode record format, shared by everything that writes or reads episodes: the
+recorder wrapper, the harness's results store and report, the replay agent, the judges and
+their criteria builder, the trainers' rollouts, the Online-Mind2Web layout.
+
+- `gui_gym.records.files`: the folder layout (``traj.jsonl``, ``step_NNNN.png``,
+  ``result.json``), whole-or-nothing writes, JSON-safe values, the raw line reader;
+- `gui_gym.records.episode`: the typed records, `Trajectory` / `TrajectoryStep` (one episode
+  in memory) and `EpisodeResult` (``result.json``), and their readers.
+"""
+
+from gui_gym.records.episode import EpisodeResult, ImageLike, Trajectory, TrajectoryStep, load_episode, read_result
+from gui_gym.records.files import (RESULT_FILE, TRAJECTORY_FILE, action_text, atomic_write, atomic_write_json,
+                                   episode_key, final_answer, json_safe, read_trajectory)
+
+__all__ = ["EpisodeResult", "ImageLike", "Trajectory", "TrajectoryStep", "load_episode", "read_result",
+           "RESULT_FILE", "TRAJECTORY_FILE", "action_text", "atomic_write", "atomic_write_json", "episode_key",
+           "final_answer", "json_safe", "read_trajectory"]

@@ -1,0 +1,110 @@
+"""The episode folder's files, and writing them safely.
+
+One episode is one folder, ``<task_id>__seed<seed>/`` (`episode_key`): ``traj.jsonl`` (line 0
+the reset, line n step n), ``step_NNNN.png`` screenshots and ``result.json``, written last.
+Every file is written whole or not at all (`atomic_write`); values are made JSON-safe first
+(`json_safe`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gui_gym.actions import Action
+
+TRAJECTORY_FILE = "traj.jsonl"
+RESULT_FILE = "result.json"
+_UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def episode_key(task_id: str, seed: int | None) -> str:
+    """The folder name of an episode: ``<task_id>__seed<seed>``, with characters that are
+    unsafe in file names replaced by ``_``."""
+    safe = _UNSAFE_CHARS.sub("_", str(task_id)).strip("._") or "task"
+    return f"{safe}__seed{seed}" if seed is not None else safe
+
+
+def read_trajectory(folder: str | os.PathLike) -> list[dict[str, Any]]:
+    """The step records of an episode folder's ``traj.jsonl`` (none when it is missing). Lines
+    are appended one per step, so a run killed mid-write leaves a last line cut short: the
+    records end at the first line that does not parse."""
+    path = Path(folder) / TRAJECTORY_FILE
+    records: list[dict[str, Any]] = []
+    if not path.is_file():
+        return records
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            break
+    return records
+
+
+def atomic_write(path: str | os.PathLike, data: bytes | str) -> None:
+    """Write `data` to `path` through a temporary file and a rename: readers (and a resumed
+    run after ``kill -9``) see the old file or the whole new one, never a part."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    with open(tmp, "wb") as handle:
+        # backslashreplace: a lone surrogate (agent text that is not Unicode) is written as the
+        # \uXXXX escape JSON reads back, instead of failing the write
+        handle.write(data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data)
+    os.replace(tmp, path)
+
+
+def atomic_write_json(path: str | os.PathLike, value: Any) -> None:
+    atomic_write(path, json.dumps(json_safe(value), indent=2, ensure_ascii=False) + "\n")
+
+
+def json_safe(value: Any) -> Any:
+    """`value` with everything JSON cannot hold turned into something it can: numpy scalars
+    to numbers, arrays and bytes to a short description, Actions to dicts, non-finite floats
+    to strings, anything else to its ``str``."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, np.generic):
+        return json_safe(value.item())
+    if isinstance(value, np.ndarray):
+        return f"<array shape={list(value.shape)} dtype={value.dtype}>"
+    if isinstance(value, (bytes, bytearray)):
+        return f"<{len(value)} bytes>"
+    if isinstance(value, Action):
+        return value.to_dict()
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    return str(value)
+
+
+def action_text(action: Any) -> str:
+    """The action as the agent gave it, as text: strings unchanged, `Action` objects and
+    dicts as canonical JSON."""
+    if isinstance(action, str):
+        return action
+    if isinstance(action, Action):
+        return json.dumps(action.to_dict(), ensure_ascii=False)
+    return json.dumps(json_safe(action), ensure_ascii=False)
+
+
+def final_answer(parsed_action: Any) -> str | None:
+    """The text of a terminal answer/done action, from ``info["parsed_action"]``."""
+    last = parsed_action[-1] if isinstance(parsed_action, list) and parsed_action else parsed_action
+    if isinstance(last, dict) and last.get("kind") in ("answer", "done") and last.get("text"):
+        return str(last["text"])
+    return None
