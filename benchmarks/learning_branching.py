@@ -63,7 +63,7 @@ def train_one(algo: str, mode: str, seed: int, setting: Setting, steps: int, out
             "episodes": records[-1]["charts/episodes"] if records else 0,
             "branch_groups": sum(r.get("branch/groups", 0) for r in records),
             "branch_success": statistics.fmean(r["branch/success_rate"] for r in records if "branch/success_rate" in r)
-            if any("branch/success_rate" in r for r in records) else 0.0,
+            if any("branch/success_rate" in r for r in records) else None,
             "wall_s": time.monotonic() - started}
 
 
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                          f"{mean_std([r['held_out'] for r in runs]):>12} {mean_std([r['train_last'] for r in runs]):>12} "
                          f"{statistics.fmean(r['episodes'] for r in runs):>9.1f} "
                          f"{statistics.fmean(r['branch_groups'] for r in runs):>13.1f} "
-                         f"{statistics.fmean(r['branch_success'] for r in runs):>14.2f}")
+                         f"{mean_std([r['branch_success'] for r in runs if r['branch_success'] is not None]):>14}")
     print("\n".join(lines))
     for r in results:
         print(f"  {r['algo']} {r['mode']} seed {r['seed']}: final {r['final']:.2f}, held-out {r['held_out']:.2f}, "
