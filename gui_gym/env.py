@@ -27,6 +27,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from gui_gym import snapshots
 from gui_gym.action_formats import collect_warnings, get_format, read_actions
 from gui_gym.actions import Action
 from gui_gym.backends.base import Backend, Observation
@@ -107,6 +108,10 @@ class GUIEnv(gym.Env):
         self.episode: Episode | None = None
         self._last_obs: Observation | None = None
         self._oracle: Iterator[Action] | None = None
+        self._oracle_calls: list[int] = []
+        """How many actions the episode held at each `oracle_action` call."""
+        self._step_actions: list[int] = []
+        """How many actions each step carried (0 for one that did not parse)."""
         self._done = True
         self._started = False
         self._steps = 0
@@ -143,15 +148,7 @@ class GUIEnv(gym.Env):
         if instance_seed is None:
             instance_seed = int(self.np_random.integers(2**31 - 1))
         self._ensure_started()
-        if self.task is not None:
-            self._teardown_quietly()
-        self.task = self.suite.make_task(task_id, int(instance_seed))
-        self.episode = Episode(task_id=task_id, seed=int(instance_seed))
-        self._oracle = None
-        self._reset_screen()
-        self._follow_screen_size()
-        self._done = False
-        self._steps = 0
+        self._begin(task_id, int(instance_seed))
         self._last_obs = self.backend.observe(self.observe_a11y, self.observe_screenshot)
         info = self._task_info()
         info["reset_time_s"] = time.perf_counter() - started
@@ -165,24 +162,20 @@ class GUIEnv(gym.Env):
                                 "success": False, "score": None}
         with collect_warnings() as info["action_warnings"]:  # what the format accepted but ignored
             actions, info["action_error"] = self._parse(action)
-        terminated = truncated = False
-        settle_s = 0.0
+        truncated = False
         if actions:
             info["parsed_action"] = [a.to_dict() for a in actions] if len(actions) > 1 else actions[0].to_dict()
-            self.episode.actions.extend(actions)
-            terminated = actions[-1].is_terminal
-            try:
-                for act in actions:
-                    if act.is_terminal:
-                        break
-                    self.backend.execute(act)
-                    settle_s += self.backend.last_settle_s
-            except ActionExecutionError as exc:
-                info["action_error"] = f"could not execute {act.kind}: {exc}"
-            except InfraError as exc:
-                info["infra_error"] = str(exc)
+        self.episode.actions.extend(actions)
+        self._step_actions.append(len(actions))
+        terminated, error, settle_s = self._run_actions(actions)
+        if error is not None:
+            kind, message = error
+            if kind == "infra":
+                info["infra_error"] = message
                 self.infra_errors += 1
                 truncated = True
+            else:
+                info["action_error"] = message
         self._steps += 1  # every call counts towards the limit, malformed ones included
         steps = self._steps
         if not terminated and not truncated and self.task.ended(self.backend, self.episode):
@@ -228,6 +221,8 @@ class GUIEnv(gym.Env):
             raise gym.error.ResetNeeded("call reset() before oracle_action()")
         if self._oracle is None:
             self._oracle = iter(self.task.oracle(self.backend))
+        assert self.episode is not None
+        self._oracle_calls.append(len(self.episode.actions))  # a restore replays the calls where they were
         return next(self._oracle, Action.done())
 
     def expert_plan(self, task_id: str, instance_seed: int) -> list[str] | None:
@@ -238,6 +233,29 @@ class GUIEnv(gym.Env):
         self.suite.check_task_id(task_id)
         plan = self.suite.make_task(task_id, int(instance_seed)).metadata.get("expert_plan")
         return list(plan) if plan else None
+
+    def snapshot(self) -> dict[str, Any]:
+        """The current episode as plain JSON-able data, which `restore` continues in this env
+        or another of the same id (another process, another machine). Raises
+        `SnapshotUnsupportedError` on an env that cannot do it exactly (the OSWorld desktop,
+        the live web, a phone). See `gui_gym.snapshots`."""
+        return snapshots.take(self)
+
+    def milestones_reached(self) -> list[bool]:
+        """Which of the current task's ordered milestones hold now ([] for a task that knows
+        none): what a snapshot records, and cheap enough to ask after every step (the
+        trainers' branching asks it to know when to snapshot)."""
+        if self.task is None:
+            raise gym.error.ResetNeeded("call reset() before milestones_reached()")
+        return snapshots.milestones_reached(self)
+
+    def restore(self, snapshot: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Continue the episode of `snapshot` (from `snapshot()`, of an env with this id):
+        returns ``(obs, info)`` as `reset` does, the observation the original episode had at
+        that point; every later step gives what it would have given there. Raises
+        `SnapshotError` for a snapshot of another env id or task, a malformed one, or a
+        restore that did not reproduce the state exactly."""
+        return snapshots.restore(self, snapshot)
 
     def close(self) -> None:
         if self.task is not None:
@@ -259,6 +277,36 @@ class GUIEnv(gym.Env):
             self.backend.start()
             self.suite.start(self.backend)
             self._started = True
+
+    def _begin(self, task_id: str, instance_seed: int) -> None:
+        """The task instance (`task_id`, `instance_seed`) at its start, on a fresh screen."""
+        if self.task is not None:
+            self._teardown_quietly()
+        self.task = self.suite.make_task(task_id, instance_seed)
+        self.episode = Episode(task_id=task_id, seed=instance_seed)
+        self._oracle = None
+        self._oracle_calls = []
+        self._step_actions = []
+        self._reset_screen()
+        self._follow_screen_size()
+        self._done = False
+        self._steps = 0
+
+    def _run_actions(self, actions: list[Action]) -> tuple[bool, tuple[str, str] | None, float]:
+        """Carry out one step's actions, up to a terminal one or the first that fails:
+        (terminated, ("action" | "infra", message) or None, seconds spent settling)."""
+        settle_s = 0.0
+        for act in actions:
+            if act.is_terminal:
+                break
+            try:
+                self.backend.execute(act)
+            except ActionExecutionError as exc:
+                return actions[-1].is_terminal, ("action", f"could not execute {act.kind}: {exc}"), settle_s
+            except InfraError as exc:
+                return actions[-1].is_terminal, ("infra", str(exc)), settle_s
+            settle_s += self.backend.last_settle_s
+        return bool(actions) and actions[-1].is_terminal, None, settle_s
 
     def _reset_screen(self) -> None:
         """Fresh episode on the backend, then task setup. One infrastructure failure is

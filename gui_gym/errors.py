@@ -65,6 +65,16 @@ class AgentError(GUIGymError):
     recorded as an error, not as a task failure."""
 
 
+class SnapshotError(GUIGymError, ValueError):
+    """A snapshot that cannot be restored here: one of another env id or task, a malformed
+    one, or a restore that did not reproduce the snapshot's state exactly."""
+
+
+class SnapshotUnsupportedError(SnapshotError, NotImplementedError):
+    """This env cannot take or restore a snapshot exactly (the OSWorld desktop, the live web,
+    a phone without an emulator console). The message says why and what does work."""
+
+
 class UsageError(GUIGymError, ValueError):
     """gui-gym was asked for something that cannot be: an env id that is not registered (the
     nearest ids are named), env arguments it refuses, a ``KEY=VALUE`` argument without its

@@ -28,7 +28,8 @@ import numpy as np
 import torch
 
 from gui_gym.errors import InfraError
-from trainers.rollout import EnvPool, Rollout, rollout_group
+from trainers.branching import BRANCHING, branch_point, continuation_steps, tree_record
+from trainers.rollout import EnvPool, Rollout, rollout_continuations, rollout_group
 from trainers.runs import RunLog, save_checkpoint
 
 logger = logging.getLogger(__name__)
@@ -185,6 +186,13 @@ class GRPOConfig:
     """Mirror metrics to TensorBoard when it is installed."""
     wandb_project: str | None = None
     """Mirror metrics to this wandb project (needs wandb)."""
+    branching: str = "off"
+    """"unreached_milestone": after a group where no rollout succeeded, also a group of G
+    continuations from the state just after the deepest milestone it reached
+    (`trainers.branching`); "off": whole-episode groups only."""
+    step_budget: int | None = None
+    """Env steps the run may use in all, the prefixes a restore replays included; None: no
+    bound (`episode_budget` still holds; a continuation counts as an episode there)."""
 
     def __post_init__(self) -> None:
         for name in ("iterations", "groups_per_iteration", "group_size", "update_epochs", "minibatch_rollouts",
@@ -192,6 +200,11 @@ class GRPOConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, received {value!r}")
+        if self.branching not in BRANCHING:
+            raise ValueError(f"branching must be one of {BRANCHING}, received {self.branching!r}")
+        if self.step_budget is not None and (isinstance(self.step_budget, bool) or not isinstance(self.step_budget, int)
+                                             or self.step_budget < 1):
+            raise ValueError(f"step_budget must be None or an integer >= 1, received {self.step_budget!r}")
         if self.aggregation not in AGGREGATIONS:
             raise ValueError(f"aggregation must be one of {AGGREGATIONS}, received {self.aggregation!r}")
         if self.learning_rate <= 0 or self.max_grad_norm <= 0 or self.kl_coef < 0 or self.entropy_coef < 0:
@@ -387,9 +400,9 @@ class CrashedGroups:
         self.in_a_row = 0
 
     def rollout(self, pool: EnvPool, policy: TrainableAgent, task_id: str, seed: int, group_size: int, *,
-                plan: Sequence[str] | None = None) -> list[Rollout] | None:
+                plan: Sequence[str] | None = None, snapshots: bool = False) -> list[Rollout] | None:
         try:
-            group = rollout_group(pool, policy, task_id, seed, group_size, plan=plan)
+            group = rollout_group(pool, policy, task_id, seed, group_size, plan=plan, snapshots=snapshots)
         except InfraError as exc:
             self.in_a_row += 1
             if self.in_a_row >= MAX_CRASHED_GROUPS:
@@ -436,10 +449,13 @@ def run(cfg: GRPOConfig, policy: TrainableAgent, pool: EnvPool, *, advantages: A
     per_iteration = cfg.groups_per_iteration * cfg.group_size
     schedule: list[str] = []  # tasks in a shuffled round: every task gets its share of groups
     crashes = CrashedGroups()
+    env_steps = 0  # every env step, the prefixes replayed by restores included
     completed = 0  # iterations done (BEPA's LEVEL-1 writes a record of its own, iteration 0)
     try:
         for iteration in range(1, cfg.iterations + 1):
             if cfg.episode_budget is not None and episodes + per_iteration > cfg.episode_budget:
+                break
+            if cfg.step_budget is not None and env_steps >= cfg.step_budget:
                 break
             started = time.monotonic()
             items: list[TrainItem] = []
@@ -450,11 +466,13 @@ def run(cfg: GRPOConfig, policy: TrainableAgent, pool: EnvPool, *, advantages: A
                     schedule = [tasks[i] for i in rng.permutation(len(tasks))]
                 task_id = schedule.pop()
                 seed = cfg.draw_instance(rng)
-                group = crashes.rollout(pool, policy, task_id, seed, cfg.group_size)
+                group = crashes.rollout(pool, policy, task_id, seed, cfg.group_size,
+                                        snapshots=cfg.branching != "off")
                 if group is None:
                     counters["charts/crashed_groups"] = counters.get("charts/crashed_groups", 0) + 1
                     continue
                 episodes += len(group)
+                env_steps += continuation_steps(group)
                 counters["charts/infra_errors"] = counters.get("charts/infra_errors", 0) + sum(
                     r.infra_error is not None for r in group)
                 group = [r for r in group if r.infra_error is None]
@@ -476,11 +494,27 @@ def run(cfg: GRPOConfig, policy: TrainableAgent, pool: EnvPool, *, advantages: A
                         counters[key] = counters.get(key, 0) + value
                 for rollout, adv, off in zip(group, advantages(group), injected):
                     items.append(TrainItem(rollout, adv, off))
+                point = branch_point(group) if cfg.branching != "off" else None
+                if point is not None:  # the group got stuck: G continuations from where it got furthest
+                    branched = [r for r in rollout_continuations(pool, policy, point, cfg.group_size)
+                                if r.infra_error is None]
+                    episodes += cfg.group_size
+                    env_steps += continuation_steps(branched)
+                    counters["branch/groups"] = counters.get("branch/groups", 0) + 1
+                    charts.setdefault("branch/from_step", []).append(float(point.step))
+                    charts.setdefault("branch/milestones", []).append(float(point.milestones))
+                    for r in branched:
+                        charts.setdefault("branch/success_rate", []).append(float(r.success))
+                    log.write_branched_group(tree_record(iteration, group, point, branched))
+                    if branched:
+                        counters["charts/no_signal_groups"] += all_equal([r.score for r in branched])
+                        for rollout, adv in zip(branched, advantages(branched)):
+                            items.append(TrainItem(rollout, adv))
             rollout_s = time.monotonic() - started
             losses = update(policy, optimizer, items, cfg, reference, off_policy_loss, update_stats)
             if items and hasattr(policy, "after_update"):
                 policy.after_update()  # a served policy pushes its new weights to its server
-            record = {"charts/episodes": episodes, **{k: sum(v) / len(v) for k, v in charts.items()}, **counters,
+            record = {"charts/episodes": episodes, "charts/env_steps": env_steps, **{k: sum(v) / len(v) for k, v in charts.items()}, **counters,
                       **losses, "charts/rollout_time_s": rollout_s,
                       "charts/update_time_s": time.monotonic() - started - rollout_s}
             log.log(iteration, record)

@@ -12,13 +12,19 @@ training needs: the prompt (always the plain one: with a plan, BEPA LEVEL-1, the
 on the plan-conditioned prompt and the plain prompt is stored), the generated tokens, their
 log-probs when sampled, the reward and the env's `info` (progress and subtasks from the
 wrappers land there). Screenshots are not kept: a step's prompt holds what the policy read.
+
+Branching (`trainers.branching`): with ``snapshots=True`` each episode keeps a `BranchPoint`
+(the env's snapshot and the policy's history) at the first step it reaches each new count of
+milestones; `rollout_continuations` plays G continuations of one such point, each env
+restoring the snapshot, the policy conditioned on the parent's history, and only the steps
+after the snapshot in the continuation's `Rollout` (the prefix was trained with its parent).
 """
 
 from __future__ import annotations
 
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import gymnasium as gym
@@ -27,6 +33,7 @@ import numpy as np
 from agents.base import Act, Context, TrainableAgent
 from gui_gym.errors import InfraError
 from gui_gym.records import Trajectory, TrajectoryStep
+from gui_gym.snapshots import restore_episode
 
 logger = logging.getLogger(__name__)
 
@@ -54,12 +61,30 @@ class Rollout(Trajectory):
     plan: tuple[str, ...] | None = None
     crash: str | None = None
     """Set when the env raised instead of answering (reset or step): the episode is void."""
+    branch_points: list["BranchPoint"] = field(default_factory=list)
+    """With ``snapshots=True``: where the episode first reached 1, 2, ... milestones."""
+    branch: "BranchPoint | None" = None
+    """For a continuation (source "branch"): the point it continues from."""
 
     @property
     def infra_error(self) -> str | None:
         """Why the infrastructure cut the episode short, if it did (a crash included): such an
         episode is no evidence about the policy and is left out of training."""
         return self.crash if self.crash is not None else super().infra_error
+
+
+@dataclass
+class BranchPoint:
+    """A state an episode reached, to continue from: after `step` steps, with `milestones`
+    of the task's milestones reached; `snapshot` is the env's (`GUIEnv.snapshot`), `history`
+    the policy's own acts so far (its later prompts read them)."""
+
+    snapshot: dict[str, Any]
+    history: tuple[Act, ...]
+    step: int
+    milestones: int
+    parent: int = 0
+    """The index of the episode it came from, in its group."""
 
 
 class EnvPool:
@@ -117,12 +142,14 @@ class EnvPool:
 
 
 def rollout_group(pool: EnvPool, policy: TrainableAgent, task_id: str, seed: int, group_size: int, *,
-                  plan: Sequence[str] | None = None, greedy: bool = False) -> list[Rollout]:
+                  plan: Sequence[str] | None = None, greedy: bool = False, snapshots: bool = False) -> list[Rollout]:
     """`group_size` episodes of task `task_id` with instance seed `seed` (also the reset
-    seed), acted by `policy` (conditioned on `plan` when given)."""
+    seed), acted by `policy` (conditioned on `plan` when given); `snapshots`: keep their
+    branch points."""
     if group_size < 1:
         raise ValueError(f"group_size must be >= 1, received {group_size}")
-    rollouts = rollout_episodes(pool, policy, [(task_id, seed)] * group_size, plan=plan, greedy=greedy)
+    rollouts = rollout_episodes(pool, policy, [(task_id, seed)] * group_size, plan=plan, greedy=greedy,
+                                snapshots=snapshots)
     if all(r.crash is not None for r in rollouts):
         raise InfraError(f"every episode of the group of {task_id!r} (seed {seed}) crashed; the first: "
                          f"{rollouts[0].crash}")
@@ -130,21 +157,42 @@ def rollout_group(pool: EnvPool, policy: TrainableAgent, task_id: str, seed: int
 
 
 def rollout_episodes(pool: EnvPool, policy: TrainableAgent, episodes: Sequence[tuple[str, int]], *,
-                     plan: Sequence[str] | None = None, greedy: bool = False) -> list[Rollout]:
-    """One episode per (task id, instance seed), in waves of the pool's size."""
+                     plan: Sequence[str] | None = None, greedy: bool = False, snapshots: bool = False) -> list[Rollout]:
+    """One episode per (task id, instance seed), in waves of the pool's size; `snapshots`:
+    keep each episode's branch points."""
+    starts = [(task_id, seed, _reset(task_id, seed), None) for task_id, seed in episodes]
+    return _play(pool, policy, starts, plan=plan, greedy=greedy, snapshots=snapshots)
+
+
+def rollout_continuations(pool: EnvPool, policy: TrainableAgent, point: BranchPoint, group_size: int, *,
+                          greedy: bool = False) -> list[Rollout]:
+    """`group_size` continuations of the episode at `point`: each restores its snapshot and
+    plays on; a continuation's steps are those after the snapshot."""
+    if group_size < 1:
+        raise ValueError(f"group_size must be >= 1, received {group_size}")
+    task_id, seed = point.snapshot["task_id"], point.snapshot["seed"]
+    starts = [(task_id, seed, _restore(point.snapshot), point)] * group_size
+    return _play(pool, policy, starts, plan=None, greedy=greedy, snapshots=False)
+
+
+def _play(pool: EnvPool, policy: TrainableAgent, starts: Sequence[tuple[str, int, Callable, BranchPoint | None]], *,
+          plan: Sequence[str] | None, greedy: bool, snapshots: bool) -> list[Rollout]:
+    """Episodes begun by each start's function (a reset or a restore), in waves of the pool's size."""
     plan = tuple(plan) if plan is not None else None
     rollouts: list[Rollout] = []
-    for first in range(0, len(episodes), len(pool)):
-        wave_episodes = episodes[first:first + len(pool)]
-        slots = list(range(len(wave_episodes)))
-        resets = pool.run([(slot, _guarded(_reset(*wave_episodes[slot]))) for slot in slots])
+    for first in range(0, len(starts), len(pool)):
+        wave_starts = starts[first:first + len(pool)]
+        slots = list(range(len(wave_starts)))
+        resets = pool.run([(slot, _guarded(wave_starts[slot][2])) for slot in slots])
         wave = [Rollout(task_id=task_id, seed=seed,
                         instruction="" if isinstance(reset, _Crash) else str(reset[1].get("instruction", "")),
-                        source="on_policy" if plan is None else "level1", plan=plan,
-                        crash=reset.reason if isinstance(reset, _Crash) else None)
-                for (task_id, seed), reset in zip(wave_episodes, resets)]
+                        source="branch" if point is not None else "on_policy" if plan is None else "level1", plan=plan,
+                        crash=reset.reason if isinstance(reset, _Crash) else None, branch=point)
+                for (task_id, seed, _start, point), reset in zip(wave_starts, resets)]
         observations = {slot: reset[0] for slot, reset in zip(slots, resets) if not isinstance(reset, _Crash)}
-        histories: dict[int, list[Act]] = {slot: [] for slot in slots}
+        histories: dict[int, list[Act]] = {slot: list(wave_starts[slot][3].history if wave_starts[slot][3] else ())
+                                           for slot in slots}
+        reached = {slot: 0 for slot in slots}
         live = [slot for slot in slots if wave[slot].crash is None]
         while live:
             contexts = {slot: Context(wave[slot].instruction, plan, tuple(histories[slot])) for slot in live}
@@ -152,19 +200,25 @@ def rollout_episodes(pool: EnvPool, policy: TrainableAgent, episodes: Sequence[t
             acts = {slot: (act, prompt if plan is None else policy.prompt(observations[slot],
                                                                            contexts[slot].without_plan()))
                     for slot, prompt, act in zip(live, prompts, generate_wave(policy, prompts, greedy))}
-            results = pool.run([(slot, _guarded(_step(acts[slot][0].action))) for slot in live])
+            results = pool.run([(slot, _guarded(_step(acts[slot][0].action, reached[slot] if snapshots else None)))
+                                for slot in live])
             still = []
             for slot, result in zip(live, results):
                 if isinstance(result, _Crash):
                     wave[slot].crash = result.reason
                     continue
-                obs, reward, terminated, truncated, info = result
+                (obs, reward, terminated, truncated, info), progress = result
                 act, stored = acts[slot]
                 wave[slot].steps.append(Step(parsed_action=info.get("parsed_action"), action_error=info.get("action_error"),
                                              action=act.action, reward=float(reward), info=info, prompt=stored,
                                              text=act.text, token_ids=act.token_ids, logprobs=act.logprobs))
                 histories[slot].append(act)
                 observations[slot] = obs
+                count, snapshot = progress if progress is not None else (0, None)
+                if snapshot is not None:
+                    reached[slot] = count
+                    wave[slot].branch_points.append(BranchPoint(snapshot, tuple(histories[slot]),
+                                                                len(wave[slot].steps), count, first + slot))
                 if not (terminated or truncated):
                     still.append(slot)
             live = still
@@ -218,5 +272,18 @@ def _reset(task_id: str, seed: int) -> Callable[[gym.Env], Any]:
     return lambda env: env.reset(seed=seed, options={"task_id": task_id, "instance_seed": seed})
 
 
-def _step(action: Any) -> Callable[[gym.Env], Any]:
-    return lambda env: env.step(action)
+def _restore(snapshot: dict[str, Any]) -> Callable[[gym.Env], Any]:
+    return lambda env: restore_episode(env, snapshot)
+
+
+def _step(action: Any, reached: int | None = None) -> Callable[[gym.Env], Any]:
+    """The env's step; with `reached` (milestones the episode had reached), also the count
+    reached now and, when it grew and the episode goes on, the env's snapshot (else None)."""
+    def call(env: gym.Env) -> Any:
+        result = env.step(action)
+        if reached is None:
+            return result, None
+        count = sum(env.get_wrapper_attr("milestones_reached")())
+        grew = count > reached and not (result[2] or result[3])
+        return result, (count, env.get_wrapper_attr("snapshot")() if grew else None)
+    return call

@@ -49,6 +49,13 @@ class RunLog:
                 raise ImportError(f"wandb_project={wandb_project!r} needs wandb: pip install wandb") from exc
             self._wandb = wandb.init(project=wandb_project, dir=str(self.run_dir), config=to_plain(config))
 
+    def write_branched_group(self, record: dict[str, Any]) -> None:
+        """Append a branched group's tree (`trainers.branching.tree_record`) to
+        ``<run_dir>/branched_groups.jsonl``, which `benchmarks.group_tree` draws."""
+        if self.run_dir is not None:
+            with open(self.run_dir / "branched_groups.jsonl", "a") as out:
+                out.write(json.dumps(record, sort_keys=True) + "\n")
+
     def log(self, step: int, metrics: dict[str, Any]) -> dict[str, Any]:
         record = {"iteration": step, "time_s": round(time.monotonic() - self._started, 3), **metrics}
         self.records.append(record)

@@ -58,6 +58,14 @@ class Backend(ABC):
     step_timeout_s: float | None = DEFAULT_STEP_TIMEOUT_S
     """Bound on each call a step makes (None: unbounded); backends read it from their config."""
 
+    snapshot_kind: str | None = None
+    """How an episode on this backend is snapshotted (see `gui_gym.snapshots`): "replay" when
+    re-executing the episode's actions from its start reproduces the screen exactly (the
+    browser on our own servers, recordings), "native" when the backend saves and loads its own
+    state (`_save_state`/`_load_state`), None when neither is exact."""
+    snapshot_refusal = "this backend cannot save a running episode exactly"
+    """Why, when `snapshot_kind` is None."""
+
     def __init__(self) -> None:
         self.healthy = False
         self.relaunches = 0
@@ -178,6 +186,22 @@ class Backend(ABC):
             self._abort(force)
         except Exception:  # the watchdog must not die before the harder abort
             logger.exception("%s: aborting failed", type(self).__name__)
+
+    def save_state(self) -> dict[str, Any]:
+        """Plain data describing the screen now. "native" backends save their state and
+        return what names it; "replay" backends return what they can read of it (compared
+        after a replay, so a restore is exact or fails); {} when there is nothing to read."""
+        return self._guard(self._save_state)
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        """Bring a "native" backend to the state `save_state` returned."""
+        self._guard(lambda: self._load_state(state))
+
+    def _save_state(self) -> dict[str, Any]:
+        return {}
+
+    def _load_state(self, state: dict[str, Any]) -> None:
+        raise NotImplementedError(f"{type(self).__name__} does not load saved states")
 
     def close(self) -> None:
         """Release every process; safe to call twice."""

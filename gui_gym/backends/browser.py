@@ -287,6 +287,9 @@ class BrowserBackend(Backend):
     """A Chromium page driven by Playwright's sync API."""
 
     observation_text_keys = ("url",)
+    snapshot_kind = "replay"
+    """The pages' own script state cannot be read, so a snapshot replays the episode's actions
+    on a fresh context; what can be read (`browser_state`) is compared after the replay."""
 
     def __init__(self, config: BrowserConfig | None = None, **overrides: Any):
         super().__init__()
@@ -424,6 +427,11 @@ class BrowserBackend(Backend):
     def elements(self) -> list[dict[str, Any]]:
         """Visible interactive and text elements of the page, indexed as in the a11y tree."""
         return self._guard(self._refresh_elements)
+
+    def _save_state(self) -> dict[str, Any]:
+        from gui_gym.backends.browser_state import capture
+
+        return capture(self._page, secret_cookies={c["name"] for c in self._cookies})
 
     # ---- Backend implementation -------------------------------------------------------
 

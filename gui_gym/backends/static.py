@@ -96,6 +96,9 @@ class StaticBackend(Backend):
     step_timeout_s = None
     """No deadline: nothing here can block, so no watchdog is started per call."""
 
+    snapshot_kind = "replay"
+    """A recording shows what the actions so far select: replaying them is exact."""
+
     def __init__(self, screen_size: tuple[int, int] = (1280, 720), cache_size: int = 8):
         super().__init__()
         width, height = screen_size

@@ -113,6 +113,27 @@ class TaskSuite(ABC):
         none beyond the harness's summary."""
         return None
 
+    @property
+    def snapshot_refusal(self) -> str | None:
+        """Why this suite's episodes cannot be snapshotted (None: they can, when the backend
+        can). A suite on the live web says so: replaying on a site that changed is not exact."""
+        return None
+
+    def snapshot_world(self, task: Task) -> Any:
+        """The server-side state of `task`'s episode now, as JSON-able data (None: the suite
+        keeps none). A snapshot carries it, and a restore must reproduce it exactly."""
+        return None
+
+    def load_world(self, task: Task, world: Any) -> None:
+        """Make `task`'s server-side state the `world` that `snapshot_world` returned. A
+        restore replays the actions and then loads the world, so what the replay could not
+        reproduce of it (a request log that depends on typing speed) is the original's."""
+
+    def snapshot_origin(self) -> str | None:
+        """The URL of the server this suite runs for the env (None: none). A snapshot names
+        it by a placeholder, so a restore into another env uses that env's own server."""
+        return None
+
     def start(self, backend: Backend) -> None:
         """Start shared resources (servers); called once, after the backend starts."""
 

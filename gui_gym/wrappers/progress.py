@@ -90,6 +90,22 @@ class ProgressReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         obs, info = self.env.reset(seed=seed, options=options)
+        self._begin(obs, info, seed)
+        self._progress = 0.0
+        return obs, info
+
+    def after_restore(self, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """Take up an episode restored from a snapshot (`gui_gym.snapshots.restore_episode`):
+        the judged trajectory starts at the restored state, and the dense reward counts from
+        the progress judged there."""
+        trajectory = self._begin(obs, info, None)
+        estimate = judge_progress(self.judge, trajectory, self.criteria, seeds=self._keeper.seeds(self.rounds),
+                                  aggregate=self.aggregate)
+        self._progress = estimate.progress or 0.0
+        info.update(progress=estimate.progress)
+        return obs, info
+
+    def _begin(self, obs: Any, info: dict[str, Any], seed: int | None) -> Trajectory:
         trajectory = self._keeper.begin(self.env, obs, info, seed)
         criteria = self.judge.own_criteria(trajectory)
         if criteria is None:
@@ -100,8 +116,7 @@ class ProgressReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
                                            "from successful trajectories with `gui-bench criteria RESULTS_DIR --store "
                                            "STORE` and pass criteria_store=STORE")
         self.criteria = list(criteria)
-        self._progress = 0.0
-        return obs, info
+        return trajectory
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)

@@ -63,6 +63,12 @@ class SubtaskAnnotation(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._keeper.begin(self.env, obs, info, seed)
         return obs, info
 
+    def after_restore(self, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """Take up an episode restored from a snapshot: the subtasks annotated at its end are
+        those of the steps after the restore."""
+        self._keeper.begin(self.env, obs, info, None)
+        return obs, info
+
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         done = terminated or truncated

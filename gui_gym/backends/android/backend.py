@@ -126,6 +126,10 @@ class DirEntry:
 class AndroidBackend(Backend):
     """One Android device driven over adb."""
 
+    snapshot_refusal = ("a device reached over adb (provider='device') offers no snapshot of its whole state; "
+                        "make the env with provider='emulator', whose console saves and loads one "
+                        "(avd snapshot save|load)")
+
     observation_text_keys = ("app",)
 
     def __init__(self, config: AndroidConfig | None = None, **overrides: Any):

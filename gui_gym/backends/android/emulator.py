@@ -33,13 +33,14 @@ import signal
 import socket
 import subprocess
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gui_gym.backends.android.backend import AndroidBackend, AndroidConfig, _client_class
 from gui_gym.backends.android.console import EmulatorConsole
-from gui_gym.errors import InfraError, MissingResourceError
+from gui_gym.errors import InfraError, MissingResourceError, SnapshotError
 from gui_gym.waiting import wait_until
 
 logger = logging.getLogger(__name__)
@@ -323,8 +324,15 @@ def _end(process: subprocess.Popen, timeout_s: float, asked: bool = True) -> Non
             logger.warning("process %s did not exit%s", process.pid, f" after {sig.name}" if sig else "")
 
 
+EPISODE_SNAPSHOT_PREFIX = "gui_gym_episode_"
+"""Names of the snapshots `GUIEnv.snapshot` takes (the ready snapshot is `READY_SNAPSHOT`)."""
+
+
 class EmulatorBackend(AndroidBackend):
     """An `AndroidBackend` on an emulator it starts (see `Emulator`)."""
+
+    snapshot_kind = "native"
+    """Episode snapshots are the emulator's own (``avd snapshot save|load``): the whole device."""
 
     def __init__(self, config: AndroidConfig | None = None, emulator: EmulatorConfig | None = None) -> None:
         self.emulator_config = emulator or EmulatorConfig()
@@ -376,6 +384,32 @@ class EmulatorBackend(AndroidBackend):
 
     def console(self) -> EmulatorConsole:
         return self.emulator.console()
+
+    def _save_state(self) -> dict[str, Any]:
+        name = f"{EPISODE_SNAPSHOT_PREFIX}{uuid.uuid4().hex[:16]}"
+        self.emulator.save_snapshot(name)
+        return {"emulator_snapshot": name, "avd": self.emulator_config.avd_name(),
+                "instance": self.emulator.instance_name}
+
+    def _load_state(self, state: dict[str, Any]) -> None:
+        name, avd, instance = state.get("emulator_snapshot"), state.get("avd"), state.get("instance")
+        if not isinstance(name, str) or not name.startswith(EPISODE_SNAPSHOT_PREFIX) or "/" in name:
+            raise SnapshotError(f"expected an emulator snapshot name {EPISODE_SNAPSHOT_PREFIX}..., received {name!r}")
+        if avd != self.emulator_config.avd_name():
+            raise SnapshotError(f"the snapshot was saved on AVD {avd!r}, this env runs {self.emulator_config.avd_name()!r}")
+        if not self.emulator.has_snapshot(name):
+            # another slot's copy of the same AVD on this host: its snapshot folder is valid here too
+            source = self.emulator_config.instances() / f"{instance}.avd" / "snapshots" / name
+            if not isinstance(instance, str) or "/" in instance or not source.is_dir():
+                raise SnapshotError(f"emulator snapshot {name!r} is neither on this emulator nor on slot {instance!r} "
+                                    "of this host; restore it on the host whose emulator saved it")
+            shutil.copytree(source, self.config_snapshots_dir() / name)
+        self.emulator.load_snapshot(name)
+        self._xml = self._elements = None
+
+    def config_snapshots_dir(self) -> Path:
+        """This emulator's snapshot folder (in its slot's AVD copy)."""
+        return self.emulator_config.instances() / f"{self.emulator.instance_name}.avd" / "snapshots"
 
     def _alive(self) -> bool:
         return self.emulator is not None and self.emulator.alive and super()._alive()

@@ -93,6 +93,10 @@ class DesktopConfig:
 class DesktopBackend(Backend):
     """A desktop reached through OSWorld's server protocol."""
 
+    snapshot_refusal = ("the OSWorld desktop cannot be snapshotted exactly: its applications' memory, open "
+                        "documents and windows can be neither read nor replayed faithfully (a VM revert returns "
+                        "to the task's start only); start the episode again with reset(options={'task_id': ...})")
+
     def __init__(self, config: DesktopConfig | None = None, **overrides: Any):
         super().__init__()
         self.config = dataclasses.replace(config or DesktopConfig(), **overrides)

@@ -181,6 +181,17 @@ class DemoSuite(TaskSuite):
     def describe(self, task_id: str) -> dict[str, Any]:
         return {"task_id": task_id, "domain": "demo"}
 
+    def snapshot_world(self, task: Task) -> Any:
+        with self.state.lock:
+            return {"pressed": self.state.pressed, "submitted": self.state.submitted, "code": self.state.code}
+
+    def load_world(self, task: Task, world: Any) -> None:
+        with self.state.lock:
+            self.state.pressed, self.state.submitted, self.state.code = world["pressed"], world["submitted"], world["code"]
+
+    def snapshot_origin(self) -> str | None:
+        return self.server.url
+
     def start(self, backend: Backend) -> None:
         self.server.admit(backend)
 

@@ -7,6 +7,7 @@ exactly and episodes never leak into each other.
 
 from __future__ import annotations
 
+import copy
 import html
 import threading
 from typing import Any, Iterable
@@ -60,6 +61,18 @@ class LocalWebSuite(TaskSuite):
     def install_world(self, world: World) -> None:
         with self.server_lock:
             self.app_server.states = world
+
+    def snapshot_world(self, task: Task) -> Any:
+        with self.server_lock:  # a copy: the snapshot is written out after the lock is let go
+            return copy.deepcopy(task.world)
+
+    def load_world(self, task: Task, world: Any) -> None:
+        with self.server_lock:  # in place: the task and its template read this very dict
+            task.world.clear()
+            task.world.update(copy.deepcopy(world))
+
+    def snapshot_origin(self) -> str | None:
+        return self.url
 
     def start(self, backend: Backend) -> None:
         self.server.admit(backend)

@@ -199,6 +199,16 @@ class Mind2WebSuite(TaskSuite):
             facts["domain"] = urlsplit(spec.website).hostname
         return facts
 
+    @property
+    def snapshot_refusal(self) -> str | None:
+        if self.mode == "live":
+            return ("live Online-Mind2Web runs on the real websites, whose state is not ours: a replay there is "
+                    "not exact; snapshots work in mode='local'")
+        return None
+
+    def snapshot_origin(self) -> str | None:
+        return self.localweb.url if self.localweb is not None else None
+
     def start(self, backend: Backend) -> None:
         if self.localweb is not None:
             self.localweb.start(backend)

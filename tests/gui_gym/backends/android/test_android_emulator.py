@@ -6,6 +6,7 @@ close, and a whole env run on it."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import stat
@@ -15,12 +16,13 @@ from pathlib import Path
 
 import adbutils
 import gymnasium as gym
+import numpy as np
 import pytest
 
 import gui_gym  # noqa: F401
 from gui_gym.backends.android.backend import AndroidConfig
 from gui_gym.backends.android.emulator import Emulator, EmulatorBackend, EmulatorConfig
-from gui_gym.errors import MissingResourceError
+from gui_gym.errors import MissingResourceError, SnapshotError
 from gui_gym.suites.android.apps import installed_apps
 
 pytestmark = pytest.mark.slow  # starts emulator processes and adb servers
@@ -159,3 +161,35 @@ def test_what_is_missing_is_said(sdk, tmp_path):
         Emulator(EmulatorConfig(**{**sdk.__dict__, "avd": "Nexus"})).start()
     with pytest.raises(MissingResourceError, match=r"emulator/emulator is missing or not executable"):
         Emulator(EmulatorConfig(**{**sdk.__dict__, "sdk_root": str(tmp_path / "nothing")})).start()
+
+
+def test_an_episode_snapshot_is_the_emulators_own_and_restores_in_a_second_env_on_another_slot(sdk, tmp_path):
+    apks = tmp_path / "apks"
+    apks.mkdir()
+    for app in installed_apps():
+        (apks / app.apk).write_text(f"package={app.package}\n")
+    kwargs = dict(provider="emulator", apk_dir=str(apks), first_run_tap_timeout_s=0.05,
+                  **{k: getattr(sdk, k) for k in EmulatorConfig.FIELDS})
+    first, second = gym.make("GUI/Android-v0", **kwargs).unwrapped, gym.make("GUI/Android-v0", **kwargs).unwrapped
+    done = {"action_type": "status", "goal_status": "complete"}
+    try:
+        obs, _ = first.reset(options={"task_id": "SystemWifiTurnOff"}, seed=3)
+        before = json.loads(json.dumps(first.snapshot()))
+        assert before["kind"] == "native" and before["backend"]["emulator_snapshot"].startswith("gui_gym_episode_")
+        first.backend.shell(["svc", "wifi", "disable"])  # what the agent's taps would have done
+        first.step({"action_type": "wait"})
+        after = json.loads(json.dumps(first.snapshot()))
+        assert first.step(done)[1] == 1.0
+        first.backend.shell(["svc", "wifi", "enable"])
+
+        obs2, info = first.restore(before)  # the same emulator: wifi on again
+        assert np.array_equal(obs2["screenshot"], obs["screenshot"]) and info["step"] == 0
+        assert first.step(done)[1] == 0.0
+        _obs, info = second.restore(after)  # another slot: the snapshot folder comes with it
+        assert second.backend.emulator.slot != first.backend.emulator.slot and info["step"] == 1
+        assert second.step(done)[1] == 1.0
+        with pytest.raises(SnapshotError, match=r"neither on this emulator nor on slot"):
+            second.restore({**after, "backend": {**after["backend"], "emulator_snapshot": "gui_gym_episode_0"}})
+    finally:
+        first.close()
+        second.close()
