@@ -98,7 +98,7 @@ def scripted_groups(monkeypatch, outcomes):
     episode's score."""
     calls = []
 
-    def fake_rollout_group(pool, policy, task_id, seed, group_size, plan=None):
+    def fake_rollout_group(pool, policy, task_id, seed, group_size, plan=None, snapshots=False):
         calls.append((task_id, plan))
         outcome = outcomes[len(calls) - 1]
         if outcome == "crash":
