@@ -17,26 +17,13 @@ from pathlib import Path
 import pytest
 
 from benchmarks.cli import main
-from tests.fakes.ray_cluster import enter_private_network, start_cluster
+from tests.fakes.ray_cluster import cluster  # noqa: F401 - the module's cluster fixture
 
 ray = pytest.importorskip("ray")
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]  # a cluster and browsers on a loaded host
 GUI_BENCH = str(Path(sys.executable).with_name("gui-bench"))
 RUN = ["--env", "GUI/LocalWeb-v0", "--env-arg", 'apps=["admin"]', "--agent", "oracle", "--limit", "3"]
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    reason = enter_private_network()
-    if reason is not None:
-        pytest.skip(f"no private network namespace for a loopback-only Ray cluster: {reason}")
-    started = start_cluster(head_cpus=2, node2_cpus=2)
-    try:
-        yield started
-    finally:
-        ray.shutdown()
-        started.stop()
 
 
 def _results(out: Path) -> dict[str, dict]:

@@ -29,6 +29,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 CLONE_NEWNET = 0x40000000
 CLONE_NEWUSER = 0x10000000
 RAY = str(Path(sys.executable).with_name("ray"))
@@ -200,3 +202,20 @@ def _kill(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A module's two-node cluster inside this process's private network (skipped, with the
+    reason, where the host allows no network namespace); the Ray tests import it."""
+    import ray
+
+    reason = enter_private_network()
+    if reason is not None:
+        pytest.skip(f"no private network namespace for a loopback-only Ray cluster: {reason}")
+    started = start_cluster(head_cpus=2, node2_cpus=2)
+    try:
+        yield started
+    finally:
+        ray.shutdown()
+        started.stop()

@@ -19,7 +19,7 @@ from gymnasium.utils.env_checker import check_env
 import gui_gym
 from gui_gym import Action
 from gui_gym.env import TIMING_KEYS
-from tests.fakes.ray_cluster import enter_private_network, start_cluster
+from tests.fakes.ray_cluster import cluster  # noqa: F401 - the module's cluster fixture
 
 ray = pytest.importorskip("ray")
 remote = pytest.importorskip("gui_gym.remote")
@@ -27,19 +27,6 @@ remote = pytest.importorskip("gui_gym.remote")
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]  # a cluster and browsers on a loaded host
 ENV_KWARGS = {"apps": ["admin"], "observe_a11y": True}
 TASK = "admin.invite-user"
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    reason = enter_private_network()
-    if reason is not None:
-        pytest.skip(f"no private network namespace for a loopback-only Ray cluster: {reason}")
-    started = start_cluster(head_cpus=2, node2_cpus=2)
-    try:
-        yield started
-    finally:
-        ray.shutdown()
-        started.stop()
 
 
 def _node2_id() -> str:
