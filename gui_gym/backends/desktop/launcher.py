@@ -5,7 +5,7 @@ Why a process of our own before bubblewrap: bubblewrap maps one id, the caller's
 host running as root is host root itself; and a bubblewrap whose own id is not mapped cannot
 create its mount points. So this process (still host root) first makes a private mount
 namespace in which the folders the sandbox binds (the interpreter, the package) are reachable
-for an unprivileged id: a folder under a host-private one (``/root/.pyenv/...``) is bound again
+for an unprivileged id: a folder under a host-private one (an interpreter in root's home) is bound again
 onto a fresh tmpfs in its place, visible to this process only. Then it enters a new user
 namespace, tells the host, waits for the host to write ``uid_map``/``gid_map`` (only a process
 privileged outside the namespace may map several ids), takes the namespace's uid 0 (an
