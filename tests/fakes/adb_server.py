@@ -27,6 +27,7 @@ import threading
 
 from .app_shell import APP_COMMANDS
 from .device_shell import BASE_COMMANDS, run_command_line
+from .loopback_tcp import LoopbackTCPService
 from .virtual_device import VirtualDevice
 
 FEATURES = "shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,apex,abb,fixed_push_symlink_timestamp,abb_exec"
@@ -34,7 +35,7 @@ SYNC_CHUNK = 64 * 1024
 TRANSPORT_PREFIXES = ("host:transport:", "host:tport:serial:")
 
 
-class FakeAdbServer:
+class FakeAdbServer(LoopbackTCPService):
     """``with FakeAdbServer([VirtualDevice()]) as server:`` -> an adb server at
     ``server.host:server.port`` with those devices attached."""
 
@@ -52,32 +53,11 @@ class FakeAdbServer:
                 except ConnectionError:
                     pass  # the client hung up mid-answer, as clients may
 
-        self._server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler, bind_and_activate=False)
-        self._server.daemon_threads = True
-        self._server.allow_reuse_address = True
-        self._thread: threading.Thread | None = None
+        super().__init__(Handler, 0, name="fake-adb")
 
     @property
     def host(self) -> str:
         return "127.0.0.1"
-
-    @property
-    def port(self) -> int:
-        return self._server.server_address[1]
-
-    def start(self) -> "FakeAdbServer":
-        self._server.server_bind()
-        self._server.server_activate()
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-adb", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._thread is not None:
-            self._server.shutdown()
-            self._thread.join()
-            self._thread = None
-        self._server.server_close()
 
     def close(self) -> None:
         """Stop serving and delete the devices' files."""

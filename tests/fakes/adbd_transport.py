@@ -17,6 +17,7 @@ import struct
 import threading
 
 from .adb_server import _Connection, is_device_service
+from .loopback_tcp import LoopbackTCPService
 from .virtual_device import VirtualDevice
 
 A_CNXN, A_OPEN, A_OKAY, A_CLSE, A_WRTE, A_AUTH = 0x4E584E43, 0x4E45504F, 0x59414B4F, 0x45534C43, 0x45545257, 0x48545541
@@ -142,7 +143,7 @@ class _Transport:
             stream.close(notify=False)
 
 
-class AdbdServer:
+class AdbdServer(LoopbackTCPService):
     """``AdbdServer(device, port).start()``: adbd for `device` on 127.0.0.1:`port`."""
 
     def __init__(self, device: VirtualDevice, port: int = 0) -> None:
@@ -157,26 +158,5 @@ class AdbdServer:
                     pass
 
         self.device = device
-        self._server = socketserver.ThreadingTCPServer(("127.0.0.1", port), Handler, bind_and_activate=False)
-        self._server.daemon_threads = True
-        self._server.block_on_close = False  # a connected adb server must not hold up the stop
-        self._server.allow_reuse_address = True
-        self._thread: threading.Thread | None = None
+        super().__init__(Handler, port, name="fake-adbd", wait_for_clients=False)
 
-    @property
-    def port(self) -> int:
-        return self._server.server_address[1]
-
-    def start(self) -> "AdbdServer":
-        self._server.server_bind()
-        self._server.server_activate()
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-adbd", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._thread is not None:
-            self._server.shutdown()
-            self._thread.join()
-            self._thread = None
-        self._server.server_close()

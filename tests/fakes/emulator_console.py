@@ -17,6 +17,7 @@ import threading
 from pathlib import Path
 from typing import Callable
 
+from .loopback_tcp import LoopbackTCPService
 from .virtual_device import VirtualDevice
 
 HELP = ("Android console commands:\n\n    help|h|?         print a list of commands\n    avd              control "
@@ -24,7 +25,7 @@ HELP = ("Android console commands:\n\n    help|h|?         print a list of comma
         "instance\n    ping             check if the emulator is alive\n")
 
 
-class ConsoleServer:
+class ConsoleServer(LoopbackTCPService):
     """``ConsoleServer(device, token, snapshots_dir).start()`` serves the console on loopback."""
 
     def __init__(self, device: VirtualDevice, token: str, snapshots_dir: Path, port: int = 0, avd_name: str = "Fake",
@@ -41,29 +42,7 @@ class ConsoleServer:
                 except (ConnectionError, OSError):
                     pass
 
-        self._server = socketserver.ThreadingTCPServer(("127.0.0.1", port), Handler, bind_and_activate=False)
-        self._server.daemon_threads = True
-        self._server.block_on_close = False  # a connected adb server must not hold up the stop
-        self._server.allow_reuse_address = True
-        self._thread: threading.Thread | None = None
-
-    @property
-    def port(self) -> int:
-        return self._server.server_address[1]
-
-    def start(self) -> "ConsoleServer":
-        self._server.server_bind()
-        self._server.server_activate()
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-console", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._thread is not None:
-            self._server.shutdown()
-            self._thread.join()
-            self._thread = None
-        self._server.server_close()
+        super().__init__(Handler, port, name="fake-console", wait_for_clients=False)
 
     # ---- the protocol ------------------------------------------------------------------------
 
