@@ -33,6 +33,7 @@ import inspect
 import logging
 import queue
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
@@ -208,12 +209,13 @@ def rollout_groups(pool: EnvPool, policy: TrainableAgent, draws: Sequence[tuple[
         return
     starts = [(task_id, seed, _reset(task_id, seed), None) for task_id, seed in draws for _ in range(group_size)]
     done: dict[int, Rollout] = {}
-    for index, rollout in _stream(pool, policy, starts, greedy=greedy, snapshots=snapshots):
-        done[index] = rollout
-        first = index - index % group_size
-        if all(i in done for i in range(first, first + group_size)):
-            task_id, seed = draws[first // group_size]
-            yield task_id, seed, [done.pop(i) for i in range(first, first + group_size)]
+    with closing(_stream(pool, policy, starts, greedy=greedy, snapshots=snapshots)) as stream:  # closed with this
+        for index, rollout in stream:
+            done[index] = rollout
+            first = index - index % group_size
+            if all(i in done for i in range(first, first + group_size)):
+                task_id, seed = draws[first // group_size]
+                yield task_id, seed, [done.pop(i) for i in range(first, first + group_size)]
 
 
 def rollout_episodes(pool: EnvPool, policy: TrainableAgent, episodes: Sequence[tuple[str, int]], *,

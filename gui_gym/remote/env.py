@@ -32,6 +32,7 @@ a function env -> env that Ray pickles over with the env's id and kwargs::
 from __future__ import annotations
 
 import logging
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -261,7 +262,8 @@ class RemoteEnv(gym.Env):
                 ray.exceptions.ObjectLostError) as exc:
             if getattr(exc, "actor_init_failed", False):  # the env itself could not be made: no retry helps
                 self._forget()
-                raise UsageError(f"cannot make {self.env_id!r} in its actor: {exc}") from None
+                raise UsageError(f"cannot make {self.env_id!r} in its actor: {init_failure(exc)} (the whole "
+                                 f"traceback is in the Ray worker's log)") from None
             reason = f"the actor of {self.env_id} died during {what} ({type(exc).__name__})"
         self._forget()
         raise ActorLost(reason)
@@ -270,6 +272,13 @@ class RemoteEnv(gym.Env):
         if self._actor is not None:
             _ray().kill(self._actor, no_restart=True)
             self._actor = None
+
+
+def init_failure(exc: Exception) -> str:
+    """What made an actor's constructor fail, in one line: the last line of the traceback Ray
+    wraps into its error (``TypeError: ... unexpected keyword argument ...``), colours taken out."""
+    lines = [line.strip() for line in re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).splitlines() if line.strip()]
+    return lines[-1] if lines else type(exc).__name__
 
 
 def _method(env: RemoteEnv, name: str) -> Callable[..., Any]:

@@ -121,9 +121,21 @@ class Gated(gym.Wrapper):
         return self.env.step(action)
 
 
+class Batching(ElementPolicy):
+    """The element policy with a served policy's ``generate_many``, recording each batch's size."""
+
+    def __init__(self):
+        super().__init__()
+        self.batches = []
+
+    def generate_many(self, prompts, *, greedy=False):
+        self.batches.append(len(prompts))
+        return [self.generate(prompt, greedy=greedy) for prompt in prompts]
+
+
 def test_async_groups_come_as_they_finish_while_a_slow_episode_still_runs():
     slow, release, entered = "demo.read-code", threading.Event(), threading.Event()
-    policy = ElementPolicy()
+    policy = Batching()
     with EnvPool(lambda: Gated(gym.make("GUI/Demo-v0", observe_a11y=True, max_steps=2), slow, release, entered),
                  size=3) as pool:
         # 4 episodes on 3 envs: both slow ones hold an env each; the third env plays both fast ones in turn
@@ -139,6 +151,8 @@ def test_async_groups_come_as_they_finish_while_a_slow_episode_still_runs():
         assert all(r.infra_error is None and len(r) == 2 and not r.success for r in held)  # read-code: no way to win
         with pytest.raises(StopIteration):
             next(groups)
+        # every action came from generate_many, over the episodes waiting at that moment
+        assert sum(policy.batches) == sum(len(r) for r in fast + held) and max(policy.batches) <= 3
 
         stopped = rollout_groups(pool, policy, [(PRESS, 3)] * 3, 2, asynchronous=True)
         next(stopped)
