@@ -29,6 +29,7 @@ from benchmarks.results import MIND2WEB_DIR, TASKS_DIR, Job, ResultsStore
 from benchmarks.runner import MAX_STARTUP_FAILURES, POLL_S, Runner, run_episode
 from gui_gym.errors import HarnessError, MissingResourceError
 from gui_gym.records import EpisodeResult, atomic_write
+from gui_gym.remote.env import init_failure
 
 logger = logging.getLogger(__name__)
 
@@ -121,6 +122,8 @@ class RayRunner(Runner):
             num_cpus=self.config.worker_cpus, resources=dict(self.config.worker_resources) or None,
             max_restarts=0, max_task_retries=0)
         self._actors: list[_Actor] = []
+        self.nodes_used: set[str] = set()
+        """The Ray node ids the worker actors ran on."""
 
     def run(self) -> list[EpisodeResult]:
         try:
@@ -180,12 +183,14 @@ class RayRunner(Runner):
         except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
                 ray.exceptions.ObjectLostError) as exc:
             if getattr(exc, "actor_init_failed", False):
-                raise HarnessError(f"a worker could not build the env or the agent: {exc}") from None
+                raise HarnessError(f"a worker could not build the env or the agent: {init_failure(exc)} (the "
+                                   "whole traceback is in the Ray worker's log)") from None
             self._actor_lost(actor, f"worker actor died ({type(exc).__name__}: {str(exc).splitlines()[0]})", "crash")
             return
         if actor.job is None:  # its where(): the env and agent are built
             actor.ready = True
             self._startup_failures = 0
+            self.nodes_used.add(value["node_id"])
             logger.info("a worker actor is ready on node %s (pid %s)", value["node_id"], value["pid"])
             return
         job, actor.job, actor.job_ref = actor.job, None, None

@@ -175,7 +175,7 @@ def train(cfg: PAGEConfig, policy: TrainableAgent, make_env: Callable[[], gym.En
     advantage. `judge` overrides the one `cfg` names."""
     seed_everything(cfg.seed)
     judge = judge if judge is not None else make_judge(cfg)
-    with EnvPool(lambda: wrap_env(make_env(), judge, cfg), cfg.pool_size) as pool:
+    with EnvPool(make_env, cfg.pool_size, wrap=partial(wrap_env, judge=judge, cfg=cfg)) as pool:
         return run(cfg, policy, pool, advantages=advantage_fn(cfg))
 
 
