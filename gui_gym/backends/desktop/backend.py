@@ -197,6 +197,7 @@ class DesktopBackend(Backend):
         self.last_settle = {"stable": bool(settled), "frames": len(frames)}
 
     def _observe(self, a11y: bool, screenshot: bool = True) -> Observation:
+        self.provider.episode_ready()
         pixels = self._pixels() if screenshot else None
         tree = None
         if a11y:

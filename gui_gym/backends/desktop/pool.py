@@ -44,14 +44,14 @@ class SandboxPool:
         """Takes that started their sandbox cold (another spec, no spare, or a spare that failed)."""
 
     def take(self, spec: SandboxSpec) -> Sandbox:
-        """A started sandbox of `spec` that no episode has used; then the next spare begins to boot."""
+        """A started sandbox of `spec` that no episode has used. The next spare boots at the
+        next `fill` (the provider calls it once the episode is set up, so that boot does not
+        compete with this episode's setup)."""
         sandbox = self._spare(spec)
         if sandbox is None:
             self.misses += 1
-            sandbox = self._boot(spec)
-        else:
-            self.hits += 1
-        self.fill()
+            return self._boot(spec)
+        self.hits += 1
         return sandbox
 
     def fill(self) -> None:

@@ -77,6 +77,10 @@ class Provider(ABC):
         """Whether the current desktop can reach the network."""
         return True
 
+    def episode_ready(self) -> None:
+        """The current episode is set up (its first observation is being taken): a provider
+        may now prepare the next episode's desktop."""
+
 
 class LocalProvider(Provider):
     """Our own server in a sandbox; each episode a sandbox of its own, never one an earlier
@@ -113,6 +117,10 @@ class LocalProvider(Provider):
 
     def alive(self) -> bool:
         return self.sandbox is not None and self.sandbox.alive()
+
+    def episode_ready(self) -> None:
+        if self.pool is not None:
+            self.pool.fill()
 
     def stop(self) -> None:
         try:
