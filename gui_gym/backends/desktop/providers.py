@@ -101,8 +101,6 @@ class LocalProvider(Provider):
         return self.sandbox is not None and self.sandbox.spec.network
 
     def start(self) -> ServerClient:
-        if self.pool is None:
-            self.pool = SandboxPool(self._spec(self.config.network), self.config.pool_size)
         self._switch(self.config.network)
         self.fresh = True
         return self.client
@@ -139,7 +137,8 @@ class LocalProvider(Provider):
 
     def _switch(self, network: bool) -> ServerClient:
         """Retire the current sandbox and take a fresh one (from the pool when it has one)."""
-        assert self.pool is not None, "start() first"
+        if self.pool is None:
+            self.pool = SandboxPool(self._spec(self.config.network), self.config.pool_size)
         old, self.sandbox, self.client = self.sandbox, None, None
         if old is not None:
             self.pool.retire(old)
