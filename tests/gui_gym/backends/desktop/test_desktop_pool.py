@@ -4,6 +4,7 @@ process the pool started (checked by host PID)."""
 
 from __future__ import annotations
 
+import os
 import threading
 
 import gymnasium as gym
@@ -13,6 +14,7 @@ import gui_gym  # noqa: F401 - registers the ids
 from gui_gym.backends.desktop import DesktopBackend, DesktopConfig
 from gui_gym.backends.desktop.pool import SandboxPool
 from gui_gym.backends.desktop.sandbox import SandboxSpec
+from gui_gym.errors import InfraError
 from gui_gym.processes import descendants, running
 from gui_gym.waiting import wait_until
 
@@ -91,3 +93,18 @@ def test_pool_size_zero_boots_every_desktop_when_asked():
         DesktopConfig(pool_size=-1)
     with pytest.raises(ValueError, match=r"pool size must be 0 or more, received -2"):
         SandboxPool(SandboxSpec(), -2)
+
+
+def test_a_spare_that_fails_to_boot_is_logged_and_the_take_reports_the_failure(caplog):
+    spec = SandboxSpec(width=320, height=240, accessibility=False, start_timeout_s=0.01)  # no desktop boots this fast
+    before = set(descendants(os.getpid()))
+    pool = SandboxPool(spec, 1)
+    try:
+        pool.fill()
+        with pytest.raises(InfraError, match="did not start within 0.01 s|did not enter its user namespace"):
+            pool.take(spec)  # the spare failed (logged), so the take boots one itself, which fails the same way
+        assert "a pooled desktop failed to start" in caplog.text and (pool.hits, pool.misses) == (0, 1)
+    finally:
+        pool.close()
+    assert not [pid for pid in set(descendants(os.getpid())) - before if running(pid)]  # both boots cleaned up
+    assert not [t for t in threading.enumerate() if t.name.startswith("gui-gym-desktop-pool")]
