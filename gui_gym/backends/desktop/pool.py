@@ -37,7 +37,8 @@ class SandboxPool:
         self.spec, self.size, self._make = spec, size, make
         self._spares: list[Future[Sandbox]] = []
         self._stopping: list[Future[None]] = []
-        self._workers = ThreadPoolExecutor(max_workers=size + 1, thread_name_prefix="gui-gym-desktop-pool") if size else None
+        self._workers = (ThreadPoolExecutor(max_workers=size + 1, thread_name_prefix="gui-gym-desktop-pool")
+                         if size else None)
         self.hits = 0
         """Takes served by a spare."""
         self.misses = 0
