@@ -26,6 +26,7 @@ from trainers.verl_plugins.agent_loop import AGENT_LOOP, GUIGymAgentLoop, close_
 from verl import DataProto  # noqa: E402
 from verl.experimental.agent_loop.agent_loop import DictConfigWrap, _agent_loop_registry  # noqa: E402
 from verl.utils.dataset.rl_dataset import RLHFDataset  # noqa: E402
+from verl.utils.tensordict_utils import list_of_dict_to_tensordict  # noqa: E402
 from verl.workers.rollout.replica import TokenOutput  # noqa: E402
 
 TASK = "shop.add-to-cart"
@@ -163,6 +164,13 @@ def test_the_agent_loop_plays_a_localweb_episode_with_ids_masks_images_and_page_
     assert out.reward_score == extra["progress"] == steps[-1]["progress"]
     assert len(extra["subtask_of_step"]) == 3 and all(s.get("action_error") for s in steps)
     assert extra["task_id"] == TASK and extra["instance_seed"] == 3 and extra["success"] is False
+    # verl's default (v1) trainer packs an output as its TransferQueue does: the extra fields travel along
+    fields = [{**sample.as_dict(), "uid": "g"} for sample in (out, second)]
+    for field in fields:
+        field.pop("multi_modal_data")
+    packed = list_of_dict_to_tensordict(fields)
+    assert packed["rm_scores"][0][-1].item() == pytest.approx(out.reward_score)
+    assert [f["step_index"] for f in packed["extra_fields"]] == [extra["step_index"], second.extra_fields["step_index"]]
 
     # the group's second episode: the same task instance; PAGE's verl advantage reads both
     assert second.prompt_ids == out.prompt_ids and len(server.calls) == 3 + len(second.extra_fields["step_info"])
