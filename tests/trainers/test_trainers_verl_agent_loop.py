@@ -3,13 +3,16 @@ real browser, generating through a stand-in for verl's server manager that serve
 random Qwen2.5-VL with transformers (vLLM needs a GPU): the prompt is the UI-TARS prompt
 `VLMPolicy` tokenizes, the generated ids carry mask 1 and their log-probs, the screenshots'
 observation tokens mask 0, the images match the image placeholders, and the steps' ``info``
-(PAGE's progress and subtasks, from the oracle judge) lands in the extra fields PAGE reads."""
+(PAGE's progress and subtasks, from the oracle judge) lands in the extra fields PAGE reads.
+A model that writes a vision token, and an env that raises mid-episode, are met as the
+agent loop's docstring says."""
 
 from __future__ import annotations
 
 import asyncio
 import re
 
+import gymnasium as gym
 import numpy as np
 import pytest
 import torch
@@ -188,3 +191,68 @@ def test_the_agent_loop_plays_a_localweb_episode_with_ids_masks_images_and_page_
     page_batch_advantages(data, lam=0.5)
     assert data.batch["advantages"].shape == (2, width)
     assert (data.batch["advantages"][data.batch["response_mask"] == 0] == 0).all()
+
+
+class CountingScreens(gym.Env):
+    """A stand-in env for what the real ones do only by accident: raise in the middle of an
+    episode (a display lost). Screens of a counter; step `raise_at` raises."""
+
+    def __init__(self, raise_at=None, **kwargs):
+        self.raise_at, self.kwargs = raise_at, kwargs
+        self.observation_space = gym.spaces.Dict({"screenshot": gym.spaces.Box(0, 255, (40, 64, 3), np.uint8)})
+        self.action_space = gym.spaces.Text(200)
+
+    def screen(self):
+        return {"screenshot": np.full((40, 64, 3), 20 * self.t, np.uint8)}
+
+    def reset(self, *, seed=None, options=None):
+        self.t = 0
+        return self.screen(), {"instruction": "Count to three", "task_id": options["task_id"]}
+
+    def step(self, action):
+        self.t += 1
+        if self.t == self.raise_at:
+            raise RuntimeError("the display was lost")
+        return self.screen(), 0.0, False, self.t >= 3, {"score": 0.0, "action_error": "not an action"}
+
+
+class ScriptedServer:
+    """verl's server manager answering each request with the next scripted token list."""
+
+    def __init__(self, answers):
+        self.answers, self.calls = list(answers), 0
+
+    async def generate(self, request_id, *, prompt_ids, sampling_params, image_data=None, **kwargs) -> TokenOutput:
+        self.calls += 1
+        tokens = self.answers.pop(0)
+        return TokenOutput(token_ids=tokens, log_probs=[-1.0] * len(tokens))
+
+
+def test_a_vision_token_in_an_answer_ends_the_episode_and_a_broken_env_voids_it(tmp_path):
+    gym.register("GUITest/CountingScreens-v0", entry_point=CountingScreens)
+    build_tiny_qwen25_vl(tmp_path)
+    qwen = QwenVL(tmp_path)
+    tok = qwen.tokenizer
+    text = tok.encode("Action: wait()", add_special_tokens=False) + [tok.convert_tokens_to_ids("<|im_end|>")]
+    pad = tok.convert_tokens_to_ids("<|image_pad|>")
+    sampling = {"temperature": 1.0, "logprobs": True}
+    episode = {"task_id": "count", "instance_seed": 0}
+    try:
+        # the model writes an image placeholder in its second answer: the response stops before it
+        server = ScriptedServer([text, text[:3] + [pad] + text[3:]])
+        out = play(qwen, server, tmp_path, sampling, episode, env_id="GUITest/CountingScreens-v0")
+        assert out.extra_fields["stop_reason"] == "vision_token" and len(out.extra_fields["step_info"]) == 1
+        assert out.response_ids[-3:] == text[:3] and out.response_mask[-3:] == [1, 1, 1]
+        images = out.multi_modal_data["images"]
+        grids = qwen.image_processor(images=images, return_tensors="pt")["image_grid_thw"]
+        sequence = out.prompt_ids + out.response_ids
+        assert len(images) == 2 and sequence.count(pad) == int(grids.prod(dim=1).sum()) // qwen.merge_size ** 2
+        # the env raises in its second step: the episode is kept with nothing of it trained
+        server = ScriptedServer([text, text])
+        out = play(qwen, server, tmp_path, sampling, episode, env_id="GUITest/CountingScreens-v0",
+                   env_kwargs={"raise_at": 2})
+        assert out.extra_fields["stop_reason"] == "infra_error" and "display was lost" in out.extra_fields["infra_error"]
+        assert server.calls == 2 and set(out.response_mask) == {0} and len(out.response_ids) > 2 * len(text)
+    finally:
+        close_envs()
+        gym.registry.pop("GUITest/CountingScreens-v0", None)
