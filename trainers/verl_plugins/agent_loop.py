@@ -1,5 +1,6 @@
 """``gui_gym``: a verl agent loop that plays one gui-gym episode per sample, generating through
-verl's async server manager (``self.server_manager.generate``, vLLM or SGLang behind it).
+verl's async server manager (``self.server_manager.generate``: in verl 0.9.1 an
+``LLMServerClient``, vLLM or SGLang replicas behind it).
 
 One episode is one verl sequence, as verl's own multi-turn loops make it: the prompt is the
 step-0 conversation of the agents' prompt format (`agents.prompts`, UI-TARS by default: the
