@@ -115,7 +115,6 @@ def agent_loop(qwen, server, folder, **settings):
                            data_config=DictConfigWrap(config.data), hf_model_type="qwen2_5_vl")
 
 
-@pytest.mark.slow
 def test_the_agent_loop_plays_a_localweb_episode_with_ids_masks_images_and_page_info(tmp_path):
     assert _agent_loop_registry[AGENT_LOOP]["_target_"] == "trainers.verl_plugins.agent_loop.GUIGymAgentLoop"
     build_tiny_qwen25_vl(tmp_path)
