@@ -212,7 +212,9 @@ class CountingScreens(gym.Env):
         self.t += 1
         if self.t == self.raise_at:
             raise RuntimeError("the display was lost")
-        return self.screen(), 0.0, False, self.t >= 3, {"score": 0.0, "action_error": "not an action"}
+        return self.screen(), 0.0, False, self.t >= 3, {"score": 0.0, "action_error": "not an action",
+                                                        "subtasks": [{"description": "count", "completed": False}],
+                                                        "subtask_of_step": [0] * self.t}
 
 
 class ScriptedServer:
@@ -242,6 +244,8 @@ def test_a_vision_token_in_an_answer_ends_the_episode_and_a_broken_env_voids_it(
         out = play(qwen, server, tmp_path, sampling, episode, env_id="GUITest/CountingScreens-v0")
         assert out.extra_fields["stop_reason"] == "vision_token" and len(out.extra_fields["step_info"]) == 1
         assert out.response_ids[-3:] == text[:3] and out.response_mask[-3:] == [1, 1, 1]
+        # the cut answer's tokens are step 1's, which never ran: PAGE's spans still cover every step, it in none
+        assert out.extra_fields["subtask_of_step"] == [0, -1] and max(out.extra_fields["step_index"]) == 1
         images = out.multi_modal_data["images"]
         grids = qwen.image_processor(images=images, return_tensors="pt")["image_grid_thw"]
         sequence = out.prompt_ids + out.response_ids

@@ -293,8 +293,11 @@ class GUIGymAgentLoop(AgentLoopBase):
         reward = float(progress) if progress is not None else score
         response_mask = mask[:length] if stop != "infra_error" else [0] * len(mask[:length])
         metrics.setdefault("num_preempted", -1)
+        owner = _plain(final.get("subtask_of_step"))
+        if stop == "vision_token" and isinstance(owner, list):
+            owner = owner + [-1]  # the cut answer is the policy's, but its step never ran: in no span
         extra = {"task_id": task_id, "instance_seed": seed, "instruction": instruction, "step_index": step_index[:length],
-                 "subtasks": _plain(final.get("subtasks")), "subtask_of_step": _plain(final.get("subtask_of_step")),
+                 "subtasks": _plain(final.get("subtasks")), "subtask_of_step": owner,
                  "progress": None if progress is None else float(progress), "score": score,
                  "success": bool(final.get("success", False)), "infra_error": _plain(final.get("infra_error")),
                  "step_info": steps, "stop_reason": stop, "turn_scores": [], "tool_rewards": []}
