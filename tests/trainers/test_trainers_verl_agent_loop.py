@@ -115,6 +115,7 @@ def agent_loop(qwen, server, folder, **settings):
                            data_config=DictConfigWrap(config.data), hf_model_type="qwen2_5_vl")
 
 
+@pytest.mark.slow  # a browser and a model: 8 s on a quiet machine, 20-60 s on a busy one
 def test_the_agent_loop_plays_a_localweb_episode_with_ids_masks_images_and_page_info(tmp_path):
     assert _agent_loop_registry[AGENT_LOOP]["_target_"] == "trainers.verl_plugins.agent_loop.GUIGymAgentLoop"
     build_tiny_qwen25_vl(tmp_path)
@@ -259,3 +260,55 @@ def test_a_vision_token_in_an_answer_ends_the_episode_and_a_broken_env_voids_it(
     finally:
         close_envs()
         gym.registry.pop("GUITest/CountingScreens-v0", None)
+
+
+def test_verls_own_post_processing_turns_the_episodes_into_a_batch_page_reads(tmp_path):
+    """verl's `AgentLoopWorker` post-processing (padding, the processor's pixel values from the
+    decoded sequence and the images, mRoPE position ids, the batch) on two episodes. verl 0.9.1
+    decodes the sequence with ``skip_special_tokens=True`` and expects the vision placeholders to
+    survive it; under transformers 5.24 (verl asks for < 5.11) a tokenizer that marks them
+    special, as Qwen2.5-VL's does, drops them, so the tokenizer here keeps them: on a GPU node
+    with verl's own transformers this is to be checked with the real checkpoint."""
+    import types
+
+    from transformers import AutoConfig
+    from transformers.models.qwen2_5_vl import Qwen2_5_VLModel
+    from omegaconf import OmegaConf
+    from verl.experimental.agent_loop.agent_loop import AgentLoopWorker
+
+    gym.register("GUITest/CountingScreens-v0", entry_point=CountingScreens)
+    build_tiny_qwen25_vl(tmp_path)
+    qwen = QwenVL(tmp_path)
+    server = TinyQwenServer(qwen)
+    torch.manual_seed(1)
+    try:
+        outs = [play(qwen, server, tmp_path, {"temperature": 1.0, "logprobs": True}, {"task_id": "c", "instance_seed": 0},
+                     env_id="GUITest/CountingScreens-v0") for _ in range(2)]
+    finally:
+        close_envs()
+        gym.registry.pop("GUITest/CountingScreens-v0", None)
+    processor = image_only_processor(tmp_path, qwen.tokenizer)
+    processor.config = AutoConfig.from_pretrained(tmp_path)  # what verl's hf_processor binds
+    for name in ("get_rope_index", "get_vision_position_ids"):
+        setattr(processor, name, types.MethodType(getattr(Qwen2_5_VLModel, name), processor))
+    decode = qwen.tokenizer.decode
+    qwen.tokenizer.decode = lambda ids, skip_special_tokens=False, **kw: decode(ids, **kw).replace("<|endoftext|>", "")
+    worker = object.__new__(AgentLoopWorker)  # its post-processing only, no Ray actor
+    worker.rollout_config = OmegaConf.create({"prompt_length": 4096, "response_length": 4096})
+    worker.tokenizer, worker.processor, worker.mm_processor_kwargs = qwen.tokenizer, processor, {}
+    worker.reward_loop_worker_handles, worker.distillation_enabled = None, False
+
+    async def post():
+        return [await worker._agent_loop_postprocess(out, False, raw_prompt=[]) for out in outs]
+
+    data = worker._postprocess(asyncio.run(post()), input_non_tensor_batch={"uid": np.array(["g", "g"], dtype=object)})
+    images = sum(len(out.multi_modal_data["images"]) for out in outs)
+    grids = [mmi["image_grid_thw"] for mmi in data.non_tensor_batch["multi_modal_inputs"]]
+    assert sum(len(g) for g in grids) == images and data.batch["position_ids"].shape[:2] == (2, 4)  # mRoPE's 3 + text
+    for row, out in enumerate(outs):
+        mask = data.batch["response_mask"][row]
+        assert mask[:len(out.response_mask)].tolist() == out.response_mask and not mask[len(out.response_mask):].any()
+        assert data.non_tensor_batch["step_index"][row] == out.extra_fields["step_index"]
+    data.batch["token_level_rewards"] = data.batch["rm_scores"]
+    page_batch_advantages(data, config=OmegaConf.create({"page_lam": 0.5}))
+    assert (data.batch["advantages"][data.batch["response_mask"] == 0] == 0).all()
