@@ -26,7 +26,7 @@ import torch
 from verl.trainer.ppo.core_algos import register_adv_est
 
 from trainers.grpo import EPS, group_advantages
-from trainers.page import group_normalized_span_advantages, intra_rollout_advantages, subtask_spans
+from trainers.page import group_intra_advantages, subtask_spans
 
 ESTIMATOR = "page"
 
@@ -76,9 +76,9 @@ def page_batch_advantages(data: Any, config: Any = None, **options: Any) -> Any:
     sample's spans are ``non_tensor_batch["subtasks"]`` / ``["subtask_of_step"]`` (the last
     ``info``'s). The options are `PAGE_OPTIONS`, read from `config` (verl's ``algorithm``
     section) and overridden by keywords (``lam``, ``intra_mode``, ``group_norm_spans``,
-    ``norm_std``). ``group_norm_spans`` normalizes each span's completion across the spans of
-    the same subtask in the sample's ``uid`` group (`trainers.page.group_normalized_span_advantages`),
-    as `trainers.page.page_advantages` does."""
+    ``norm_std``). The intra term is `trainers.page.group_intra_advantages` of each ``uid``
+    group, as `trainers.page.page_advantages` computes it: ``group_norm_spans`` normalizes
+    each span's completion across the group's spans of the same subtask."""
     names = {"lam": "page_lam", "intra_mode": "page_intra_mode", "group_norm_spans": "page_group_norm_spans",
              "norm_std": "norm_adv_by_std_in_grpo"}
     unknown = sorted(set(options) - set(names))
@@ -88,28 +88,19 @@ def page_batch_advantages(data: Any, config: Any = None, **options: Any) -> Any:
                 for key, default in PAGE_OPTIONS.items()}
     settings.update({names[key]: value for key, value in options.items()})
     step_index = _step_index(data)
-    spans, owners = [], []
-    for row in range(len(data)):
-        info = {key: data.non_tensor_batch[key][row] for key in ("subtasks", "subtask_of_step")
-                if key in data.non_tensor_batch}
-        sample_spans, owner = subtask_spans(info, int(step_index[row].max()) + 1)
-        spans.append(sample_spans)
-        owners.append(owner)
-    if settings["page_group_norm_spans"]:
-        per_span = [[0.0] * len(s) for s in spans]
-        groups: dict[Any, list[int]] = {}
-        for row, uid in enumerate(data.non_tensor_batch["uid"]):
-            groups.setdefault(uid, []).append(row)
-        for rows in groups.values():
-            normed = group_normalized_span_advantages([[(s["description"], bool(s["completed"])) for s in spans[r]]
-                                                       for r in rows])
-            for r, values in zip(rows, normed):
-                per_span[r] = values
-        per_step = [[values[m] if m >= 0 else 0.0 for m in owner] for values, owner in zip(per_span, owners)]
-    else:
-        per_step = [intra_rollout_advantages([bool(s["completed"]) for s in sample_spans], owner,
-                                             settings["page_intra_mode"])
-                    for sample_spans, owner in zip(spans, owners)]
+    groups: dict[Any, list[int]] = {}
+    for row, uid in enumerate(data.non_tensor_batch["uid"]):
+        groups.setdefault(uid, []).append(row)
+    per_step: list[list[float]] = [[] for _ in range(len(data))]
+    for rows in groups.values():
+        spans = []
+        for row in rows:
+            info = {key: data.non_tensor_batch[key][row] for key in ("subtasks", "subtask_of_step")
+                    if key in data.non_tensor_batch}
+            spans.append(subtask_spans(info, int(step_index[row].max()) + 1))
+        for row, values in zip(rows, group_intra_advantages(spans, settings["page_intra_mode"],
+                                                            bool(settings["page_group_norm_spans"]))):
+            per_step[row] = values
     intra = torch.zeros(step_index.shape, dtype=torch.float32)
     for row, values in enumerate(per_step):
         intra[row] = torch.tensor(values + [0.0])[step_index[row]]  # index -1 (off the policy's tokens) reads the 0
