@@ -7,6 +7,14 @@ from pathlib import Path
 
 import pytest
 
+# One thread per OpenMP/BLAS pool, set before any test imports torch or numpy: the suite runs
+# one pytest-xdist worker per core, and a worker whose torch spreads each op over every core
+# oversubscribes them; the spinning threads cost CPU, not just time (the tiny-model tests take
+# ~3x the CPU with two threads per worker on two cores). Subprocesses inherit it. A value
+# already set in the environment wins.
+for _variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("GUI_GYM_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
 
