@@ -29,6 +29,17 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _one_playwright_driver_per_module():
+    """The module's envs share one Playwright driver (a node process, ~0.8 s of CPU to start)
+    instead of starting one each; it stops when the module ends. Nothing starts in a module
+    without a browser."""
+    from gui_gym.backends.browser import DRIVERS
+
+    with DRIVERS.held():
+        yield
+
+
 @pytest.fixture(scope="module")
 def osworld_ref():
     """OSWorld's own metric modules (desktop-env 1.0.2, installed once under ``.cache/``),
