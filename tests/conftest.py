@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,15 @@ def osworld_ref():
 
     with Reference() as ref:
         yield ref
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Test files with the most slow tests first; otherwise the order stays. pytest-xdist hands
+    out whole files in this order (`scripts/test`: ``--dist loadfile --no-loadscope-reorder``),
+    so the long files start early and the many short ones fill the end, rather than a long
+    file starting last while the other workers have nothing left to do."""
+    slow = Counter(item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow"))
+    items.sort(key=lambda item: -slow[item.nodeid.split("::")[0]])  # stable: a file's tests stay together, in order
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
