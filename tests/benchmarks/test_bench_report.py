@@ -10,12 +10,11 @@ import os
 import re
 
 import pytest
-from playwright.sync_api import sync_playwright
 
 from benchmarks.cli import main
 from benchmarks.report import build_report
 from gui_gym.action_formats.coords import CoordinateMapping
-from gui_gym.backends.browser import find_chromium
+from gui_gym.backends.browser import DRIVERS, find_chromium
 from gui_gym.records import read_result
 from tests.fakes.chat_server import ChatServer
 
@@ -39,11 +38,14 @@ def runs(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as playwright:
+    driver = DRIVERS.acquire()  # the module's driver: this thread runs one sync Playwright at most
+    try:
         args = ["--no-sandbox"] if os.geteuid() == 0 else []
-        chromium = playwright.chromium.launch(executable_path=find_chromium(), args=args)
+        chromium = driver.playwright.chromium.launch(executable_path=find_chromium(), args=args)
         yield chromium
         chromium.close()
+    finally:
+        DRIVERS.release(driver)
 
 
 def _open(browser, path):
