@@ -22,7 +22,6 @@ import os
 import shutil
 import signal
 import queue
-import socket
 import subprocess
 import sys
 import tempfile
@@ -31,6 +30,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gui_gym.loopback import free_port
 
 CLONE_NEWNET = 0x40000000
 CLONE_NEWUSER = 0x10000000
@@ -53,10 +53,6 @@ def enter_private_network() -> str | None:
     return None
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass

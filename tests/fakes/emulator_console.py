@@ -11,7 +11,6 @@ save|load|list|delete <name>`` (the whole device state, kept in a folder of snap
 from __future__ import annotations
 
 import shutil
-import socket
 import socketserver
 import threading
 from pathlib import Path
@@ -134,7 +133,3 @@ def serial_for(console: ConsoleServer) -> str:
     return f"emulator-{console.port}"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]

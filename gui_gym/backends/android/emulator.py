@@ -41,6 +41,7 @@ from typing import Any
 from gui_gym.backends.android.backend import AndroidBackend, AndroidConfig, _client_class
 from gui_gym.backends.android.console import EmulatorConsole
 from gui_gym.errors import InfraError, MissingResourceError, SnapshotError
+from gui_gym.loopback import free_port, port_free
 from gui_gym.processes import signal_quietly
 from gui_gym.waiting import wait_until
 
@@ -111,24 +112,6 @@ class EmulatorConfig:
         return Path(self.instances_dir or "~/.cache/gui-gym/android").expanduser()
 
 
-def _port_free(port: int) -> bool:
-    """Whether nothing listens on the port (a connection lingering in TIME_WAIT does not count,
-    as the emulator binds with SO_REUSEADDR)."""
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Emulator:
     """One emulator process (and its adb server), started by `start` and ended by `stop`."""
 
@@ -157,7 +140,7 @@ class Emulator:
             except OSError:
                 handle.close()
                 continue
-            if _port_free(console) and _port_free(console + 1):
+            if port_free(console) and port_free(console + 1):
                 self.slot, self.console_port, self.adb_port, self._lock_file = slot, console, console + 1, handle
                 self.serial = f"emulator-{console}"
                 return
@@ -212,12 +195,12 @@ class Emulator:
         logger.info("emulator %s ready in %.1f s (%s)", self.serial, self.start_s, "cold boot" if self.fresh else "snapshot")
 
     def _start_server(self, adb: Path) -> None:
-        self.server_port = _free_port()
+        self.server_port = free_port()
         env = {**os.environ, "ADB_MDNS": "0"}  # no multicast discovery: the server stays on loopback
         self._server = subprocess.Popen([str(adb), "-P", str(self.server_port), "nodaemon", "server"], env=env,
                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                         start_new_session=True)
-        if not wait_until(lambda: not _port_free(self.server_port) or self._server.poll() is not None, 30, 0.05):
+        if not wait_until(lambda: not port_free(self.server_port) or self._server.poll() is not None, 30, 0.05):
             raise InfraError(f"the adb server did not listen on port {self.server_port} within 30 s")
         if self._server.poll() is not None:
             raise InfraError(f"the adb server exited at once (code {self._server.returncode})")
@@ -243,7 +226,7 @@ class Emulator:
         once it is up; this covers its ports being outside the scanned range)."""
         def listening() -> bool:
             self._check_running()
-            return not _port_free(self.adb_port)
+            return not port_free(self.adb_port)
         if not wait_until(listening, self.config.boot_timeout_s, 0.1, 1.0):
             raise InfraError(f"emulator {self.serial} never opened its adb port {self.adb_port}")
         request = f"host:emulator:{self.adb_port}".encode()

@@ -14,6 +14,7 @@ from tests.fakes.virtual_device import VirtualDevice
 from gui_gym.actions import Action
 from gui_gym.backends.android.backend import DEFAULT_SCREEN_SIZE, AndroidBackend, AndroidConfig
 from gui_gym.errors import ActionExecutionError, InfraError, MissingResourceError
+from gui_gym.loopback import free_port
 
 
 @pytest.fixture
@@ -36,10 +37,6 @@ def backend(server):
     b.close()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def index_of(backend: AndroidBackend, label: str) -> int:

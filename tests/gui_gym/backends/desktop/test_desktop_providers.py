@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import shutil
-import socket
 import time
 
 import pytest
 
 from gui_gym.backends.desktop import DesktopBackend
 from gui_gym.backends.desktop.providers import ProviderConfig, make_provider
+from gui_gym.loopback import free_port
 from gui_gym.backends.desktop.sandbox import check_programs
 from gui_gym.errors import MissingResourceError
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_remote_needs_a_host_and_an_answering_server():

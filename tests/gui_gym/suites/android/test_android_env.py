@@ -3,7 +3,6 @@ fast, helpful failure when no device is there."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 
@@ -16,6 +15,7 @@ import gui_gym  # noqa: F401  (registers the ids)
 from tests.fakes.adb_server import FakeAdbServer
 from tests.fakes.virtual_device import VirtualDevice
 from gui_gym.errors import MissingResourceError
+from gui_gym.loopback import free_port
 
 
 @pytest.fixture
@@ -33,10 +33,7 @@ def test_importing_gui_gym_and_the_offline_env_needs_no_adbutils():
 @pytest.mark.timeout(30)
 def test_reset_without_a_device_fails_fast_saying_how_to_start_one(monkeypatch):
     monkeypatch.delenv("ANDROID_SERIAL", raising=False)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = gym.make("GUI/Android-v0", adb_port=port)
+    env = gym.make("GUI/Android-v0", adb_port=free_port())
     with pytest.raises(MissingResourceError, match=r"emulator -avd <name>.*`adb devices` lists it as `device`"):
         env.reset(seed=0)
     with FakeAdbServer([]) as empty:

@@ -16,6 +16,7 @@ import pytest
 from tests.gui_gym.suites.osworld.test_osworld_setup import ctx, vm  # noqa: F401 - fixtures
 
 from gui_gym.backends.browser import find_chromium
+from gui_gym.loopback import free_port
 from gui_gym.suites.osworld.getters import get_getter
 from gui_gym.waiting import wait_until
 
@@ -25,10 +26,6 @@ PAGE = """<!doctype html><html><head><title>Shop</title></head><body>
 <p>Departure <b>Seattle</b></p></body></html>"""
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
