@@ -84,7 +84,7 @@ def test_page_on_a_verl_batch_equals_our_trainers_page():
                      "subtask_of_step": np.array(owners + [None], dtype=object)[:-1]})
     page_batch_advantages(data, lam=0.5)
     for group in ([0, 1, 2], [3]):
-        expected = page_advantages([rollouts[r] for r in group], lam=0.5)
+        expected = page_advantages([rollouts[r] for r in group], lam=0.5, norm_std=True)  # verl's default
         for r, per_step in zip(group, expected):
             for tok in range(width):
                 step = int(step_index[r, tok])
