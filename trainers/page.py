@@ -169,9 +169,11 @@ def make_judge(cfg: PAGEConfig) -> Any:
 def wrap_env(env: gym.Env, judge: Any, cfg: PAGEConfig) -> gym.Env:
     """`env` with PAGE's two wrappers: `SubtaskAnnotation` (info["subtasks"]) inside
     `ProgressReward` (info["progress"], the final reward)."""
+    from gui_gym.judges.lvlm import as_trajectory_judge
     from gui_gym.wrappers.progress import ProgressReward
     from gui_gym.wrappers.subtasks import SubtaskAnnotation
 
+    judge = as_trajectory_judge(judge)  # one judge object: the two wrappers share one record of the episode
     return ProgressReward(SubtaskAnnotation(env, judge), judge, criteria_store=cfg.criteria_store,
                           rounds=cfg.rounds, aggregate=cfg.aggregate)
 
