@@ -44,6 +44,10 @@ ARMS: dict[str, tuple[str, dict[str, Any]]] = {
     "page-std": ("page", {"inter_norm_std": True}),
     "page-inter": ("page", {"lam": 0.0}),
     "page-intra": ("page", {"inter_weight": 0.0}),
+    "page-oracle": ("page-judged", {"rounds": 1}),
+    "page-noisy1": ("page-noisy", {"rounds": 1, "aggregate": "majority"}),
+    "page-noisy3": ("page-noisy", {"rounds": 3, "aggregate": "majority"}),
+    "page-noisy5": ("page-noisy", {"rounds": 5, "aggregate": "majority"}),
     "replacement": ("bepa", {"seed_source": "expert", "mixing": "static"}),
     "level1": ("bepa", {"seed_source": "level1", "mixing": "static"}),
     "level2": ("bepa", {"seed_source": "expert", "mixing": "dynamic"}),
@@ -52,7 +56,10 @@ ARMS: dict[str, tuple[str, dict[str, Any]]] = {
 """Arm name -> (method, config overrides). "page" is PAGE's default (A_inter unnormalized,
 centered A_intra, lambda 0.5); "page-std" divides A_inter by the group's std (algorithms.md's
 definition 3 taken literally); "page-inter" drops the subtask term (lambda 0), "page-intra"
-the progress term. BEPA's ablation is {the expert's own trajectory, LEVEL-1's self-rolls} x
+the progress term. The judged arms run PAGE's own wrappers (`trainers.page.wrap_env`) instead
+of the env's report: "page-oracle" with the exact `OracleJudge` (its subtask spans end at the
+first milestone missed), "page-noisyK" with `NoisyOracleJudge` (each criterion's mark flipped
+with probability `Setting.judge_flip_prob`, per round), K rounds, majority per criterion. BEPA's ablation is {the expert's own trajectory, LEVEL-1's self-rolls} x
 {static mixing into every group, LEVEL-2's all-fail injection with refresh}: "replacement"
 (expert, static), "level1" (self-rolls, static), "level2" (expert, dynamic), "bepa" (both)."""
 TABLES = {"page": ("train", "held_out"), "bepa": ("expert_covered", "held_out_tasks")}
@@ -95,6 +102,8 @@ class Setting:
     """BEPA: expert-covered tasks, and as many held-out ones (the expert-only split's first)."""
     level1_group_size: int = 4
     """BEPA: LEVEL-1 rollouts per covered training instance (their episodes count in the budget)."""
+    judge_flip_prob: float = 0.2
+    """The noisy judge's chance of flipping one criterion's mark in one round."""
 
 
 QUICK = Setting(seeds=3, arms=("grpo", "page"))
@@ -219,7 +228,8 @@ def train_one(arm: str, seed: int, setting: Setting, base: str, tasks: tuple[str
 
     torch.set_num_threads(1)
     started = time.monotonic()
-    algo, overrides = ARMS[arm]
+    method, overrides = ARMS[arm]
+    algo = "page" if method.startswith("page") else method
     if algo == "bepa":
         overrides = {**overrides, "expert_tasks": covered, "level1_every_instance": True,
                      "level1_group_size": setting.level1_group_size}
@@ -230,7 +240,14 @@ def train_one(arm: str, seed: int, setting: Setting, base: str, tasks: tuple[str
         run_dir=None, tensorboard=False, **overrides))
     seed_everything(seed)
     policy = ElementPolicy(prior_scale=0.0, checkpoint=base)
-    with EnvPool(lambda: make_env(setting), 1) as pool:  # TextWeb reports progress and subtasks itself
+    if method in ("page-judged", "page-noisy"):  # PAGE's own wrappers judge the episodes
+        from gui_gym.judges import NoisyOracleJudge, OracleJudge
+
+        judge = NoisyOracleJudge(setting.judge_flip_prob, seed) if method == "page-noisy" else OracleJudge()
+        env_fn = lambda: page.wrap_env(make_env(setting), judge, cfg)  # noqa: E731
+    else:  # TextWeb reports progress and subtasks itself
+        env_fn = lambda: make_env(setting)  # noqa: E731
+    with EnvPool(env_fn, 1) as pool:
         if algo == "bepa":
             records = bepa.train_on(cfg, policy, pool)
         else:

@@ -93,9 +93,24 @@ def make_templates(count: int, seed: int, hidden: tuple[int, ...] = (0, 1, 2), s
     return out
 
 
+class _Milestones:
+    """The episode's milestones, as a suite's task gives them (`gui_gym.suites.base.Milestone`),
+    so PAGE's own wrappers and `OracleJudge` (or its noisy variant) judge TextWeb as they judge
+    LocalWeb: milestone k holds once the chain is past stage k (the env is its own backend)."""
+
+    def __init__(self, descriptions: list[str]):
+        from gui_gym.suites.base import Milestone
+
+        self._milestones = [Milestone(d, lambda env, k=k: env.stage > k) for k, d in enumerate(descriptions)]
+
+    def milestones(self) -> list[Any]:
+        return self._milestones
+
+
 class TextWebEnv(gym.Env):
     """The env over a list of `Template`s; reset with ``options={"task_id", "instance_seed"}``
-    as a `GUIEnv`, step with element actions (``click(element=i)``, ``done``)."""
+    as a `GUIEnv`, step with element actions (``click(element=i)``, ``done``). It is its own
+    `backend` and its `task` gives the milestones, for `OracleJudge`."""
 
     metadata = {"render_modes": []}
 
@@ -103,6 +118,7 @@ class TextWebEnv(gym.Env):
         self.templates = {t.task_id: t for t in templates}
         self.task_ids = list(self.templates)
         self.max_extra_steps = max_extra_steps
+        self.backend = self  # what `OracleJudge` checks the milestones on
         self.observation_space = gym.spaces.Dict({})
         self.action_space = gym.spaces.Discrete(1)  # actions are `Action`s, checked in `step`
 
@@ -120,6 +136,7 @@ class TextWebEnv(gym.Env):
         self.subtask_names = [g or f"the {s.role} step {k + 1}" for k, (g, s) in enumerate(zip(goals, self.template.stages))]
         self.stage, self.on_error, self.steps, self.span_of_step = 0, False, 0, []
         self.max_steps = len(self.template.stages) + 1 + self.max_extra_steps
+        self.task = _Milestones(self.subtask_names + [f"{self.template.save.lower()} the changes"])
         return self._obs(), {"task_id": self.template.task_id, "instruction": self.instruction, "seed": instance}
 
     def expert_plan(self, task_id: str, instance_seed: int) -> list[str]:

@@ -113,3 +113,25 @@ def test_expert_plans_name_every_stage_and_teach_plan_following():
     first = len(templates[0].stages) + 1
     assert demos[0].prompt.dense[:, plan_columns].max() > 0
     assert demos[first].prompt.dense[:, plan_columns].max() == 0
+
+
+def test_pages_own_wrappers_judge_textweb_as_the_env_reports_itself():
+    """Under `ProgressReward(SubtaskAnnotation(...))` with the oracle judge, a failed episode's
+    progress is the env's own; the oracle's spans end at the first milestone not reached (the
+    env's own list every stage), so the benchmark's judged arms differ from its plain ones in
+    the subtask term only, and the noisy judge's arms from the exact one by the noise alone."""
+    from gui_gym.judges import OracleJudge
+    from trainers.page import PAGEConfig, wrap_env
+
+    templates = make_templates(2, seed=4, hidden=(1,))
+    task = templates[0].task_id
+    bare, wrapped = TextWebEnv(templates), wrap_env(TextWebEnv(templates), OracleJudge(), PAGEConfig(rounds=1))
+    infos = []
+    for env in (bare, wrapped):
+        env.reset(options={"task_id": task, "instance_seed": 1})
+        env.step(env.unwrapped.oracle_action())
+        env.step(env.unwrapped.oracle_action())
+        infos.append(env.step(Action.done())[-1])
+    assert infos[1]["progress"] == infos[0]["progress"] == pytest.approx(2 / (len(templates[0].stages) + 1))
+    assert [s["completed"] for s in infos[1]["subtasks"]] == [True, True, False]
+    assert infos[1]["subtask_of_step"] == [0, 1, 2]
