@@ -1,24 +1,30 @@
-"""The learning benchmark, the papers' claim in small: from a pretrained base that already
+"""The learning benchmark, the papers' claims in small: from a pretrained base that already
 solves part of its RL tasks, PAGE's progress-aware advantages beat GRPO's outcome advantage on
-long tasks whose difficulty compounds, at the same episode budget, over many seeds.
+long tasks whose difficulty compounds, and BEPA's assimilation of expert trajectories beats
+GRPO where the base alone never succeeds, at the same episode budget, over many seeds.
 
 - **Stage 0, the base.** `ElementPolicy(prior_scale=0)` (no hand-set task knowledge) is
   behaviour-cloned (`trainers.sft`) on the oracle's trajectories of *pretraining* templates,
   once; every RL run starts from that base, as every paper run starts from one checkpoint.
-- **Stage 1, the tasks.** RL trains on other templates, unseen in pretraining: "learnable"
-  ones (one hidden stage: the base succeeds sometimes) and "compound" ones (two hidden
-  stages: the base rarely succeeds and rollouts stop at different milestones). The env is
-  TextWeb (`benchmarks.textweb`): browser-free pages in the a11y tree's text form, so a seed
-  costs seconds, not the hour LocalWeb's Chromium would need on this scale.
+  BEPA's base also saw half its demonstrations acted on the expert plan, on templates where
+  only the plan names the right element, so it learns to follow a plan from its input.
+- **Stage 1, the tasks.** RL trains on other templates, unseen in pretraining. PAGE's table:
+  "learnable" ones (one hidden stage: the base succeeds sometimes) and "compound" ones (two
+  hidden stages: rollouts stop at different milestones). BEPA's table: the base is measured on
+  candidate templates (`benchmarks.learning_tasks`: sampled success, progress mean and spread,
+  plan-conditioned success; cached in the results folder) and trains on the *expert-only* ones
+  (base ~0 alone, moderate on the plan), half of them covered by the expert, half held out.
+  The env is TextWeb (`benchmarks.textweb`): browser-free pages in the a11y tree's text form,
+  so a seed costs seconds, not the hour LocalWeb's Chromium would need on this scale.
 - **Stage 2, RL.** Each arm trains the base for the same number of episodes on a fixed set of
-  instances per task, then is evaluated greedily on those instances ("train") and on
-  held-out instances of the same tasks ("held-out"); the base is measured the same way.
+  instances per task, then is evaluated greedily; the base is measured the same way.
 - **Statistics.** Per-seed success per split; one-sided Welch t-tests of each arm against
   GRPO with Holm's correction, bootstrap 95 % intervals of the gap, the power at the seeds
   run and the seeds 80 % power needs (`benchmarks.stats`).
 
-    python -m benchmarks.learning --quick          # 3 seeds: checks the direction
-    python -m benchmarks.learning                  # the statistics: 12 seeds per arm
+    python -m benchmarks.learning --quick          # 3 seeds of GRPO and PAGE: checks the direction
+    python -m benchmarks.learning                  # PAGE's table: 12 seeds per arm
+    python -m benchmarks.learning --table bepa     # BEPA's ablation table: 12 seeds per arm
     python -m benchmarks.learning --resume --seeds 26 --arms page   # 14 more seeds of GRPO and PAGE
 """
 
