@@ -461,7 +461,7 @@ def report(setting: Setting, name: str, out: Path, pretraining: dict[str, Any], 
     print()
     print("\n".join(stats_lines(rows)))
     print(f"\nwall time {wall_s:.0f} s ({workers} workers)")
-    png = DOCS / f"learning_{name}.png"
+    png = DOCS / f"learning_{out.name.removeprefix('learning-')}.png"  # runs/learning-quick: learning_quick.png
     plot(runs, setting.arms, png, f"TextWeb learning ({name}): {len(complete)} seeds per arm")
     print(f"curves: {png}")
     results = {"setting": dataclasses.asdict(setting), "pretraining": pretraining, "base": base, "runs": runs,

@@ -60,12 +60,14 @@ def test_report_counts_only_seeds_every_arm_finished(tmp_path, monkeypatch, caps
 
     monkeypatch.setattr(learning, "DOCS", tmp_path)
     cut = RUNS + [run("grpo", 3, 1.0, 1.0)]  # seed 3: PAGE never finished
-    out = report(Setting(arms=("grpo", "page")), "quick", tmp_path, {}, BASE, cut, 1.0, 2)
+    folder = tmp_path / "learning-quick"  # the plot is named after the results folder
+    folder.mkdir()
+    out = report(Setting(arms=("grpo", "page")), "quick", folder, {}, BASE, cut, 1.0, 2)
     assert {r["seed"] for r in out["runs"]} == {0, 1, 2}
     printed = capsys.readouterr().out
     assert "3 seeds per arm" in printed and "| page | train | +41.7 |" in printed
-    assert (tmp_path / "results.json").is_file() and (tmp_path / "learning_quick.png").is_file()
-    first = report(Setting(seeds=2, arms=("grpo", "page")), "quick", tmp_path, {}, BASE, cut, 1.0, 2)
+    assert (folder / "results.json").is_file() and (tmp_path / "learning_quick.png").is_file()
+    first = report(Setting(seeds=2, arms=("grpo", "page")), "quick", folder, {}, BASE, cut, 1.0, 2)
     assert {r["seed"] for r in first["runs"]} == {0, 1}
 
 
