@@ -4,6 +4,8 @@ TextWeb (sampled success, progress spread, plan-conditioned success)."""
 
 import json
 
+import torch
+
 from benchmarks.learning_tasks import (CandidateStats, Thresholds, cached_selection, choose_splits,
                                        measure_candidates, selection_lines)
 
@@ -39,6 +41,7 @@ def test_the_base_is_measured_plain_and_on_the_plan():
     from agents.policies.element.policy import DENSE
     from benchmarks.textweb import CONVENTIONS, TextWebEnv, make_templates
 
+    torch.manual_seed(0)
     templates = make_templates(2, seed=5, hidden=(1,), conventions=CONVENTIONS[8:])
     policy = ElementPolicy(prior_scale=0.0, buckets=1 << 10, hidden=0)
     policy.prior.weight.data[0, DENSE.index("plan_next")] = 30.0  # follow the plan's next line, nothing else: plain = chance
@@ -46,4 +49,4 @@ def test_the_base_is_measured_plain_and_on_the_plan():
     assert [s.task_id for s in stats] == [t.task_id for t in templates]
     for s in stats:
         assert s.plan_success == 1.0 and s.success < 1.0 and 0 <= s.progress_sd <= 0.5
-        assert 0 < s.progress_mean < 1
+        assert 0 <= s.progress_mean < 1  # plain: chance clicks, which may all miss the first stage
