@@ -10,7 +10,9 @@ The cache rules sit at the top as small pure pieces, checked in tests/trainers/t
 (a task's own, or a judge's abstraction of the expert's trajectory) and the trainer: LEVEL-1
 seeding, then the shared GRPO loop (`trainers.grpo.run`) with LEVEL-2 as its group mixer,
 LUFFY's shaping as its off-policy loss and the cache's log-prob diagnostic as its update
-stats.
+stats. The paper's ablation rows are options of the same trainer: the cache seeded by the
+expert's own trajectories instead of LEVEL-1 (`seed_source`), and static mixing into every
+group instead of LEVEL-2 (`mixing`).
 """
 
 from __future__ import annotations
