@@ -89,7 +89,7 @@ class OpenAIAgent(BaseAgent):
         self._client_settings = {"temperature": temperature, "max_tokens": max_tokens, "timeout_s": timeout_s,
                                  "attempts": attempts, "max_image_side": FULL_RESOLUTION, "extra_body": extra_body}
         self.action_format = self.prompt.action_format
-        self.format_context = {"coordinates": coordinates} if self.prompt.action_format == "uitars" else None
+        self.format_context = self.prompt.format_context(coordinates)
         self._client: OpenAIClient | None = None
         self._instruction = ""
         self._turns: list[tuple[bytes | None, str]] = []

@@ -141,6 +141,11 @@ class PromptFormat:
         messages.append(Message.user(screenshot))
         return messages
 
+    def format_context(self, coordinates: str) -> dict[str, str] | None:
+        """What the env's parser needs besides the action format to read this format's
+        answers: UI-TARS's coordinate space (the other format's actions are read here)."""
+        return {"coordinates": coordinates} if self.action_format == "uitars" else None
+
 
 def with_plan(instruction: str, plan: Sequence[str] | None) -> str:
     """The instruction with an expert plan appended as numbered steps (BEPA's LEVEL-1)."""

@@ -42,15 +42,17 @@ def episode_jobs(task_ids: list[str], count: int) -> list[Job]:
 def throughput(env_id: str, jobs: list[Job], workers: int, env_kwargs: dict[str, Any] | None = None,
                engine: type[Runner] = Runner) -> dict[str, Any]:
     """Run `jobs` with the oracle on `workers` workers of `engine` (the process pool, or
-    `benchmarks.ray_runner.RayRunner`); wall time and episodes per minute."""
+    `benchmarks.ray_runner.RayRunner`); wall time and episodes per minute (and, for Ray, how
+    many nodes its workers ran on)."""
     with tempfile.TemporaryDirectory(prefix="gui-bench-perf-") as out:
         config = RunConfig(env_id, Path(out), agent="oracle", env_kwargs=dict(env_kwargs or {}), workers=workers)
         started = time.perf_counter()
-        results = engine(config, list(jobs)).run()
+        runner = engine(config, list(jobs))
+        results = runner.run()
         wall_s = time.perf_counter() - started
     successes = sum(r.success for r in results)
     return {"workers": workers, "episodes": len(results), "successes": successes, "wall_s": wall_s,
-            "episodes_per_min": 60 * len(results) / wall_s}
+            "episodes_per_min": 60 * len(results) / wall_s, "nodes": len(getattr(runner, "nodes_used", ()))}
 
 
 def overhead(env_id: str, jobs: list[Job], env_kwargs: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -3,6 +3,7 @@ OSWorld's own runner.
 
     python -m benchmarks.perf_osworld                      # every bundled sample task
     python -m benchmarks.perf_osworld --task sample-calc-sum-column --screen 1920x1080
+    python -m benchmarks.perf_osworld --pool-size 1          # only the warm pool, no cold baseline
 
 Each task is reset and solved by its oracle. Reset time is the env's ``reset_time_s`` (a fresh
 sandboxed desktop, the task's setup steps, settling); step time is ``step_time_s`` of the
@@ -11,11 +12,17 @@ the final step's ``evaluate_time_s`` (postconfig, getters, metrics). OSWorld's r
 (``lib_run_single``) sleeps 60 s after every reset and 20 s before every evaluation, and its
 ``DesktopEnv.step`` pauses 2 s by default after every action; those waits are printed beside
 ours (OSWorld's own reset, reverting a VM snapshot, comes on top of its 60 s).
+
+By default the whole set runs twice in one process: with ``pool_size=0`` (every episode's
+desktop boots when its reset asks) and with the warm pool (``pool_size=1``: the next desktop
+boots while the current episode runs), and the median resets are printed with their ratio.
+The load average is printed beside them: on a shared machine a figure means little without it.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 from dataclasses import dataclass, field
 
@@ -70,19 +77,34 @@ def table(timings: list[TaskTiming]) -> str:
                      for row in rows)
 
 
+def run(task_ids: list[str] | None, size: tuple[int, int], pool_size: int) -> list[TaskTiming]:
+    env = gym.make("GUI/OSWorld-v0", provider="local", tasks="sample", screen_size=size, pool_size=pool_size)
+    try:
+        return [measure(env, task_id) for task_id in (task_ids or env.unwrapped.task_ids)]
+    finally:
+        env.close()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--task", action="append", help="a sample task id (repeatable; default: all)")
     parser.add_argument("--screen", default="1920x1080", help="screen size WxH (default OSWorld's 1920x1080)")
+    parser.add_argument("--pool-size", type=int, action="append", dest="pool_sizes",
+                        help="desktops booted ahead (repeatable; default: 0 then 1, compared)")
     args = parser.parse_args(argv)
     width, height = (int(v) for v in args.screen.lower().split("x"))
-    env = gym.make("GUI/OSWorld-v0", provider="local", tasks="sample", screen_size=(width, height))
-    try:
-        timings = [measure(env, task_id) for task_id in (args.task or env.unwrapped.task_ids)]
-    finally:
-        env.close()
-    print(f"GUI/OSWorld-v0, local provider, {width}x{height}, oracle solutions")
-    print(table(timings))
+    medians = {}
+    for pool_size in args.pool_sizes or [0, 1]:
+        timings = run(args.task, (width, height), pool_size)
+        medians[pool_size] = statistics.median(t.reset_s for t in timings)
+        print(f"GUI/OSWorld-v0, local provider, {width}x{height}, pool_size={pool_size}, oracle solutions, "
+              f"load average {os.getloadavg()[0]:.2f}")
+        print(table(timings))
+        print()
+    base = next(iter(medians))
+    for pool_size, median in medians.items():
+        print(f"median reset, pool_size={pool_size}: {median:.2f} s ({median / medians[base]:.2f}x "
+              f"of pool_size={base})")
 
 
 if __name__ == "__main__":

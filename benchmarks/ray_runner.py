@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.mind2web_layout import write_from_episode
-from benchmarks.results import MIND2WEB_DIR, TASKS_DIR, Job, ResultsStore
+from benchmarks.results import TASKS_DIR, Job, ResultsStore
 from benchmarks.runner import MAX_STARTUP_FAILURES, POLL_S, Runner, run_episode
 from gui_gym.errors import HarnessError, MissingResourceError
 from gui_gym.records import EpisodeResult, atomic_write
+from gui_gym.remote.env import init_failure
 
 logger = logging.getLogger(__name__)
 
@@ -61,12 +62,10 @@ class EpisodeWorker:
 
     def run(self, job: Job) -> tuple[EpisodeResult, EpisodeFiles]:
         result = run_episode(self._recorder, self._agent, job)
-        folders = (self._store.task_dir(job.key), self._store.mind2web_dir(job.key))
-        write_from_episode(*folders, reference_length=job.meta.get("reference_length"))
+        folder = self._store.task_dir(job.key)  # the driver writes the Online-Mind2Web layout from it
         files = {str(path.relative_to(self._store.root)): path.read_bytes()
-                 for folder in folders if folder.is_dir() for path in sorted(folder.rglob("*")) if path.is_file()}
-        for folder in folders:
-            shutil.rmtree(folder, ignore_errors=True)
+                 for path in sorted(folder.rglob("*")) if path.is_file()}
+        shutil.rmtree(folder, ignore_errors=True)
         return result, files
 
     def close(self) -> None:
@@ -76,20 +75,18 @@ class EpisodeWorker:
         shutil.rmtree(self._store.root, ignore_errors=True)
 
 
-def place_episode(store: ResultsStore, key: str, files: EpisodeFiles) -> None:
-    """Put an episode's files under `store`: each folder (tasks/, mind2web/) written aside and
-    renamed over the previous attempt's, so result.json never appears without the rest."""
-    for top in (TASKS_DIR, MIND2WEB_DIR):
-        mine = {name: data for name, data in files.items() if Path(name).parts[0] == top}
-        if not mine:
-            continue
-        final = store.root / top / key
-        incoming = final.with_name(f".{key}.incoming")
-        shutil.rmtree(incoming, ignore_errors=True)
-        for name, data in mine.items():
-            atomic_write(incoming / Path(name).relative_to(Path(top) / key), data)
-        shutil.rmtree(final, ignore_errors=True)
-        os.replace(incoming, final)
+def place_episode(store: ResultsStore, key: str, files: EpisodeFiles, reference_length: int | None = None) -> None:
+    """Put an episode's task folder under `store`, written aside and renamed over the previous
+    attempt's, so result.json never appears without the rest; then its Online-Mind2Web layout
+    (web episodes), whose screenshots are hard links to the task folder's, as a local run's."""
+    final = store.task_dir(key)
+    incoming = final.with_name(f".{key}.incoming")
+    shutil.rmtree(incoming, ignore_errors=True)
+    for name, data in files.items():
+        atomic_write(incoming / Path(name).relative_to(Path(TASKS_DIR) / key), data)
+    shutil.rmtree(final, ignore_errors=True)
+    os.replace(incoming, final)
+    write_from_episode(final, store.mind2web_dir(key), reference_length=reference_length)
 
 
 @dataclass
@@ -121,6 +118,8 @@ class RayRunner(Runner):
             num_cpus=self.config.worker_cpus, resources=dict(self.config.worker_resources) or None,
             max_restarts=0, max_task_retries=0)
         self._actors: list[_Actor] = []
+        self.nodes_used: set[str] = set()
+        """The Ray node ids the worker actors ran on."""
 
     def run(self) -> list[EpisodeResult]:
         try:
@@ -180,17 +179,19 @@ class RayRunner(Runner):
         except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
                 ray.exceptions.ObjectLostError) as exc:
             if getattr(exc, "actor_init_failed", False):
-                raise HarnessError(f"a worker could not build the env or the agent: {exc}") from None
+                raise HarnessError(f"a worker could not build the env or the agent: {init_failure(exc)} (the "
+                                   "whole traceback is in the Ray worker's log)") from None
             self._actor_lost(actor, f"worker actor died ({type(exc).__name__}: {str(exc).splitlines()[0]})", "crash")
             return
         if actor.job is None:  # its where(): the env and agent are built
             actor.ready = True
             self._startup_failures = 0
+            self.nodes_used.add(value["node_id"])
             logger.info("a worker actor is ready on node %s (pid %s)", value["node_id"], value["pid"])
             return
         job, actor.job, actor.job_ref = actor.job, None, None
         result, files = value
-        place_episode(self.store, job.key, files)
+        place_episode(self.store, job.key, files, job.meta.get("reference_length"))
         self._finish(job, result)
 
     def _actor_lost(self, actor: _Actor, error: str, kind: str) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 
-def finalize(store: Any, jobs: list[Any], suite: Any, wall_s: float | None, *, images: str = "webp",
+def finalize(store: Any, jobs: list[Any], suite: Any, wall_s: float | None, *, images: str = "link",
              suite_report: str | None = None) -> dict[str, Any]:
     """Summary (with the suite's own report when it has one, else `suite_report`), the
     Online-Mind2Web layouts a killed run did not finish, and the HTML report. Returns the summary."""

@@ -74,11 +74,17 @@ def _exists(pid: int) -> bool:
 
 
 def signal_quietly(pid: int, sig: int, *, group: bool = False) -> None:
-    """Send `sig` to `pid` (its process group with `group`); a process already gone is fine."""
+    """Send `sig` to `pid` (its process group with `group`); a process already gone is fine.
+    A group holding a process we may not signal (a sandboxed child under another uid) still
+    gets its leader signalled."""
     try:
         (os.killpg if group else os.kill)(pid, sig)
     except ProcessLookupError:
         pass
+    except PermissionError:
+        if not group:
+            raise
+        signal_quietly(pid, sig)
 
 
 def kill_tree(pid: int) -> None:

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
+
+# One thread per OpenMP/BLAS pool, set before any test imports torch or numpy: the suite runs
+# one pytest-xdist worker per core, and a worker whose torch spreads each op over every core
+# oversubscribes them; the spinning threads cost CPU, not just time (the tiny-model tests take
+# ~3x the CPU with two threads per worker on two cores). Subprocesses inherit it. A value
+# already set in the environment wins.
+for _variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("GUI_GYM_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
@@ -21,6 +30,17 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _one_playwright_driver_per_module():
+    """The module's envs share one Playwright driver (a node process, ~0.8 s of CPU to start)
+    instead of starting one each; it stops when the module ends. Nothing starts in a module
+    without a browser."""
+    from gui_gym.backends.browser import DRIVERS
+
+    with DRIVERS.held():
+        yield
+
+
 @pytest.fixture(scope="module")
 def osworld_ref():
     """OSWorld's own metric modules (desktop-env 1.0.2, installed once under ``.cache/``),
@@ -29,6 +49,15 @@ def osworld_ref():
 
     with Reference() as ref:
         yield ref
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Test files with the most slow tests first; otherwise the order stays. pytest-xdist hands
+    out whole files in this order (`scripts/test`: ``--dist loadfile --no-loadscope-reorder``),
+    so the long files start early and the many short ones fill the end, rather than a long
+    file starting last while the other workers have nothing left to do."""
+    slow = Counter(item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow"))
+    items.sort(key=lambda item: -slow[item.nodeid.split("::")[0]])  # stable: a file's tests stay together, in order
 
 
 def pytest_terminal_summary(terminalreporter) -> None:

@@ -7,6 +7,7 @@
         --policy-arg lora='{"r": 16}' --policy-arg device=cuda --config runs/grpo.json
     gui-train --algo page --config runs/page.toml --print-config     # show the settings, run nothing
     gui-train --algo grpo --ray 10.0.0.1:6379 --set pool_size=32 ...  # the pool's envs as Ray actors
+    gui-train --algo grpo --async-rollouts --set pool_size=16 --set groups_per_iteration=4 ...  # no lockstep waves
 
 Values of ``--set``, ``--env-arg`` and ``--policy-arg`` are read as JSON when they are JSON.
 ``--policy`` takes what ``gui-bench run --agent`` takes (a name, ``module:Class``, a file),
@@ -43,6 +44,9 @@ def parser() -> argparse.ArgumentParser:
     out.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
                      help="run the rollout envs as Ray actors (gui_gym.remote) on the cluster at ADDRESS (without "
                           "one, Ray's default: RAY_ADDRESS or the cluster on this machine)")
+    out.add_argument("--async-rollouts", action="store_true",
+                     help="asynchronous rollouts: each episode advances on its own and a group goes to the learner "
+                          "as soon as its G episodes are done (the trainer's async_rollouts)")
     out.add_argument("--env-resources", type=json.loads, default={}, metavar="JSON",
                      help='with --ray, what each env actor asks for: RemoteOptions fields, e.g. \'{"num_cpus": 1, '
                           '"resources": {"osworld_vm": 1}}\'')
@@ -54,6 +58,8 @@ def resolve(args: argparse.Namespace) -> RunSpec:
     trainer = parse_kwargs(args.set, "--set")
     if args.run_dir:
         trainer["run_dir"] = args.run_dir
+    if args.async_rollouts:
+        trainer["async_rollouts"] = True
     spec = build_spec(values, algo=args.algo, env=args.env, policy=args.policy,
                       env_args=parse_kwargs(args.env_arg, "--env-arg"),
                       policy_args=parse_kwargs(args.policy_arg, "--policy-arg"), trainer=trainer)
@@ -65,7 +71,8 @@ def env_factory(spec: RunSpec, policy: Any, ray_address: str | None = None,
     """Envs made as the policy needs them (`agents.loader.env_kwargs_for`: its action format
     and coordinate space, the a11y tree), as gui-bench makes them for an agent; with a
     `ray_address` ("" for Ray's default) each env is a `gui_gym.remote.RemoteEnv` in an actor
-    (`remote`: its `RemoteOptions`), which the pool and the trainers use as any env."""
+    (`remote`: its `RemoteOptions`), which the pool and the trainers use as any env; a
+    method's wrappers (PAGE's) go into the actor (`trainers.rollout.make_wrapped`)."""
     env_args = dict(spec.env_args)
     for name, value in env_kwargs_for(policy).items():
         env_args.setdefault(name, value)
@@ -75,7 +82,7 @@ def env_factory(spec: RunSpec, policy: Any, ray_address: str | None = None,
 
     options = RemoteOptions(**{"address": ray_address or None, **(remote or {})})
     connect(options.address)
-    return lambda: RemoteEnv(spec.env, env_args, options)
+    return lambda wrap=None: RemoteEnv(spec.env, env_args, options, wrap)
 
 
 def method(algo: str) -> Callable[..., list[dict[str, Any]]]:

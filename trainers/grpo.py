@@ -29,7 +29,7 @@ import torch
 
 from gui_gym.errors import InfraError
 from trainers.branching import BRANCHING, branch_point, continuation_steps, tree_record
-from trainers.rollout import EnvPool, Rollout, rollout_continuations, rollout_group
+from trainers.rollout import EnvPool, Rollout, check_group, rollout_continuations, rollout_group, rollout_groups
 from trainers.runs import RunLog, save_checkpoint
 
 logger = logging.getLogger(__name__)
@@ -178,6 +178,12 @@ class GRPOConfig:
     """Seeds torch, numpy, random and the draw of tasks and instance seeds."""
     pool_size: int = 1
     """Envs stepping concurrently, each on its own thread."""
+    async_rollouts: bool = False
+    """Asynchronous rollouts (`trainers.rollout.rollout_groups`): every episode of the
+    iteration's groups in flight at once, each env taking the next episode as soon as it is
+    free, and each group handed to the learner as soon as its G episodes are done; False:
+    lockstep waves that wait for the slowest env (seeded sampling reproducible). The update
+    still waits for the iteration's groups, so rollouts stay on-policy. Needs ``branching="off"``."""
     run_dir: str | None = None
     """Where metrics.jsonl, config.json and checkpoints go; None: nothing is written."""
     checkpoint_every: int = 0
@@ -202,6 +208,9 @@ class GRPOConfig:
                 raise ValueError(f"{name} must be an integer >= 1, received {value!r}")
         if self.branching not in BRANCHING:
             raise ValueError(f"branching must be one of {BRANCHING}, received {self.branching!r}")
+        if self.async_rollouts and self.branching != "off":  # continuations need the pool the stream holds
+            raise ValueError(f"async_rollouts needs branching='off', received branching={self.branching!r}; "
+                             f"turn one of them off")
         if self.step_budget is not None and (isinstance(self.step_budget, bool) or not isinstance(self.step_budget, int)
                                              or self.step_budget < 1):
             raise ValueError(f"step_budget must be None or an integer >= 1, received {self.step_budget!r}")
@@ -401,8 +410,17 @@ class CrashedGroups:
 
     def rollout(self, pool: EnvPool, policy: TrainableAgent, task_id: str, seed: int, group_size: int, *,
                 plan: Sequence[str] | None = None, snapshots: bool = False) -> list[Rollout] | None:
+        """A lockstep group (`rollout_group`), or None when every episode of it crashed."""
+        return self._counted(lambda: rollout_group(pool, policy, task_id, seed, group_size, plan=plan,
+                                                   snapshots=snapshots))
+
+    def check(self, group: list[Rollout], task_id: str, seed: int) -> list[Rollout] | None:
+        """A group rolled out already (`rollout_groups`), or None when every episode of it crashed."""
+        return self._counted(lambda: check_group(group, task_id, seed))
+
+    def _counted(self, make: Callable[[], list[Rollout]]) -> list[Rollout] | None:
         try:
-            group = rollout_group(pool, policy, task_id, seed, group_size, plan=plan, snapshots=snapshots)
+            group = make()
         except InfraError as exc:
             self.in_a_row += 1
             if self.in_a_row >= MAX_CRASHED_GROUPS:
@@ -451,6 +469,7 @@ def run(cfg: GRPOConfig, policy: TrainableAgent, pool: EnvPool, *, advantages: A
     crashes = CrashedGroups()
     env_steps = 0  # every env step, the prefixes replayed by restores included
     completed = 0  # iterations done (BEPA's LEVEL-1 writes a record of its own, iteration 0)
+    groups = None
     try:
         for iteration in range(1, cfg.iterations + 1):
             if cfg.episode_budget is not None and episodes + per_iteration > cfg.episode_budget:
@@ -461,13 +480,15 @@ def run(cfg: GRPOConfig, policy: TrainableAgent, pool: EnvPool, *, advantages: A
             items: list[TrainItem] = []
             charts: dict[str, list[float]] = {}
             counters: dict[str, float] = {}
+            draws = []
             for _ in range(cfg.groups_per_iteration):
                 if not schedule:
                     schedule = [tasks[i] for i in rng.permutation(len(tasks))]
-                task_id = schedule.pop()
-                seed = cfg.draw_instance(rng)
-                group = crashes.rollout(pool, policy, task_id, seed, cfg.group_size,
-                                        snapshots=cfg.branching != "off")
+                draws.append((schedule.pop(), cfg.draw_instance(rng)))
+            groups = rollout_groups(pool, policy, draws, cfg.group_size, asynchronous=cfg.async_rollouts,
+                                    snapshots=cfg.branching != "off")
+            for task_id, seed, group in groups:
+                group = crashes.check(group, task_id, seed)
                 if group is None:
                     counters["charts/crashed_groups"] = counters.get("charts/crashed_groups", 0) + 1
                     continue
@@ -528,6 +549,8 @@ def run(cfg: GRPOConfig, policy: TrainableAgent, pool: EnvPool, *, advantages: A
             save_checkpoint(Path(cfg.run_dir) / "checkpoints" / "final", policy, optimizer,
                             {"iteration": completed, "episodes": episodes, "seed": cfg.seed})
     finally:
+        if groups is not None:
+            groups.close()  # after an error, ends the episodes still in flight (asynchronous mode)
         if own_log:
             log.close()
     return log.records

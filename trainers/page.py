@@ -131,14 +131,21 @@ def page_advantages(group: Sequence[Rollout], lam: float = 0.5, intra_mode: str 
     score when the judge gave none) and ``subtasks`` / ``subtask_of_step`` (no intra term for
     a rollout whose annotation failed)."""
     progress = [r.progress if r.progress is not None else r.score for r in group]
-    spans = [subtask_spans(r.final_info, len(r)) for r in group]
+    intra = group_intra_advantages([subtask_spans(r.final_info, len(r)) for r in group], intra_mode, group_norm_spans)
+    return hierarchical_advantages(progress, intra, lam=lam, norm_std=norm_std, inter_weight=inter_weight)
+
+
+def group_intra_advantages(spans: Sequence[tuple[Sequence[Mapping[str, Any]], Sequence[int]]],
+                           intra_mode: str = "centered", group_norm_spans: bool = False) -> list[list[float]]:
+    """A_intra per step of each rollout of a group, from each rollout's `subtask_spans`: within
+    the rollout (`intra_rollout_advantages`), or normalized across the group's spans of the same
+    subtask (`group_normalized_span_advantages`). `page_advantages` and verl's
+    `page_batch_advantages` both use it."""
     if group_norm_spans:
         span_advantages = group_normalized_span_advantages([[(s["description"], bool(s["completed"])) for s in sp]
                                                             for sp, _ in spans])
-        intra = [[adv[m] if m >= 0 else 0.0 for m in owner] for adv, (_, owner) in zip(span_advantages, spans)]
-    else:
-        intra = [intra_rollout_advantages([bool(s["completed"]) for s in sp], owner, intra_mode) for sp, owner in spans]
-    return hierarchical_advantages(progress, intra, lam=lam, norm_std=norm_std, inter_weight=inter_weight)
+        return [[adv[m] if m >= 0 else 0.0 for m in owner] for adv, (_, owner) in zip(span_advantages, spans)]
+    return [intra_rollout_advantages([bool(s["completed"]) for s in sp], owner, intra_mode) for sp, owner in spans]
 
 
 def subtask_spans(info: Mapping[str, Any], steps: int) -> tuple[list[dict[str, Any]], list[int]]:
@@ -183,7 +190,7 @@ def train(cfg: PAGEConfig, policy: TrainableAgent, make_env: Callable[[], gym.En
     advantage. `judge` overrides the one `cfg` names."""
     seed_everything(cfg.seed)
     judge = judge if judge is not None else make_judge(cfg)
-    with EnvPool(lambda: wrap_env(make_env(), judge, cfg), cfg.pool_size) as pool:
+    with EnvPool(make_env, cfg.pool_size, wrap=partial(wrap_env, judge=judge, cfg=cfg)) as pool:
         return run(cfg, policy, pool, advantages=advantage_fn(cfg))
 
 

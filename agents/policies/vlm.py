@@ -135,7 +135,7 @@ class VLMPolicy(PolicyAgent):
             self.model = get_peft_model(self.model, LoraConfig(**self.lora))
         self.format = get_prompt_format(prompt)
         self.action_format = self.format.action_format
-        self.format_context = {"coordinates": coordinates} if self.action_format == "uitars" else None
+        self.format_context = self.format.format_context(coordinates)
         self.coordinates, self.platform, self.language, self.greedy = coordinates, platform, language, bool(greedy)
         self.temperature, self.max_new_tokens = float(temperature), int(max_new_tokens)
         self.max_image_side, self.history_turns = int(max_image_side), int(history_turns)

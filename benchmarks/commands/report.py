@@ -1,21 +1,23 @@
-"""``gui-bench report``: the self-contained HTML report of a results folder, and its summary."""
+"""``gui-bench report``: the HTML report of a results folder, and its summary."""
 
 from __future__ import annotations
 
 import argparse
 
+from benchmarks.report import IMAGE_MODES
 from benchmarks.summary import finalize
 from benchmarks.summary import print_summary as _print_summary
 from gui_gym.errors import GUIGymError
 from gui_gym.registration import make as make_env
 
-HELP = "write the self-contained HTML report of a results folder and print its summary"
+HELP = "write the HTML report of a results folder and print its summary"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dir", help="a gui-bench results folder")
-    parser.add_argument("--images", choices=("webp", "png", "link"), default="webp",
-                        help="screenshots embedded as WebP (default) or PNG, or linked to the files beside the report")
+    parser.add_argument("--images", choices=IMAGE_MODES, default=IMAGE_MODES[0],
+                        help="screenshots referenced as the episodes' files (link, the default: open the report "
+                             "from its folder), or embedded as WebP or PNG for one self-contained file")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -21,6 +21,27 @@ from gui_gym.models.chat import Message, SharedOnCopy, to_pil
 INSTALL_HINT = "install the training extra: pip install 'gui-gym[train]'"
 
 
+def hf_chat(messages: Sequence[Message], max_image_side: int) -> tuple[list[dict[str, Any]], list[Any]]:
+    """`messages` as a Hugging Face chat (``{"role", "content": [{"type": "text", ...},
+    {"type": "image", "image": PIL}]}``) and its images in order, each downscaled so neither
+    side exceeds `max_image_side`: what `QwenVL` renders and what the verl agent loop hands
+    verl's processor, so both see the same pixels."""
+    chat: list[dict[str, Any]] = []
+    images = []
+    for message in messages:
+        content: list[dict[str, Any]] = []
+        for part in message.content:
+            if isinstance(part, str):
+                content.append({"type": "text", "text": part})
+            else:
+                picture = to_pil(part)
+                picture.thumbnail((max_image_side, max_image_side))
+                images.append(picture)
+                content.append({"type": "image", "image": picture})
+        chat.append({"role": message.role, "content": content})
+    return chat, images
+
+
 class QwenVL:
     """A loaded Qwen-VL-family checkpoint and the assembly of its inputs from chat messages:
     shared by `TransformersModel` and the trainers' VLM policy, so both read a conversation
@@ -63,19 +84,7 @@ class QwenVL:
         and ``attention_mask``, plus ``pixel_values`` and ``image_grid_thw`` when images come;
         on `device` (default: the model's)."""
         device = device or self.device
-        chat: list[dict[str, Any]] = []
-        images = []
-        for message in messages:
-            content = []
-            for part in message.content:
-                if isinstance(part, str):
-                    content.append({"type": "text", "text": part})
-                else:
-                    picture = to_pil(part)
-                    picture.thumbnail((max_image_side, max_image_side))
-                    images.append(picture)
-                    content.append({"type": "image"})
-            chat.append({"role": message.role, "content": content})
+        chat, images = hf_chat(messages, max_image_side)
         text = self.tokenizer.apply_chat_template(chat, add_generation_prompt=True, tokenize=False)
         inputs: dict[str, Any] = {}
         if images:

@@ -7,6 +7,6 @@ See `gui_gym.remote.env` and docs/distributed.md. Ray is imported only when an e
 (the ``distributed`` extra).
 """
 
-from gui_gym.remote.env import ActorLost, RemoteEnv, RemoteOptions, connect, make
+from gui_gym.remote.env import ActorLost, RemoteEnv, RemoteOptions, connect, init_failure, make
 
-__all__ = ["ActorLost", "RemoteEnv", "RemoteOptions", "connect", "make"]
+__all__ = ["ActorLost", "RemoteEnv", "RemoteOptions", "connect", "init_failure", "make"]

@@ -18,12 +18,21 @@ actor; too many fresh actors in a row that cannot even start raise `InfraError`.
 
 Anything else the env offers is reached generically: ``env.call("snapshot")``,
 ``env.get_wrapper_attr("task_ids")`` (a method comes back as a function that calls through),
-so an env method added later works remotely without a change here.
+so an env method added later works remotely without a change here. A snapshot is restored
+with `gui_gym.snapshots.restore_episode(env, snapshot)` as for a local env (`RemoteEnv.restore`
+restores through the wrappers in the actor).
+
+Wrappers that need the real env under them (PAGE's `ProgressReward` and `SubtaskAnnotation`
+with the `OracleJudge`, which reads ``env.unwrapped.task``) go into the actor with ``wrap=``,
+a function env -> env that Ray pickles over with the env's id and kwargs::
+
+    env = gui_gym.remote.make("GUI/LocalWeb-v0", wrap=partial(trainers.page.wrap_env, judge=OracleJudge(), cfg=cfg))
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -89,10 +98,13 @@ def connect(address: str | None = None) -> None:
 class RemoteEnv(gym.Env):
     """``gym.make(env_id, **env_kwargs)`` run in a Ray actor (see the module docstring)."""
 
-    def __init__(self, env_id: str, env_kwargs: dict[str, Any] | None = None, options: RemoteOptions | None = None):
+    def __init__(self, env_id: str, env_kwargs: dict[str, Any] | None = None, options: RemoteOptions | None = None,
+                 wrap: Callable[[gym.Env], gym.Env] | None = None):
         self.env_id = env_id
         self.env_kwargs = dict(env_kwargs or {})
         self.options = options or RemoteOptions()
+        self.wrap = wrap
+        """Applied to the env in the actor, after ``gym.make`` (see the module docstring)."""
         connect(self.options.address)
         self.relaunches = 0
         """Fresh actors started after the first (each after a lost one)."""
@@ -120,16 +132,27 @@ class RemoteEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
+        return self._begin("reset", seed, options)
+
+    def restore(self, snapshot: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """Take up the episode `snapshot` was taken in (``env.call("snapshot")``), as
+        `gui_gym.snapshots.restore_episode` does for a local env: in the actor, through its
+        wrappers; on a fresh actor when the last one was lost (a snapshot replays anywhere)."""
+        return self._begin("restore", snapshot)
+
+    def _begin(self, what: str, *args: Any) -> tuple[Any, dict[str, Any]]:
+        """An episode begun by the actor's `what` (reset or restore); tried once more on a
+        fresh actor when the actor is lost on the way."""
         if self._actor is None:
             self._relaunch()
         try:
-            obs, info = self._get(self._actor.reset.remote(seed, options), "reset")
+            obs, info = self._get(getattr(self._actor, what).remote(*args), what)
         except ActorLost as lost:
-            logger.warning("%s; trying the reset once more on a fresh actor", lost)
+            logger.warning("%s; trying the %s once more on a fresh actor", lost, what)
             self.infra_errors += 1
             self._relaunch()
-            obs, info = self._get(self._actor.reset.remote(seed, options), "reset")
-        self._last_obs, self._done, self._steps = obs, False, 0
+            obs, info = self._get(getattr(self._actor, what).remote(*args), what)
+        self._last_obs, self._done, self._steps = obs, False, int(info.get("step", 0))
         self._task_info = {key: info[key] for key in TASK_INFO_KEYS if key in info}
         return obs, info
 
@@ -200,7 +223,7 @@ class RemoteEnv(gym.Env):
                                                   max_task_retries=0, **opts.actor_options)
         failures = 0
         while True:
-            self._actor = actor_class.remote(self.env_id, self.env_kwargs)
+            self._actor = actor_class.remote(self.env_id, self.env_kwargs, self.wrap)
             try:
                 described = self._get(self._actor.describe.remote(), "start", self.options.start_timeout_s)
             except ActorLost as lost:
@@ -239,7 +262,8 @@ class RemoteEnv(gym.Env):
                 ray.exceptions.ObjectLostError) as exc:
             if getattr(exc, "actor_init_failed", False):  # the env itself could not be made: no retry helps
                 self._forget()
-                raise UsageError(f"cannot make {self.env_id!r} in its actor: {exc}") from None
+                raise UsageError(f"cannot make {self.env_id!r} in its actor: {init_failure(exc)} (the whole "
+                                 f"traceback is in the Ray worker's log)") from None
             reason = f"the actor of {self.env_id} died during {what} ({type(exc).__name__})"
         self._forget()
         raise ActorLost(reason)
@@ -250,6 +274,13 @@ class RemoteEnv(gym.Env):
             self._actor = None
 
 
+def init_failure(exc: Exception) -> str:
+    """What made an actor's constructor fail, in one line: the last line of the traceback Ray
+    wraps into its error (``TypeError: ... unexpected keyword argument ...``), colours taken out."""
+    lines = [line.strip() for line in re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).splitlines() if line.strip()]
+    return lines[-1] if lines else type(exc).__name__
+
+
 def _method(env: RemoteEnv, name: str) -> Callable[..., Any]:
     def method(*args: Any, **kwargs: Any) -> Any:
         return env.call(name, *args, **kwargs)
@@ -258,8 +289,10 @@ def _method(env: RemoteEnv, name: str) -> Callable[..., Any]:
     return method
 
 
-def make(env_id: str, *, remote: RemoteOptions | dict[str, Any] | None = None, **env_kwargs: Any) -> RemoteEnv:
+def make(env_id: str, *, remote: RemoteOptions | dict[str, Any] | None = None,
+         wrap: Callable[[gym.Env], gym.Env] | None = None, **env_kwargs: Any) -> RemoteEnv:
     """``gym.make(env_id, **env_kwargs)``, run in a Ray actor: `remote` is a `RemoteOptions`
-    or a dict of its fields (resources, timeouts, the cluster's address)."""
+    or a dict of its fields (resources, timeouts, the cluster's address); `wrap` (env -> env)
+    wraps the env in the actor."""
     options = remote if isinstance(remote, RemoteOptions) else RemoteOptions(**(remote or {}))
-    return RemoteEnv(env_id, env_kwargs, options)
+    return RemoteEnv(env_id, env_kwargs, options, wrap)

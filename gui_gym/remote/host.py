@@ -9,7 +9,7 @@ without a copy into the pickle), so nothing here encodes images.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Callable
 
 import gymnasium as gym
 
@@ -18,12 +18,16 @@ CALLABLE = "<callable>"
 
 
 class EnvHost:
-    """One env, made with ``gym.make(env_id, **env_kwargs)`` in this process."""
+    """One env, made with ``gym.make(env_id, **env_kwargs)`` in this process, then given to
+    `wrap` when there is one (wrappers that need the real env under them, such as PAGE's
+    `ProgressReward` with the `OracleJudge`, which reads ``env.unwrapped.task``)."""
 
-    def __init__(self, env_id: str, env_kwargs: dict[str, Any]):
+    def __init__(self, env_id: str, env_kwargs: dict[str, Any], wrap: Callable[[gym.Env], gym.Env] | None = None):
         import gui_gym  # noqa: F401 - registers the GUI/* ids in this worker
 
         self.env = gym.make(env_id, **env_kwargs)
+        if wrap is not None:
+            self.env = wrap(self.env)
 
     def describe(self) -> dict[str, Any]:
         """The env's spaces, metadata, spec and render mode, and where it runs."""
@@ -38,6 +42,12 @@ class EnvHost:
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         return self.env.step(action)
+
+    def restore(self, snapshot: Any) -> tuple[Any, dict[str, Any]]:
+        """`gui_gym.snapshots.restore_episode` here, through the wrappers of this side."""
+        from gui_gym.snapshots import restore_episode
+
+        return restore_episode(self.env, snapshot)
 
     def render(self) -> Any:
         return self.env.render()

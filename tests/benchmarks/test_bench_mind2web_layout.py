@@ -1,15 +1,19 @@
 """The Online-Mind2Web v2 layout written from a recorded episode: exact keys, consecutive
-steps with their screenshots, factual actions only, the answer kept out of the facts."""
+steps with their screenshots (hard links to the episode's, on a local run and a Ray run's
+driver alike), factual actions only, the answer kept out of the facts."""
 
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
 from PIL import Image
 
 from benchmarks.mind2web_layout import SCHEMA_VERSION, write_from_episode
+from benchmarks.ray_runner import place_episode
+from benchmarks.results import ResultsStore
 from gui_gym.suites.mind2web.history import describe_action
 
 URL = "http://127.0.0.1:8000/shop"
@@ -69,6 +73,23 @@ def test_the_v2_layout_holds_factual_steps_and_the_answer_apart(tmp_path):
         assert entry["screenshot"] == f"trajectory/{n}_screenshot.png"
     shots = {n: np.asarray(Image.open(dest / h["screenshot"]))[0, 0, 0] for n, h in enumerate(history)}
     assert shots == {0: 1, 1: 3, 2: 4, 3: 5}  # each the screen after its step; the last the final screen
+    assert os.path.samefile(dest / history[0]["screenshot"], source / "step_0001.png")  # shared, not copied
+
+
+def test_a_ray_driver_places_the_task_folder_and_links_the_layout_to_it(tmp_path):
+    source = _episode(tmp_path / "worker" / "tasks" / "shop.price__seed0",
+                      [({"kind": "click", "x": 5, "y": 6}, None, None), ({"kind": "answer", "text": "$3"}, None, None)],
+                      answer="$3")
+    files = {p.relative_to(tmp_path / "worker").as_posix(): p.read_bytes() for p in source.iterdir()}
+    store = ResultsStore(tmp_path / "run")
+    place_episode(store, "shop.price__seed0", files, reference_length=2)
+    placed, layout = store.task_dir("shop.price__seed0"), store.mind2web_dir("shop.price__seed0")
+    assert sorted(p.name for p in placed.iterdir()) == sorted(p.name for p in source.iterdir())
+    document = json.loads((layout / "result.json").read_text())
+    assert document["reference_length"] == 2 and document["agent_final_answer"] == "$3"
+    shots = sorted((layout / "trajectory").iterdir())
+    assert len(shots) == 2 and all(shot.stat().st_nlink == 2 for shot in shots)
+    assert os.path.samefile(shots[0], placed / "step_0001.png")
 
 
 def test_rewriting_replaces_the_old_layout_and_other_episodes_are_skipped(tmp_path):

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
-from playwright.sync_api import sync_playwright
 
 from benchmarks.cli import main
+from benchmarks.report import build_report
 from gui_gym.action_formats.coords import CoordinateMapping
-from gui_gym.backends.browser import find_chromium
+from gui_gym.backends.browser import DRIVERS, find_chromium
 from gui_gym.records import read_result
 from tests.fakes.chat_server import ChatServer
 
@@ -37,11 +38,14 @@ def runs(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as playwright:
+    driver = DRIVERS.acquire()  # the module's driver: this thread runs one sync Playwright at most
+    try:
         args = ["--no-sandbox"] if os.geteuid() == 0 else []
-        chromium = playwright.chromium.launch(executable_path=find_chromium(), args=args)
+        chromium = driver.playwright.chromium.launch(executable_path=find_chromium(), args=args)
         yield chromium
         chromium.close()
+    finally:
+        DRIVERS.release(driver)
 
 
 def _open(browser, path):
@@ -67,8 +71,8 @@ def test_the_viewer_draws_each_action_on_the_screen_it_was_taken_on(runs, browse
     assert page.locator("#v-instruction").inner_text() == steps[0]["instruction"]
     assert page.locator("#position").inner_text() == f"step 1 / {len(steps) - 1}"
     image = page.locator("#shot")
-    assert image.get_attribute("src").startswith("data:image/webp;base64,")
-    assert page.evaluate("document.getElementById('shot').naturalWidth") == 1280
+    assert image.get_attribute("src") == f"tasks/demo.fill-form__seed0/{steps[0]['screenshot_file']}"
+    assert page.evaluate("document.getElementById('shot').naturalWidth") == 1280  # the file loaded
     click = page.locator("#overlay .mark-click")
     assert float(click.get_attribute("data-x")) == pytest.approx(steps[1]["parsed_action"]["x"])
     assert float(click.get_attribute("data-y")) == pytest.approx(steps[1]["parsed_action"]["y"])
@@ -111,3 +115,25 @@ def test_model_output_is_drawn_and_shown_as_text_only(runs, browser):
     page.click("#next")
     assert page.locator("#overlay .mark-done text").text_content() == "done: <b>done</b>"
     assert errors == []
+
+
+def _report_data(path):
+    page = path.read_text(encoding="utf-8")
+    found = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page, re.S)
+    return json.loads(found.group(1))
+
+
+def test_the_report_references_each_episode_file_and_embeds_them_when_asked(runs, tmp_path):
+    out = runs / "oracle"
+    frames = [f for task in _report_data(out / "report.html")["tasks"] for f in task["frames"] if f]
+    shots = sorted(p.relative_to(out).as_posix() for p in (out / "tasks").glob("*/*.webp"))
+    assert sorted(f["src"] for f in frames) == shots and len(shots) > 4  # every screenshot, by its relative path
+    assert all((out / f["src"]).is_file() for f in frames)
+    elsewhere = build_report(out, dest=tmp_path / "elsewhere" / "report.html")  # the paths follow the report
+    assert all((elsewhere.parent / f["src"]).resolve().is_file()
+               for task in _report_data(elsewhere)["tasks"] for f in task["frames"] if f)
+    single = build_report(out, images="webp", dest=tmp_path / "single.html")
+    embedded = [f for task in _report_data(single)["tasks"] for f in task["frames"] if f]
+    assert len(embedded) == len(frames) and all(f["src"].startswith("data:image/webp;base64,") for f in embedded)
+    stored = sum((out / shot).stat().st_size for shot in shots)  # embedded as stored, in base64
+    assert single.stat().st_size - (out / "report.html").stat().st_size >= stored

@@ -1,6 +1,7 @@
 """Group rollouts on GUI/Demo-v0 with the element policy: G episodes of one instance in waves
 over a pool of envs on their own threads, tokens and log-probs recorded, plan-conditioned
-rollouts stored with plain prompts, a crashing env voiding only its own episode."""
+rollouts stored with plain prompts, a crashing env voiding only its own episode; the
+asynchronous mode handing over a fast group while a slow env's episode is still running."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import gui_gym  # noqa: F401 - registers the ids
 from agents.base import Context
 from agents.policies.element.policy import DENSE, ElementPolicy
 from gui_gym.errors import InfraError
-from trainers.rollout import EnvPool, evaluate, held_out_seeds, rollout_group
+from trainers.rollout import EnvPool, evaluate, held_out_seeds, rollout_group, rollout_groups
 
 PRESS = "demo.press-button"
 
@@ -99,3 +100,62 @@ def test_envs_live_on_their_own_threads_and_evaluate_reports_per_task(pool):
         EnvPool(lambda: None, size=0)
     with pytest.raises(ValueError, match="group_size must be >= 1"):
         rollout_group(pool, ElementPolicy(), PRESS, 0, 0)
+
+
+class Gated(gym.Wrapper):
+    """Holds every step of task `slow` until `release` is set (a slow env, with no clock in
+    it); `entered` tells that such a step has begun."""
+
+    def __init__(self, env, slow: str, release: threading.Event, entered: threading.Event):
+        super().__init__(env)
+        self.slow, self.release, self.entered, self.task_id = slow, release, entered, None
+
+    def reset(self, **kwargs):
+        self.task_id = kwargs["options"]["task_id"]
+        return self.env.reset(**kwargs)
+
+    def step(self, action):
+        if self.task_id == self.slow:
+            self.entered.set()
+            self.release.wait(timeout=120)  # only a bound against a hang: the test releases it
+        return self.env.step(action)
+
+
+class Batching(ElementPolicy):
+    """The element policy with a served policy's ``generate_many``, recording each batch's size."""
+
+    def __init__(self):
+        super().__init__()
+        self.batches = []
+
+    def generate_many(self, prompts, *, greedy=False):
+        self.batches.append(len(prompts))
+        return [self.generate(prompt, greedy=greedy) for prompt in prompts]
+
+
+def test_async_groups_come_as_they_finish_while_a_slow_episode_still_runs():
+    slow, release, entered = "demo.read-code", threading.Event(), threading.Event()
+    policy = Batching()
+    with EnvPool(lambda: Gated(gym.make("GUI/Demo-v0", observe_a11y=True, max_steps=2), slow, release, entered),
+                 size=3) as pool:
+        # 4 episodes on 3 envs: both slow ones hold an env each; the third env plays both fast ones in turn
+        groups = rollout_groups(pool, policy, [(slow, 1), (PRESS, 2)], 2, asynchronous=True)
+        task_id, seed, fast = next(groups)
+        assert (task_id, seed) == (PRESS, 2) and entered.is_set() and not release.is_set()
+        assert len(fast) == 2 and {(r.task_id, r.seed) for r in fast} == {(PRESS, 2)}
+        assert {r.instruction for r in fast} == {"Press the Subscribe button once."}
+        assert all(r.infra_error is None and 1 <= len(r) <= 2 and r.steps[0].token_ids for r in fast)
+        release.set()
+        task_id, seed, held = next(groups)
+        assert (task_id, seed) == (slow, 1) and len(held) == 2 and {(r.task_id, r.seed) for r in held} == {(slow, 1)}
+        assert all(r.infra_error is None and len(r) == 2 and not r.success for r in held)  # read-code: no way to win
+        with pytest.raises(StopIteration):
+            next(groups)
+        # every action came from generate_many, over the episodes waiting at that moment
+        assert sum(policy.batches) == sum(len(r) for r in fast + held) and max(policy.batches) <= 3
+
+        stopped = rollout_groups(pool, policy, [(PRESS, 3)] * 3, 2, asynchronous=True)
+        next(stopped)
+        stopped.close()  # a caller that stops early: the episodes in flight end, the envs are free again
+        assert [len(g) for _, _, g in rollout_groups(pool, policy, [(PRESS, 4)], 3, asynchronous=True)] == [3]
+        assert [len(g) for _, _, g in rollout_groups(pool, policy, [(PRESS, 4)], 2)] == [2]  # lockstep, same call

@@ -60,6 +60,9 @@ def test_print_config_and_errors_on_the_command_line(tmp_path, capsys):
     assert main(["--config", str(path), "--set", "seed=7", "--print-config"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["trainer"]["seed"] == 7 and printed["env_args"] == {"max_steps": 2}  # the agent adds its own
+    assert not printed["trainer"]["async_rollouts"]
+    assert main(["--config", str(path), "--async-rollouts", "--print-config"]) == 0
+    assert json.loads(capsys.readouterr().out)["trainer"]["async_rollouts"] is True
     assert main(["--algo", "grpo", "--env", "GUI/Demo-v0", "--policy", "random"]) == 2
     assert "agent 'random' cannot be trained: a RandomAgent has no prompt, generate, logprobs" in capsys.readouterr().err
     assert main(["--config", str(path), "--set", "grup_size=3"]) == 2

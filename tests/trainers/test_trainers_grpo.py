@@ -125,6 +125,8 @@ def test_config_is_checked_at_the_door():
         GRPOConfig(entropy_coef=-0.1)
     with pytest.raises(ValueError, match="instance_seeds must be None or an integer >= 1, received 0"):
         GRPOConfig(instance_seeds=0)
+    with pytest.raises(ValueError, match="async_rollouts needs branching='off'"):
+        GRPOConfig(async_rollouts=True, branching="unreached_milestone")
     rng = np.random.default_rng(0)
     assert {GRPOConfig(instance_seeds=2).draw_instance(rng) for _ in range(50)} == {0, 1}
     assert GRPOConfig().draw_instance(rng) >= 0
@@ -193,3 +195,22 @@ def test_a_crashed_group_is_counted_and_three_in_a_row_stop_the_run():
         with pytest.raises(InfraError, match="crashed"):
             run(GRPOConfig(tasks=("demo.press-button",), iterations=3, group_size=1, tensorboard=False),
                 ElementPolicy(), pool)
+
+
+@pytest.mark.slow
+def test_the_loop_runs_asynchronous_rollouts_and_stops_cleanly_on_crashed_groups():
+    cfg = GRPOConfig(tasks=("demo.press-button", "demo.read-code"), iterations=2, groups_per_iteration=2,
+                     group_size=2, pool_size=3, async_rollouts=True, tensorboard=False)
+    records = train(cfg, ElementPolicy(), make_demo)
+    assert [r["charts/episodes"] for r in records] == [4, 8]
+    for record in records:  # both tasks' groups came in whole, whichever finished first
+        assert record["tasks/demo.read-code/success_rate"] == 0.0 and "tasks/demo.press-button/success_rate" in record
+        assert "losses/policy_loss" in record and record.get("charts/infra_errors", 0) == 0
+    with EnvPool(lambda: CrashFirst(make_demo()), size=2) as pool:
+        pool.run([(i, lambda env: setattr(env, "crashes", 100)) for i in range(2)])
+        with pytest.raises(InfraError, match="crashed"):  # the third crashed group in a row, mid-stream
+            run(GRPOConfig(tasks=("demo.press-button",), iterations=1, groups_per_iteration=4, group_size=1,
+                           pool_size=2, async_rollouts=True, tensorboard=False), ElementPolicy(), pool)
+        pool.run([(i, lambda env: setattr(env, "crashes", 0)) for i in range(2)])
+        assert len(run(GRPOConfig(tasks=("demo.press-button",), iterations=1, group_size=2, async_rollouts=True,
+                                  tensorboard=False), ElementPolicy(), pool)) == 1  # the envs were left free

@@ -49,9 +49,23 @@ def test_verl_selects_page_by_name_and_the_g8_example_matches_verls_grpo():
                                                                             norm_adv_by_std_in_grpo=False)[0])
 
 
-def test_page_on_a_verl_batch_equals_our_trainers_page():
+PAGE_CONFIGS = [  # verl's algorithm section -> trainers.page.page_advantages' keywords
+    ({}, {"lam": 0.5, "norm_std": True}),  # verl normalizes by the group's std by default, we do not
+    ({"page_group_norm_spans": True, "page_lam": 1.0}, {"lam": 1.0, "group_norm_spans": True, "norm_std": True}),
+    ({"page_intra_mode": "signed", "norm_adv_by_std_in_grpo": False}, {"lam": 0.5, "intra_mode": "signed",
+                                                                       "norm_std": False}),
+]
+
+
+@pytest.mark.parametrize("algorithm, ours", PAGE_CONFIGS)
+@pytest.mark.parametrize("steps_as", ["tensor", "agent_loop_lists"])
+def test_page_on_a_verl_batch_equals_our_trainers_page(algorithm, ours, steps_as):
     """Two groups of multi-step rollouts with subtasks; observation tokens sit between steps
-    (mask 0, step -1). Every trained token gets its step's advantage from trainers.page."""
+    (mask 0, step -1). Every trained token gets its step's advantage from trainers.page, with
+    PAGE's options read from verl's algorithm config; the steps come as a batch tensor or as
+    the agent loop's per-sample lists."""
+    from omegaconf import OmegaConf
+
     spec = [  # (progress, steps' token counts, spans completed, step -> span)
         (0.5, [2, 3], [True, False], [0, 1]),
         (0.0, [1, 2, 2], [False], [0, 0, -1]),
@@ -78,13 +92,18 @@ def test_page_on_a_verl_batch_equals_our_trainers_page():
         rollout = Rollout(task_id="t", instruction="")
         rollout.steps = [Step(token_ids=(0,) * n, info=info) for n in steps]
         rollouts.append(rollout)
-    data = DataProto.from_dict(
-        tensors={"token_level_rewards": rewards, "response_mask": mask, "step_index": step_index},
-        non_tensors={"uid": np.array(uids, dtype=object), "subtasks": np.array(subtasks + [None], dtype=object)[:-1],
-                     "subtask_of_step": np.array(owners + [None], dtype=object)[:-1]})
-    page_batch_advantages(data, lam=0.5)
+    tensors = {"token_level_rewards": rewards, "response_mask": mask}
+    non_tensors = {"uid": np.array(uids, dtype=object), "subtasks": np.array(subtasks + [None], dtype=object)[:-1],
+                   "subtask_of_step": np.array(owners + [None], dtype=object)[:-1]}
+    if steps_as == "tensor":
+        tensors["step_index"] = step_index
+    else:  # unpadded, as the agent loop writes them
+        non_tensors["step_index"] = np.array([row[:int((row >= 0).nonzero().max()) + 1].tolist() for row in step_index]
+                                             + [None], dtype=object)[:-1]
+    data = DataProto.from_dict(tensors=tensors, non_tensors=non_tensors)
+    page_batch_advantages(data, config=OmegaConf.create({"adv_estimator": "page", **algorithm}))
     for group in ([0, 1, 2], [3]):
-        expected = page_advantages([rollouts[r] for r in group], lam=0.5, norm_std=True)  # verl's default
+        expected = page_advantages([rollouts[r] for r in group], **ours)
         for r, per_step in zip(group, expected):
             for tok in range(width):
                 step = int(step_index[r, tok])

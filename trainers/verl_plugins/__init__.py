@@ -8,6 +8,13 @@ verl's own registries, so a verl config selects them by name.
   injected tokens beside verl's clipped loss for the rest (`bepa`).
 - `bepa.level2_hook`: BEPA's LEVEL-2 cache on a verl batch (inject into all-fail groups only,
   refresh on success), to call between reward and advantage.
+- ``actor_rollout_ref.rollout.agent.default_agent_loop=gui_gym``: the agent loop that plays a
+  gui-gym episode per sample through verl's server manager (`agent_loop`); `tasks` writes the
+  dataset of task instances it plays.
+
+verl 0.9.1 imports the ``verl.plugins`` entry points (this package, `pyproject.toml`) whenever
+verl is imported, so every process of a verl job (trainer, actor, rollout, agent loop workers)
+has the plug-ins registered without an import of its own.
 
 What verl 0.9.1 does not forward is written down where it matters (`advantages`, `bepa`).
 verl is an optional dependency: ``scripts/setup.sh`` installs it (without its own
@@ -24,4 +31,4 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise MissingResourceError(f"the verl plug-ins need verl ({exc}): pip install --no-deps 'verl==0.9.1' and "
                                "pip install 'gui-gym[verl]' (scripts/setup.sh does both)") from exc
 
-from trainers.verl_plugins import advantages, bepa  # noqa: E402,F401 - registers the plug-ins
+from trainers.verl_plugins import advantages, agent_loop, bepa  # noqa: E402,F401 - registers the plug-ins

@@ -26,7 +26,7 @@ import torch
 from verl.trainer.ppo.core_algos import register_adv_est
 
 from trainers.grpo import EPS, group_advantages
-from trainers.page import intra_rollout_advantages, subtask_spans
+from trainers.page import group_intra_advantages, subtask_spans
 
 ESTIMATOR = "page"
 
@@ -60,27 +60,72 @@ def compute_page_advantage(token_level_rewards: torch.Tensor, response_mask: tor
     return advantages, advantages
 
 
-def page_batch_advantages(data: Any, *, lam: float = 0.5, intra_mode: str = "centered",
-                          norm_std: bool = True) -> Any:
-    """PAGE on a verl `DataProto`: the per-token intra term from ``batch["step_index"]`` and
-    each sample's ``non_tensor_batch["subtasks"]`` / ``["subtask_of_step"]`` (what the agent
-    loop records from the env's ``info``), then the registered estimator; writes
-    ``batch["advantages"]`` and ``batch["returns"]`` and returns `data`."""
-    step_index = data.batch["step_index"]
+PAGE_OPTIONS = {"page_lam": 0.5, "page_intra_mode": "centered", "page_group_norm_spans": False,
+                "norm_adv_by_std_in_grpo": True}
+"""PAGE's options in verl's ``algorithm`` config (`trainers.page.PAGEConfig`'s ``lam``,
+``intra_mode``, ``group_norm_spans``; A_inter's std normalization is verl's own key), with
+their defaults."""
+
+
+def page_batch_advantages(data: Any, config: Any = None, **options: Any) -> Any:
+    """PAGE on a verl `DataProto`: the per-token intra term, then the registered estimator;
+    writes ``batch["advantages"]`` and ``batch["returns"]`` and returns `data`.
+
+    Each token's step is ``batch["step_index"]`` or, as the ``gui_gym`` agent loop leaves it,
+    ``non_tensor_batch["step_index"]`` (one list per sample, -1 off the policy's tokens); each
+    sample's spans are ``non_tensor_batch["subtasks"]`` / ``["subtask_of_step"]`` (the last
+    ``info``'s). The options are `PAGE_OPTIONS`, read from `config` (verl's ``algorithm``
+    section) and overridden by keywords (``lam``, ``intra_mode``, ``group_norm_spans``,
+    ``norm_std``). The intra term is `trainers.page.group_intra_advantages` of each ``uid``
+    group, as `trainers.page.page_advantages` computes it: ``group_norm_spans`` normalizes
+    each span's completion across the group's spans of the same subtask."""
+    names = {"lam": "page_lam", "intra_mode": "page_intra_mode", "group_norm_spans": "page_group_norm_spans",
+             "norm_std": "norm_adv_by_std_in_grpo"}
+    unknown = sorted(set(options) - set(names))
+    if unknown:
+        raise TypeError(f"page_batch_advantages: unknown option(s) {unknown}; expected some of {sorted(names)}")
+    settings = {key: _config_value(config, key, default) if config is not None else default
+                for key, default in PAGE_OPTIONS.items()}
+    settings.update({names[key]: value for key, value in options.items()})
+    step_index = _step_index(data)
+    groups: dict[Any, list[int]] = {}
+    for row, uid in enumerate(data.non_tensor_batch["uid"]):
+        groups.setdefault(uid, []).append(row)
+    per_step: list[list[float]] = [[] for _ in range(len(data))]
+    for rows in groups.values():
+        spans = []
+        for row in rows:
+            info = {key: data.non_tensor_batch[key][row] for key in ("subtasks", "subtask_of_step")
+                    if key in data.non_tensor_batch}
+            spans.append(subtask_spans(info, int(step_index[row].max()) + 1))
+        for row, values in zip(rows, group_intra_advantages(spans, settings["page_intra_mode"],
+                                                            bool(settings["page_group_norm_spans"]))):
+            per_step[row] = values
     intra = torch.zeros(step_index.shape, dtype=torch.float32)
-    for row in range(len(data)):
-        steps = int(step_index[row].max()) + 1
-        info = {key: data.non_tensor_batch[key][row] for key in ("subtasks", "subtask_of_step")
-                if key in data.non_tensor_batch}
-        spans, owner = subtask_spans(info, steps)
-        per_step = torch.tensor(intra_rollout_advantages([bool(s["completed"]) for s in spans], owner, intra_mode)
-                                + [0.0])  # index -1 (off the policy's tokens) reads the trailing 0
-        intra[row] = per_step[step_index[row]]
+    for row, values in enumerate(per_step):
+        intra[row] = torch.tensor(values + [0.0])[step_index[row]]  # index -1 (off the policy's tokens) reads the 0
     advantages, returns = compute_page_advantage(data.batch["token_level_rewards"], data.batch["response_mask"],
-                                                 data.non_tensor_batch["uid"], norm_adv_by_std_in_grpo=norm_std,
-                                                 page_intra=intra, page_lam=lam)
+                                                 data.non_tensor_batch["uid"],
+                                                 norm_adv_by_std_in_grpo=bool(settings["norm_adv_by_std_in_grpo"]),
+                                                 page_intra=intra, page_lam=float(settings["page_lam"]))
     data.batch["advantages"], data.batch["returns"] = advantages, returns
     return data
+
+
+def _step_index(data: Any) -> torch.Tensor:
+    """Each response token's step, [batch, response tokens]: the batch's tensor, or the agent
+    loop's per-sample lists padded with -1 to the response width."""
+    if "step_index" in data.batch.keys():
+        return data.batch["step_index"].long()
+    if "step_index" not in data.non_tensor_batch:
+        raise KeyError("PAGE's verl advantage needs each token's step: batch['step_index'] or "
+                       "non_tensor_batch['step_index'] (the gui_gym agent loop's extra field)")
+    width = data.batch["response_mask"].shape[1]
+    out = torch.full((len(data), width), -1, dtype=torch.long)
+    for row, steps in enumerate(data.non_tensor_batch["step_index"]):
+        steps = list(steps)[:width]
+        out[row, :len(steps)] = torch.tensor(steps, dtype=torch.long)
+    return out
 
 
 def _config_value(config: Any, key: str, default: Any) -> Any:

@@ -41,6 +41,7 @@ from typing import Any
 from gui_gym.backends.android.backend import AndroidBackend, AndroidConfig, _client_class
 from gui_gym.backends.android.console import EmulatorConsole
 from gui_gym.errors import InfraError, MissingResourceError, SnapshotError
+from gui_gym.processes import signal_quietly
 from gui_gym.waiting import wait_until
 
 logger = logging.getLogger(__name__)
@@ -313,10 +314,7 @@ def _end(process: subprocess.Popen, timeout_s: float, asked: bool = True) -> Non
     """Wait for `process` to exit (`asked`: it was told to), then SIGTERM its group, then SIGKILL."""
     for sig in ((None,) if asked else ()) + (signal.SIGTERM, signal.SIGKILL):
         if sig is not None:
-            try:
-                os.killpg(process.pid, sig)
-            except ProcessLookupError:
-                return
+            signal_quietly(process.pid, sig, group=True)
         try:
             process.wait(timeout=timeout_s if sig is None else 10)
             return

@@ -70,6 +70,9 @@ class DesktopConfig:
     boot_timeout_s: float = 300.0
     sandbox_limits: SandboxLimits = field(default_factory=SandboxLimits)
     """Processes, memory and tmpfs sizes of each local sandbox."""
+    pool_size: int = 1
+    """Local desktops booted ahead, in the background, for the next episodes (each still serves
+    one episode only); 0 boots each episode's desktop when its reset asks for it."""
 
     def __post_init__(self) -> None:
         if self.provider not in PROVIDERS:
@@ -77,6 +80,8 @@ class DesktopConfig:
         self.screen_size = (int(self.screen_size[0]), int(self.screen_size[1]))
         if min(self.screen_size) <= 0:
             raise ValueError(f"screen_size must be positive (width, height), received {self.screen_size}")
+        if self.pool_size < 0:
+            raise ValueError(f"pool_size must be 0 or more, received {self.pool_size}")
 
     @classmethod
     def pop_from(cls, kwargs: dict[str, Any]) -> DesktopConfig:
@@ -87,7 +92,8 @@ class DesktopConfig:
     def provider_config(self) -> ProviderConfig:
         return ProviderConfig(screen_size=self.screen_size, accessibility=self.accessibility, network=self.network,
                               host=self.host, port=self.port, vm_path=self.vm_path, snapshot=self.snapshot,
-                              boot_timeout_s=self.boot_timeout_s, sandbox_limits=self.sandbox_limits)
+                              boot_timeout_s=self.boot_timeout_s, sandbox_limits=self.sandbox_limits,
+                              pool_size=self.pool_size)
 
 
 class DesktopBackend(Backend):
@@ -191,6 +197,7 @@ class DesktopBackend(Backend):
         self.last_settle = {"stable": bool(settled), "frames": len(frames)}
 
     def _observe(self, a11y: bool, screenshot: bool = True) -> Observation:
+        self.provider.episode_ready()
         pixels = self._pixels() if screenshot else None
         tree = None
         if a11y:

@@ -2,7 +2,8 @@
 OSWorld's server protocol; they differ in what runs behind it and how an episode is reset.
 
 - ``local``: our own server in a bubblewrap sandbox on this machine (`sandbox.py`); a fresh
-  sandbox per episode is OSWorld's snapshot revert, in under a second.
+  sandbox per episode is OSWorld's snapshot revert, in under a second, and with the warm pool
+  (`pool.py`, ``pool_size``) the next one has already booted when the reset comes.
 - ``docker``: OSWorld's VM image in OSWorld's QEMU container, through the docker CLI; an
   episode is a fresh container.
 - ``vmware``: an OSWorld ``.vmx`` through ``vmrun``; an episode reverts to a snapshot.
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from gui_gym.backends.desktop.client import Endpoint, ServerClient, ServerError
 from gui_gym.backends.desktop.limits import SandboxLimits
+from gui_gym.backends.desktop.pool import SandboxPool
 from gui_gym.backends.desktop.sandbox import Sandbox, SandboxSpec
 from gui_gym.errors import InfraError, MissingResourceError
 
@@ -45,6 +47,7 @@ class ProviderConfig:
     docker_image: str = OSWORLD_DOCKER_IMAGE
     boot_timeout_s: float = 300.0
     sandbox_limits: SandboxLimits = field(default_factory=SandboxLimits)
+    pool_size: int = 1
 
 
 class Provider(ABC):
@@ -74,46 +77,73 @@ class Provider(ABC):
         """Whether the current desktop can reach the network."""
         return True
 
+    def episode_ready(self) -> None:
+        """The current episode is set up (its first observation is being taken): a provider
+        may now prepare the next episode's desktop."""
+
 
 class LocalProvider(Provider):
+    """Our own server in a sandbox; each episode a sandbox of its own, never one an earlier
+    episode used. With ``pool_size`` > 0 the next sandboxes boot in the background (`SandboxPool`)
+    and used ones are stopped there too."""
+
     name = "local"
 
     def __init__(self, config: ProviderConfig):
         super().__init__(config)
         self.sandbox: Sandbox | None = None
+        self.pool: SandboxPool | None = None
         self.fresh = False
+        """The current sandbox has not served an episode yet (it was started by `start`)."""
 
     @property
     def network(self) -> bool:
         return self.sandbox is not None and self.sandbox.spec.network
 
     def start(self) -> ServerClient:
-        return self._launch(self.config.network)
+        self._switch(self.config.network)
+        self.fresh = True
+        return self.client
 
     def new_episode(self, network: bool) -> ServerClient:
         wanted = network or self.config.network
         if self.fresh and self.sandbox is not None and self.sandbox.spec.network == wanted and self.alive():
             self.fresh = False
             return self.client
-        return self._launch(wanted)
+        self.fresh = False
+        return self._switch(wanted)
 
     def alive(self) -> bool:
         return self.sandbox is not None and self.sandbox.alive()
 
-    def stop(self) -> None:
-        if self.sandbox is not None:
-            self.sandbox.stop()
-            self.sandbox = None
-        self.client = None
+    def episode_ready(self) -> None:
+        if self.pool is not None:
+            self.pool.fill()
 
-    def _launch(self, network: bool) -> ServerClient:
-        self.stop()
+    def stop(self) -> None:
+        try:
+            if self.sandbox is not None:
+                self.sandbox.stop()
+        finally:
+            self.sandbox, self.client = None, None
+            pool, self.pool = self.pool, None
+            if pool is not None:
+                pool.close()
+
+    def _spec(self, network: bool) -> SandboxSpec:
         width, height = self.config.screen_size
-        self.sandbox = Sandbox(SandboxSpec(width=width, height=height, network=network,
-                                           accessibility=self.config.accessibility, limits=self.config.sandbox_limits))
-        self.sandbox.start()
+        return SandboxSpec(width=width, height=height, network=network, accessibility=self.config.accessibility,
+                           limits=self.config.sandbox_limits)
+
+    def _switch(self, network: bool) -> ServerClient:
+        """Retire the current sandbox and take a fresh one (from the pool when it has one)."""
+        if self.pool is None:
+            self.pool = SandboxPool(self._spec(self.config.network), self.config.pool_size)
+        old, self.sandbox, self.client = self.sandbox, None, None
+        if old is not None:
+            self.pool.retire(old)
+        self.sandbox = self.pool.take(self._spec(network))
         self.client = ServerClient(Endpoint(socket_path=self.sandbox.socket_path, token=self.sandbox.token))
-        self.fresh = True
         return self.client
 
 

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gui_gym.backends.desktop.accounts import DISPLAY_ID, USER_ID
+from gui_gym.processes import signal_quietly
 from gui_gym.waiting import wait_until
 
 LIBREOFFICE_PREFS = """<?xml version="1.0" encoding="UTF-8"?>
@@ -126,13 +127,13 @@ class Session:
         """Terminate everything started here, launched apps first, then the display."""
         procs = self._launched + list(reversed(self._core))
         for proc in procs:
-            _signal_group(proc, signal.SIGTERM)
+            signal_quietly(proc.pid, signal.SIGTERM, group=True)
         deadline = time.monotonic() + 3.0
         for proc in procs:
             try:
                 proc.wait(timeout=max(0.05, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                _signal_group(proc, signal.SIGKILL)
+                signal_quietly(proc.pid, signal.SIGKILL, group=True)
                 proc.wait()
         self._launched.clear()
         self._core.clear()
@@ -296,16 +297,6 @@ def xauthority_entry(host: str, display: str, cookie: bytes) -> bytes:
     family_local = 256
     return (struct.pack(">H", family_local) + field(host.encode()) + field(display.encode())
             + field(b"MIT-MAGIC-COOKIE-1") + field(cookie))
-
-
-def _signal_group(proc, sig: int) -> None:
-    try:
-        os.killpg(proc.pid, sig)
-    except (ProcessLookupError, PermissionError):
-        try:
-            os.kill(proc.pid, sig)
-        except ProcessLookupError:
-            pass
 
 
 def normalize_command(command: str | Sequence[str], shell: bool) -> str | list[str]:

@@ -51,9 +51,13 @@ def test_a_spinning_page_truncates_the_step_and_the_browser_is_relaunched():
         _obs, reward, terminated, _truncated, info = env.step(env.unwrapped.oracle_action())
         _obs, reward, terminated, _truncated, info = env.step(Action.done())
         assert terminated and info["success"] and info["infra_error"] is None
+        driver = backend._driver
     finally:
         env.close()
-    assert wait_until(lambda: set(descendants(os.getpid())) <= before, timeout_s=10), "the env left processes behind"
+    assert driver.users == 0, "the closed env still uses its Playwright driver"
+    # the driver itself is the test module's, held between its envs (tests/conftest.py)
+    assert wait_until(lambda: set(descendants(os.getpid())) - {driver.pid} <= before, timeout_s=10), \
+        "the env left processes behind"
 
 
 def _xvfb(sandbox_pid: int) -> int:

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import socket
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
 
 from gui_gym import Action
-from gui_gym.backends.browser import BrowserBackend, find_chromium, playwright_key
+from gui_gym.backends.browser import DRIVERS, BrowserBackend, find_chromium, playwright_key
 from gui_gym.errors import ActionExecutionError, MissingResourceError
+from gui_gym.processes import descendants
 from gui_gym.suites.http_server import LoopbackServer
+from gui_gym.waiting import wait_until
 
 RECORDER = """<!doctype html><html><head><style>
 body{margin:0;font-family:sans-serif} #pad{position:absolute;left:0;top:0;width:600px;height:400px;background:#eef}
@@ -346,3 +350,40 @@ def test_a_screen_smaller_than_the_viewport_and_a_page_kept_across_episodes(serv
     finally:
         b.close()
         other.stop()
+
+
+def test_a_held_driver_serves_the_next_user_and_stops_when_the_hold_ends():
+    """`PlaywrightDrivers.held` (each test module holds its driver, tests/conftest.py): inside
+    the block a driver outlives its last user and the next acquire gets it; after the block it
+    stops, and without a hold a driver stops with its last user. In a thread of its own, so
+    this module's held driver is not the one counted."""
+
+    def drivers() -> int:
+        return sum(b"run-driver" in command_line(pid) for pid in descendants(os.getpid()))
+
+    def command_line(pid: int) -> bytes:
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            return b""
+
+    seen: dict = {}
+
+    def scenario() -> None:
+        before = drivers()
+        with DRIVERS.held():
+            first = DRIVERS.acquire()
+            DRIVERS.release(first)
+            seen["kept"] = drivers() - before
+            second = DRIVERS.acquire()
+            DRIVERS.release(second)
+            seen["same"] = second is first
+        seen["after hold"] = wait_until(lambda: drivers() == before, timeout_s=10)
+        third = DRIVERS.acquire()
+        DRIVERS.release(third)
+        seen["unheld"] = third is not first and wait_until(lambda: drivers() == before, timeout_s=10)
+
+    worker = threading.Thread(target=scenario)
+    worker.start()
+    worker.join(120)
+    assert seen == {"kept": 1, "same": True, "after hold": True, "unheld": True}

@@ -1,15 +1,19 @@
 """Remote envs on a real two-node Ray cluster (a head and a second node joined to it, in a
 private network namespace so nothing listens beyond loopback): the same observations, rewards
 and info as a local env, check_env, the call-through, placement by custom resource, an actor
-killed mid-episode and a call that overruns its timeout, and training rollouts over a pool of
-remote envs that match the thread pool's."""
+killed mid-episode and a call that overruns its timeout, an actor whose env cannot be built,
+PAGE's progress wrappers inside the actor and a snapshot restored through it, training
+rollouts over a pool of remote envs that match the thread pool's, and ``gui-train --ray`` with
+asynchronous rollouts through to a finished run."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
 import time
+from functools import partial
 
 import gymnasium as gym
 import numpy as np
@@ -45,7 +49,7 @@ def _portless(value):
 
 
 def _comparable(info: dict) -> dict:
-    return _portless({k: v for k, v in info.items() if k not in TIMING_KEYS})
+    return _portless({k: v for k, v in info.items() if k not in TIMING_KEYS and k != "restore_time_s"})
 
 
 def _oracle_episode(env: gym.Env, oracle) -> list:
@@ -137,3 +141,92 @@ def test_rollouts_over_remote_envs_match_the_thread_pool(cluster):
     assert [[s.parsed_action for s in r.steps] for r in far] == [[s.parsed_action for s in r.steps] for r in local]
     assert [r.score for r in far] == [r.score for r in local]
     assert outcome_advantages(far, True) == outcome_advantages(local, True)
+
+
+def test_an_env_that_cannot_be_built_is_a_clear_error_counted_never_a_hang(cluster, tmp_path):
+    from agents.policies.element import ElementPolicy
+    from gui_gym.errors import InfraError, UsageError
+    from trainers.rollout import EnvPool, rollout_group
+
+    started = time.monotonic()
+    with pytest.raises(UsageError, match=r"cannot make 'GUI/LocalWeb-v0' in its actor: .*no_such_option"):
+        remote.make("GUI/LocalWeb-v0", no_such_option=1, **ENV_KWARGS)
+    assert time.monotonic() - started < 120  # told at once, not after the start timeout (300 s)
+
+    flag = tmp_path / "broken"
+
+    def fails_once_flagged(env):  # a nested function: Ray pickles it by value (this module is not on a worker's path)
+        if flag.exists():  # a node that lost what the env needs
+            raise RuntimeError(f"the env cannot start here: {flag.name}")
+        return env
+
+    env = remote.make("GUI/LocalWeb-v0", wrap=fails_once_flagged, **ENV_KWARGS)
+    try:
+        env.reset(seed=0, options={"task_id": TASK})
+        flag.touch()  # from now on a fresh actor cannot build its env
+        os.kill(env.host["pid"], signal.SIGKILL)
+        *_, truncated, info = env.step(Action.wait(0.1))
+        assert truncated and "died" in info["infra_error"] and env.infra_errors == 1
+        with pytest.raises(UsageError, match="cannot start here: broken"):
+            env.reset(seed=0, options={"task_id": TASK})
+        assert env.relaunches == 1 and env.actor is None
+    finally:
+        env.close()
+    flag.unlink()
+    with EnvPool(lambda: remote.make("GUI/LocalWeb-v0", wrap=fails_once_flagged, **ENV_KWARGS), size=1) as pool:
+        flag.touch()
+        ray.kill(pool.envs[0].actor)  # the next reset needs a fresh actor, which cannot build its env
+        with pytest.raises(InfraError, match=r"every episode of the group .* crashed; the first: UsageError: cannot"):
+            rollout_group(pool, ElementPolicy(), TASK, 0, group_size=2)  # each episode void, the group counted
+
+
+def test_progress_in_the_actor_matches_a_local_one_and_a_snapshot_restores_through_it(cluster):
+    from gui_gym.judges import OracleJudge
+    from gui_gym.snapshots import restore_episode
+    from gui_gym.wrappers.progress import ProgressReward
+
+    wrap = partial(ProgressReward, judge=OracleJudge(), rounds=1, mode="delta")  # progress after every step
+    env = remote.make("GUI/LocalWeb-v0", wrap=wrap, **ENV_KWARGS)
+    local = wrap(gym.make("GUI/LocalWeb-v0", **ENV_KWARGS))
+    try:
+        runs = []
+        for each in (env, local):
+            oracle, snapshot_of = each.get_wrapper_attr("oracle_action"), each.get_wrapper_attr("snapshot")
+            each.reset(seed=3, options={"task_id": TASK, "instance_seed": 3})
+            steps = [each.step(oracle())]
+            snapshot = snapshot_of()
+            while not (steps[-1][2] or steps[-1][3]):
+                steps.append(each.step(oracle()))
+            _, restored = restore_episode(each, snapshot)  # back to just after the first step
+            again = each.step(oracle())
+            runs.append(([(s[1], _comparable(s[4])) for s in steps], _comparable(restored), _comparable(again[4])))
+        (far_steps, far_restored, far_again), (near_steps, near_restored, near_again) = runs
+        progress = [info["progress"] for _, info in far_steps]
+        assert progress == [info["progress"] for _, info in near_steps] and len(progress) > 2
+        assert progress[-1] == 1.0 and 0.0 < progress[1] < 1.0  # the oracle's milestones, one by one
+        assert far_steps == near_steps  # rewards (progress deltas) and every info key, step by step
+        assert far_restored == near_restored and far_restored["step"] == 1
+        assert far_again == near_again and far_again["step"] == 2 and far_again["progress"] == progress[1]
+    finally:
+        env.close()
+        local.close()
+
+
+def test_gui_train_page_on_the_cluster_with_asynchronous_rollouts(cluster, tmp_path, capsys):
+    from trainers.cli import main
+
+    # PAGE with the oracle judge: its wrappers must run in the actors, by the real envs
+    argv = ["--algo", "page", "--ray", cluster.address, "--async-rollouts", "--env", "GUI/LocalWeb-v0",
+            "--env-arg", 'apps=["admin"]', "--env-arg", "max_steps=3", "--env-resources", '{"num_cpus": 1}',
+            "--set", f'tasks=["{TASK}", "admin.security-toggle"]', "--set", "iterations=2",
+            "--set", "groups_per_iteration=2", "--set", "group_size=2", "--set", "pool_size=3",
+            "--set", "tensorboard=false", "--run-dir", str(tmp_path)]
+    assert main(argv) == 0, capsys.readouterr().err
+    assert "gui-train: page done: 2 record(s), 8 episodes" in capsys.readouterr().out
+    records = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [r["charts/episodes"] for r in records] == [4, 8]
+    for record in records:  # progress from the oracle judge in the actors, both groups whole
+        assert 0.0 <= record["charts/progress"] <= 1.0 and "losses/policy_loss" in record
+        assert record.get("charts/infra_errors", 0) == 0 and record.get("charts/crashed_groups", 0) == 0
+    assert json.loads((tmp_path / "config.json").read_text())["async_rollouts"] is True
+    assert (tmp_path / "checkpoints" / "final").is_dir()

@@ -7,10 +7,9 @@ import os
 from collections import deque
 
 import pytest
-from playwright.sync_api import sync_playwright
 
 from tests.fakes.android_world import fake_phone
-from gui_gym.backends.browser import find_chromium
+from gui_gym.backends.browser import DRIVERS, find_chromium
 from gui_gym.suites.android.tasks import TASKS, browser_pages
 
 CHROME = "com.android.chrome"
@@ -43,11 +42,14 @@ def test_set_up_and_check(phone, task_id):
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=find_chromium(),
-                                              args=["--no-sandbox"] if os.geteuid() == 0 else [])
+    driver = DRIVERS.acquire()  # the module's driver: this thread runs one sync Playwright at most
+    try:
+        chromium = driver.playwright.chromium.launch(executable_path=find_chromium(),
+                                                     args=["--no-sandbox"] if os.geteuid() == 0 else [])
         yield chromium
         chromium.close()
+    finally:
+        DRIVERS.release(driver)
 
 
 def open_page(browser, html: str, seed: int):

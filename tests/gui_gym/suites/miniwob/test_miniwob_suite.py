@@ -156,15 +156,16 @@ def test_time_limit_a11y_another_action_format_and_a_kept_page(env):
 
 @pytest.mark.slow
 def test_every_installed_task_resets_and_steps():
-    env = gym.make("GUI/MiniWoB-v0", keep_page=True)  # one page, navigated from task to task: half the time
+    # one page, navigated from task to task: half the time; text-only: no capture and decode per
+    # step (half again), the screenshots of both screen sizes are checked at the end
+    env = gym.make("GUI/MiniWoB-v0", keep_page=True, observe_screenshot=False)
     try:
         unwrapped = env.unwrapped
         assert len(unwrapped.task_ids) == 128
         for task in unwrapped.task_ids:
             obs, info = env.reset(options={"task_id": task, "instance_seed": 0})
             assert obs in env.observation_space and isinstance(info["instruction"], str) and info["instruction"], task
-            assert obs["screenshot"].shape == ((667, 375, 3) if task.startswith("flight.") else (210, 160, 3)), task
-            assert env.action_space.screen_size == obs["screenshot"].shape[1::-1]  # actions read on that screen
+            assert env.action_space.screen_size == _screen(task), task  # actions read on the task's screen
             if task.startswith("flight."):
                 assert isinstance(json.loads(info["instruction"]), dict)  # the flight query is its fields, as JSON
             obs, reward, terminated, truncated, info = env.step(Action.click(80, 130))
@@ -172,8 +173,19 @@ def test_every_installed_task_resets_and_steps():
             assert obs in env.observation_space and 0.0 <= reward <= 1.0, task
             state = unwrapped.task.state(unwrapped.backend)
             assert not state["left"] and state["done"] is terminated, (task, state)
+        # the same browser with screenshots: each screen size is what the capture gives
+        shots = GUIEnv(unwrapped.backend, unwrapped.suite)
+        for task in ("click-test", next(t for t in unwrapped.task_ids if t.startswith("flight."))):
+            obs, _ = shots.reset(options={"task_id": task, "instance_seed": 0})
+            assert obs["screenshot"].shape[1::-1] == shots.action_space.screen_size == _screen(task), task
+            obs, _, _, _, info = shots.step(Action.click(80, 130))
+            assert obs in shots.observation_space and info["infra_error"] is None, task
     finally:
         env.close()
+
+
+def _screen(task: str) -> tuple[int, int]:
+    return (375, 667) if task.startswith("flight.") else (160, 210)
 
 
 @pytest.mark.slow

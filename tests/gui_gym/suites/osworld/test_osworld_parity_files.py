@@ -92,7 +92,8 @@ def _zip(path: Path, members: dict[str, bytes]) -> str:
     return str(path)
 
 
-def test_archives(osworld_ref, pdfs, tmp_path):
+def test_archives(osworld_ref, pdfs, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # OSWorld's compare_zip_files writes PDF members to ./temp.pdf
     vscode, chrome = osworld_ref.metrics("vscode"), osworld_ref.metrics("chrome")
     report = Path(pdfs["report"]).read_bytes()
     zips = {"a": {"a.txt": b"1", "b/c.txt": b"2"}, "same": {"b/c.txt": b"2", "a.txt": b"1"}, "fewer": {"a.txt": b"1"},
