@@ -1,24 +1,30 @@
-"""The learning benchmark, the papers' claim in small: from a pretrained base that already
+"""The learning benchmark, the papers' claims in small: from a pretrained base that already
 solves part of its RL tasks, PAGE's progress-aware advantages beat GRPO's outcome advantage on
-long tasks whose difficulty compounds, at the same episode budget, over many seeds.
+long tasks whose difficulty compounds, and BEPA's assimilation of expert trajectories beats
+GRPO where the base alone never succeeds, at the same episode budget, over many seeds.
 
 - **Stage 0, the base.** `ElementPolicy(prior_scale=0)` (no hand-set task knowledge) is
   behaviour-cloned (`trainers.sft`) on the oracle's trajectories of *pretraining* templates,
   once; every RL run starts from that base, as every paper run starts from one checkpoint.
-- **Stage 1, the tasks.** RL trains on other templates, unseen in pretraining: "learnable"
-  ones (one hidden stage: the base succeeds sometimes) and "compound" ones (two hidden
-  stages: the base rarely succeeds and rollouts stop at different milestones). The env is
-  TextWeb (`benchmarks.textweb`): browser-free pages in the a11y tree's text form, so a seed
-  costs seconds, not the hour LocalWeb's Chromium would need on this scale.
+  BEPA's base also saw half its demonstrations acted on the expert plan, on templates where
+  only the plan names the right element, so it learns to follow a plan from its input.
+- **Stage 1, the tasks.** RL trains on other templates, unseen in pretraining. PAGE's table:
+  "learnable" ones (one hidden stage: the base succeeds sometimes) and "compound" ones (two
+  hidden stages: rollouts stop at different milestones). BEPA's table: the base is measured on
+  candidate templates (`benchmarks.learning_tasks`: sampled success, progress mean and spread,
+  plan-conditioned success; cached in the results folder) and trains on the *expert-only* ones
+  (base ~0 alone, moderate on the plan), half of them covered by the expert, half held out.
+  The env is TextWeb (`benchmarks.textweb`): browser-free pages in the a11y tree's text form,
+  so a seed costs seconds, not the hour LocalWeb's Chromium would need on this scale.
 - **Stage 2, RL.** Each arm trains the base for the same number of episodes on a fixed set of
-  instances per task, then is evaluated greedily on those instances ("train") and on
-  held-out instances of the same tasks ("held-out"); the base is measured the same way.
+  instances per task, then is evaluated greedily; the base is measured the same way.
 - **Statistics.** Per-seed success per split; one-sided Welch t-tests of each arm against
   GRPO with Holm's correction, bootstrap 95 % intervals of the gap, the power at the seeds
   run and the seeds 80 % power needs (`benchmarks.stats`).
 
-    python -m benchmarks.learning --quick          # 3 seeds: checks the direction
-    python -m benchmarks.learning                  # the statistics: 12 seeds per arm
+    python -m benchmarks.learning --quick          # 3 seeds of GRPO and PAGE: checks the direction
+    python -m benchmarks.learning                  # PAGE's table: 12 seeds per arm
+    python -m benchmarks.learning --table bepa     # BEPA's ablation table: 12 seeds per arm
     python -m benchmarks.learning --resume --seeds 26 --arms page   # 14 more seeds of GRPO and PAGE
 """
 
@@ -33,9 +39,9 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
-from benchmarks import stats
+from benchmarks.learning_report import TABLES, comparisons, plot, stats_lines, table
 from gui_gym.processes import die_with_parent
 
 ARMS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -43,10 +49,26 @@ ARMS: dict[str, tuple[str, dict[str, Any]]] = {
     "page": ("page", {}),
     "page-std": ("page", {"inter_norm_std": True}),
     "page-inter": ("page", {"lam": 0.0}),
+    "page-intra": ("page", {"inter_weight": 0.0}),
+    "page-oracle": ("page-judged", {"rounds": 1}),
+    "page-noisy1": ("page-noisy", {"rounds": 1, "aggregate": "majority"}),
+    "page-noisy3": ("page-noisy", {"rounds": 3, "aggregate": "majority"}),
+    "page-noisy5": ("page-noisy", {"rounds": 5, "aggregate": "majority"}),
+    "replacement": ("bepa", {"seed_source": "expert", "mixing": "static"}),
+    "level1": ("bepa", {"seed_source": "level1", "mixing": "static"}),
+    "level2": ("bepa", {"seed_source": "expert", "mixing": "dynamic"}),
+    "bepa": ("bepa", {"seed_source": "level1", "mixing": "dynamic"}),
 }
 """Arm name -> (method, config overrides). "page" is PAGE's default (A_inter unnormalized,
 centered A_intra, lambda 0.5); "page-std" divides A_inter by the group's std (algorithms.md's
-definition 3 taken literally); "page-inter" drops the subtask term (lambda 0)."""
+definition 3 taken literally); "page-inter" drops the subtask term (lambda 0), "page-intra"
+the progress term. The judged arms run PAGE's own wrappers (`trainers.page.wrap_env`) instead
+of the env's report: "page-oracle" with the exact `OracleJudge` (its subtask spans end at the
+first milestone missed), "page-noisyK" with `NoisyOracleJudge` (each criterion's mark flipped
+with probability `Setting.judge_flip_prob`, per round), K rounds, majority per criterion.
+BEPA's ablation is {the expert's own trajectory, LEVEL-1's self-rolls} x {static mixing into
+every group, LEVEL-2's all-fail injection with refresh}: "replacement" (expert, static),
+"level1" (self-rolls, static), "level2" (expert, dynamic), "bepa" (both)."""
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
@@ -71,16 +93,41 @@ class Setting:
     group_size: int = 8
     learning_rate: float = 0.05
     update_epochs: int = 2
+    table: str = "page"
+    """"page": the RL tasks are `rl_templates` (3 learnable, 3 compound, by construction);
+    "bepa": Stage 1's expert-only candidates (`benchmarks.learning_tasks`)."""
+    pretrain_plan_share: float = 0.0
+    """Share of the pretraining demonstrations acted on the expert plan (`trainers.sft`)."""
+    pretrain_varying: int = 0
+    """Pretraining templates whose hidden stages change with the instance (`pretrain_templates`)."""
+    candidates: int = 36
+    """Stage 1's candidate templates."""
+    bepa_tasks: int = 3
+    """BEPA: expert-covered tasks, and as many held-out ones (the expert-only split's first)."""
+    level1_group_size: int = 4
+    """BEPA: LEVEL-1 rollouts per covered training instance (their episodes count in the budget)."""
+    judge_flip_prob: float = 0.2
+    """The noisy judge's chance of flipping one criterion's mark in one round."""
 
 
 QUICK = Setting(seeds=3, arms=("grpo", "page"))
 """The full run's first 3 seeds of GRPO and PAGE: the same runs, so the quick run checks the direction."""
+BEPA = Setting(table="bepa", seeds=12, arms=("grpo", "replacement", "level1", "level2", "bepa"), pretrain_plan_share=0.5,
+               pretrain_varying=12)
+"""BEPA's table: a base that also saw plan-conditioned demonstrations (it learns to follow a
+plan from its input), trained on Stage 1's expert-only tasks, half of them expert-covered."""
+BEPA_QUICK = dataclasses.replace(BEPA, seeds=3, arms=("grpo", "bepa"))
 
 
 def pretrain_templates(setting: Setting) -> list[Any]:
+    """Pretraining's templates; with `pretrain_varying`, also templates whose hidden stages
+    change with the instance, where only the plan tells the right element: a plan-conditioned
+    demonstration of them teaches the base to follow a plan, from its input."""
     from benchmarks.textweb import CONVENTIONS, make_templates
 
-    return make_templates(setting.pretrain_templates, seed=100, conventions=CONVENTIONS[:8])
+    return (make_templates(setting.pretrain_templates, seed=100, conventions=CONVENTIONS[:8])
+            + make_templates(setting.pretrain_varying, seed=150, hidden=(1, 2), conventions=CONVENTIONS[:8],
+                             hidden_kind="varying"))
 
 
 def rl_templates(setting: Setting) -> list[Any]:
@@ -89,10 +136,41 @@ def rl_templates(setting: Setting) -> list[Any]:
     return make_templates(setting.rl_templates, seed=200, hidden=(1, 2), conventions=CONVENTIONS[8:])
 
 
+def candidate_templates(setting: Setting) -> list[Any]:
+    """Stage 1's candidates: unseen conventions, longer chains (6-8 stages) with two to four
+    hidden stages: harder than PAGE's tasks, so that some are out of the base's reach alone."""
+    from benchmarks.textweb import CONVENTIONS, make_templates
+
+    return make_templates(setting.candidates, seed=300, hidden=(2, 3, 4), stages=(6, 8), conventions=CONVENTIONS[8:])
+
+
 def make_env(setting: Setting) -> Any:
     from benchmarks.textweb import TextWebEnv
 
-    return TextWebEnv(pretrain_templates(setting) + rl_templates(setting))
+    return TextWebEnv(pretrain_templates(setting) + rl_templates(setting) + candidate_templates(setting))
+
+
+def select_tasks(setting: Setting, base_dir: Path, out: Path) -> tuple[list[Any], dict[str, list[str]]]:
+    """Stage 1: the base on the candidates (cached in the results folder) and their splits."""
+    from agents.policies.element import ElementPolicy
+    from benchmarks.learning_tasks import cached_selection, measure_candidates
+
+    def measure_base() -> list[Any]:
+        policy = ElementPolicy(prior_scale=0.0, checkpoint=str(base_dir))
+        return measure_candidates(policy, lambda: make_env(setting), [t.task_id for t in candidate_templates(setting)],
+                                  setting.instances, 8)
+    return cached_selection(out / "task_selection.json", measure_base)
+
+
+def rl_tasks(setting: Setting, splits: dict[str, list[str]] | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The RL tasks and the expert-covered ones among them. BEPA: the expert-only split's
+    first 2 x `bepa_tasks`, alternately covered and held out."""
+    if setting.table == "page":
+        return tuple(t.task_id for t in rl_templates(setting)), ()
+    chosen = (splits or {}).get("expert_only", [])[:2 * setting.bepa_tasks]
+    if len(chosen) < 2:
+        raise RuntimeError(f"Stage 1 found {len(chosen)} expert-only tasks; BEPA's table needs at least 2")
+    return tuple(chosen), tuple(chosen[::2])
 
 
 def pretrain(setting: Setting, folder: Path) -> dict[str, Any]:
@@ -106,19 +184,20 @@ def pretrain(setting: Setting, folder: Path) -> dict[str, Any]:
     torch.manual_seed(0)
     policy = ElementPolicy(prior_scale=0.0)
     episodes = [(t.task_id, s) for t in pretrain_templates(setting) for s in range(setting.pretrain_instances)]
-    demos = oracle_demonstrations(make_env(setting), policy, episodes)
+    demos = oracle_demonstrations(make_env(setting), policy, episodes, plan_share=setting.pretrain_plan_share)
     losses = fit(policy, demos, SFTConfig(epochs=setting.pretrain_epochs))
     policy.save(str(folder))
     return {"demonstrations": len(demos), "episodes": len(episodes), "nll_per_epoch": losses}
 
 
-def measure(policy: Any, setting: Setting, seed: int, sampled: bool = False) -> dict[str, Any]:
+def measure(policy: Any, setting: Setting, seed: int, tasks: Sequence[str], covered: Sequence[str] = (),
+            sampled: bool = False) -> dict[str, Any]:
     """Greedy success on the RL tasks' training instances and on held-out ones, per task and
     overall; with `sampled`, also sampled success and progress on the training instances
-    (what RL starts from: the base's solve rate in its own rollouts)."""
+    (what RL starts from: the base's solve rate in its own rollouts). With `covered` (BEPA),
+    also the training instances' success on the expert-covered tasks and on the others."""
     from trainers.rollout import EnvPool, held_out_seeds, rollout_episodes
 
-    tasks = [t.task_id for t in rl_templates(setting)]
     held_out = held_out_seeds(setting.eval_instances, 1000 + seed, setting.instances)
     splits = [("train", list(range(setting.instances)), True), ("held_out", held_out, True)]
     if sampled:
@@ -131,121 +210,84 @@ def measure(policy: Any, setting: Setting, seed: int, sampled: bool = False) -> 
             out[f"{key}_per_task"] = {t: statistics.fmean(r.success for r in rollouts if r.task_id == t) for t in tasks}
             if not greedy:
                 out[f"{key}_progress"] = statistics.fmean(r.progress for r in rollouts)
+    if covered:
+        per_task = out["train_per_task"]
+        for key, group in (("expert_covered", covered), ("held_out_tasks", [t for t in tasks if t not in covered])):
+            out[key] = statistics.fmean(per_task[t] for t in group)
+            if sampled:
+                out[f"{key}_sampled"] = statistics.fmean(out["train_sampled_per_task"][t] for t in group)
     return out
 
 
-def train_one(arm: str, seed: int, setting: Setting, base: str) -> dict[str, Any]:
+def train_one(arm: str, seed: int, setting: Setting, base: str, tasks: tuple[str, ...],
+              covered: tuple[str, ...] = ()) -> dict[str, Any]:
     """Train one (arm, seed) run from the base and measure it; runs in its own process."""
     import torch
 
     from agents.policies.element import ElementPolicy
-    from trainers import page
+    from trainers import bepa, page
     from trainers.config import trainer_config
     from trainers.grpo import run, seed_everything
     from trainers.rollout import EnvPool
 
     torch.set_num_threads(1)
     started = time.monotonic()
-    algo, overrides = ARMS[arm]
+    method, overrides = ARMS[arm]
+    algo = "page" if method.startswith("page") else method
+    if algo == "bepa":
+        overrides = {**overrides, "expert_tasks": covered, "level1_every_instance": True,
+                     "level1_group_size": setting.level1_group_size}
     cfg = trainer_config(algo, dict(
-        tasks=tuple(t.task_id for t in rl_templates(setting)), iterations=10_000, episode_budget=setting.episodes,
+        tasks=tasks, iterations=10_000, episode_budget=setting.episodes,
         group_size=setting.group_size, minibatch_rollouts=setting.group_size, update_epochs=setting.update_epochs,
         learning_rate=setting.learning_rate, seed=seed, instance_seeds=setting.instances, pool_size=1,
         run_dir=None, tensorboard=False, **overrides))
     seed_everything(seed)
     policy = ElementPolicy(prior_scale=0.0, checkpoint=base)
-    with EnvPool(lambda: make_env(setting), 1) as pool:  # TextWeb reports progress and subtasks itself
-        records = run(cfg, policy, pool, advantages=page.advantage_fn(cfg) if algo == "page" else None)
-    curve = [(r["charts/episodes"], r["charts/success_rate"]) for r in records if "charts/success_rate" in r]
-    return {"arm": arm, "seed": seed, "curve": curve, **measure(policy, setting, seed),
+    if method in ("page-judged", "page-noisy"):  # PAGE's own wrappers judge the episodes
+        from gui_gym.judges import NoisyOracleJudge, OracleJudge
+
+        judge = NoisyOracleJudge(setting.judge_flip_prob, seed) if method == "page-noisy" else OracleJudge()
+        env_fn = lambda: page.wrap_env(make_env(setting), judge, cfg)  # noqa: E731
+    else:  # TextWeb reports progress and subtasks itself
+        env_fn = lambda: make_env(setting)  # noqa: E731
+    with EnvPool(env_fn, 1) as pool:
+        if algo == "bepa":
+            records = bepa.train_on(cfg, policy, pool)
+        else:
+            records = run(cfg, policy, pool, advantages=page.advantage_fn(cfg) if algo == "page" else None)
+    groups = [r for r in records if "charts/success_rate" in r]
+    curve = [(r["charts/episodes"], r["charts/success_rate"]) for r in groups]
+    gap = {key: statistics.fmean(r[key] for r in records if key in r) if any(key in r for r in records) else None
+           for key in ("bepa/cached_logp", "bepa/on_policy_logp")}
+    return {"arm": arm, "seed": seed, "curve": curve, **measure(policy, setting, seed, tasks, covered),
             "no_signal_groups": sum(r.get("charts/no_signal_groups", 0) for r in records),
-            "groups": len(records), "wall_s": time.monotonic() - started}
-
-
-def comparisons(runs: list[dict[str, Any]], arms: tuple[str, ...], key: str) -> list[dict[str, Any]]:
-    """Each arm against GRPO on split `key`: the gap, Welch's one-sided p (Holm-adjusted over
-    the arms), the bootstrap 95 % interval, the power at the seeds run, the seeds needed."""
-    grpo = [r[key] for r in runs if r["arm"] == "grpo"]
-    rows = []
-    for arm in arms:
-        if arm == "grpo":
-            continue
-        mine = [r[key] for r in runs if r["arm"] == arm]
-        test = stats.welch_greater(mine, grpo)
-        sd = ((statistics.variance(mine) + statistics.variance(grpo)) / 2) ** 0.5  # the sd of a gap is sqrt(2 sd^2 / n)
-        rows.append({"arm": arm, "split": key, "diff": test.diff, "sd": sd, "t": test.t, "df": test.df, "p": test.p,
-                     "ci95": stats.bootstrap_diff_ci(mine, grpo), "power": stats.power(test.diff, sd, len(mine)),
-                     "seeds_needed": stats.seeds_needed(test.diff, sd)})
-    for row, adjusted in zip(rows, stats.holm([row["p"] for row in rows])):
-        row["p_holm"] = adjusted
-    return rows
-
-
-def table(runs: list[dict[str, Any]], base: dict[str, Any], arms: tuple[str, ...]) -> list[str]:
-    """The papers' table: method x success (%) on the training and held-out instances (greedy),
-    mean +- sd over seeds; the base's sampled success (its solve rate in RL's own rollouts)."""
-    lines = ["| method | train (greedy) | held-out (greedy) |", "|---|---|---|",
-             f"| base (BC), greedy | {100 * base['train']:.1f} | {100 * base['held_out']:.1f} |",
-             f"| base (BC), sampled | {100 * base['train_sampled']:.1f} | {100 * base['held_out_sampled']:.1f} |"]
-    for arm in arms:
-        mine = [r for r in runs if r["arm"] == arm]
-        cells = [f"{100 * statistics.fmean(v):.1f} +- {100 * statistics.stdev(v):.1f}"
-                 for v in ([r[k] for r in mine] for k in ("train", "held_out"))]
-        lines.append(f"| {arm} ({len(mine)} seeds) | " + " | ".join(cells) + " |")
-    return lines
-
-
-def stats_lines(rows: list[dict[str, Any]]) -> list[str]:
-    lines = ["| arm vs GRPO | split | gap (pts) | sd (pts) | Welch t (df) | p one-sided | p Holm | bootstrap 95 % CI | "
-             "power | seeds for 80 % |", "|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lo, hi = r["ci95"]
-        lines.append(f"| {r['arm']} | {r['split']} | {100 * r['diff']:+.1f} | {100 * r['sd']:.1f} | {r['t']:.2f} "
-                     f"({r['df']:.1f}) | {r['p']:.4f} | {r['p_holm']:.4f} | [{100 * lo:+.1f}, {100 * hi:+.1f}] | "
-                     f"{r['power']:.2f} | {r['seeds_needed'] or '-'} |")
-    return lines
-
-
-def plot(runs: list[dict[str, Any]], arms: tuple[str, ...], path: Path, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    for arm in arms:
-        curves = [r["curve"] for r in runs if r["arm"] == arm and r["curve"]]
-        length = min(len(c) for c in curves)
-        xs = [curves[0][k][0] for k in range(length)]
-        ys = [statistics.fmean(c[k][1] for c in curves) for k in range(length)]
-        smooth = [statistics.fmean(ys[max(0, k - 5):k + 1]) for k in range(length)]
-        ax.plot(xs, smooth, linewidth=1.8, label=f"{arm} ({len(curves)} seeds)")
-    ax.set_xlabel("env episodes spent")
-    ax.set_ylabel("on-policy success (mean over seeds, 6-iteration mean)")
-    ax.set_ylim(-0.03, 1.03)
-    ax.set_title(title)
-    ax.legend(loc="upper left")
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+            "equal_progress_groups": sum(r.get("charts/equal_progress_groups", 0) for r in records),
+            "injections": sum(r.get("bepa/injections", 0) for r in records),
+            "level1_successes": sum(r.get("bepa/level1_successes", 0) for r in records),
+            "cached_logp": gap["bepa/cached_logp"], "on_policy_logp": gap["bepa/on_policy_logp"],
+            "groups": len(groups), "wall_s": time.monotonic() - started}
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="3 seeds, GRPO and PAGE (the full run's first seeds)")
+    parser.add_argument("--table", choices=sorted(TABLES), default="page",
+                        help="page: GRPO vs PAGE's arms; bepa: BEPA's ablation on Stage 1's expert-only tasks")
+    parser.add_argument("--quick", action="store_true", help="3 seeds, GRPO and PAGE or BEPA (the full run's first seeds)")
     parser.add_argument("--seeds", type=int, default=None, help="seeds per arm")
     parser.add_argument("--arms", default=None, help=f"comma-separated arms of {list(ARMS)} (grpo always runs)")
     parser.add_argument("--episodes", type=int, default=None, help="episode budget per run")
     parser.add_argument("--workers", type=int, default=2, help="runs at once, each in its own process")
-    parser.add_argument("--out", default=None, help="results folder (default runs/learning-{quick,full})")
+    parser.add_argument("--out", default=None, help="results folder (default runs/learning[-bepa]-{quick,full})")
     parser.add_argument("--summarize", action="store_true",
                         help="only report the runs the folder's runs.jsonl holds (a sweep cut short)")
     parser.add_argument("--resume", action="store_true",
                         help="keep the folder's base and runs; train only the missing (arm, seed) runs (more seeds)")
     args = parser.parse_args(argv)
-    setting = QUICK if args.quick else Setting()
+    if args.table == "bepa":
+        setting = BEPA_QUICK if args.quick else BEPA
+    else:
+        setting = QUICK if args.quick else Setting()
     if args.seeds is not None:
         setting = dataclasses.replace(setting, seeds=args.seeds)
     if args.episodes is not None:
@@ -255,28 +297,39 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if unknown:
             parser.error(f"unknown arms {sorted(unknown)}; expected some of {list(ARMS)}")
         setting = dataclasses.replace(setting, arms=tuple(a for a in ARMS if a == "grpo" or a in args.arms.split(",")))
-    name = "quick" if args.quick else "full"
+    name = ("bepa-" if args.table == "bepa" else "") + ("quick" if args.quick else "full")
     out = Path(args.out or f"runs/learning-{name}")
     out.mkdir(parents=True, exist_ok=True)
     base_dir = out / "base"
     started = time.monotonic()
     if args.summarize or args.resume:
         saved = json.loads((out / "base.json").read_text())
-        pretraining, base = saved["pretraining"], saved["base"]
+        pretraining, base, tasks, covered = saved["pretraining"], saved["base"], saved["tasks"], saved["covered"]
         done = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines() if line.strip()]
         if args.summarize:
             return report(setting, name, out, pretraining, base, done, float("nan"), args.workers)
     else:
         (out / "runs.jsonl").unlink(missing_ok=True)
+        (out / "task_selection.json").unlink(missing_ok=True)  # a new base is measured anew
         done = []
         pretraining = pretrain(setting, base_dir)
         from agents.policies.element import ElementPolicy
 
-        base = measure(ElementPolicy(prior_scale=0.0, checkpoint=str(base_dir)), setting, 0, sampled=True)
-        (out / "base.json").write_text(json.dumps({"pretraining": pretraining, "base": base}, indent=2))
+        splits = select_tasks(setting, base_dir, out)[1] if setting.table == "bepa" else None
+        tasks, covered = rl_tasks(setting, splits)
+        base = measure(ElementPolicy(prior_scale=0.0, checkpoint=str(base_dir)), setting, 0, tasks, covered, sampled=True)
+        (out / "base.json").write_text(json.dumps({"pretraining": pretraining, "base": base, "tasks": tasks,
+                                                   "covered": covered}, indent=2))
     print(f"base: {pretraining['demonstrations']} oracle steps of {pretraining['episodes']} episodes on "
-          f"{setting.pretrain_templates} pretraining templates, NLL per epoch "
+          f"{len(pretrain_templates(setting))} pretraining templates, NLL per epoch "
           + ", ".join(f"{v:.3f}" for v in pretraining["nll_per_epoch"]), flush=True)
+    if (out / "task_selection.json").is_file():
+        from benchmarks.learning_tasks import CandidateStats, selection_lines
+
+        selection = json.loads((out / "task_selection.json").read_text())
+        print("Stage 1, the base on the candidates:\n" + "\n".join(selection_lines(
+            [CandidateStats(**c) for c in selection["candidates"]], selection["splits"])), flush=True)
+    print(f"RL tasks {list(tasks)}" + (f", expert-covered {list(covered)}" if covered else ""))
     print(f"base on the RL tasks: train greedy {base['train']:.3f}, held-out greedy {base['held_out']:.3f}, "
           f"train sampled {base['train_sampled']:.3f} (progress {base['train_sampled_progress']:.3f}), held-out "
           f"sampled {base['held_out_sampled']:.3f}", flush=True)
@@ -285,12 +338,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     jobs = [(arm, seed) for seed in range(setting.seeds) for arm in setting.arms if (arm, seed) not in finished]
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=args.workers, mp_context=context, initializer=die_with_parent) as executor:
-        futures = [executor.submit(train_one, arm, seed, setting, str(base_dir)) for arm, seed in jobs]
+        futures = [executor.submit(train_one, arm, seed, setting, str(base_dir), tuple(tasks), tuple(covered))
+                   for arm, seed in jobs]
         runs = list(done)
+        keys = TABLES[setting.table]
         for future in futures:
             runs.append(future.result())
             r = runs[-1]
-            print(f"  {r['arm']:<10} seed {r['seed']:>2}: train {r['train']:.3f} held-out {r['held_out']:.3f} "
+            print(f"  {r['arm']:<11} seed {r['seed']:>2}: {keys[0]} {r[keys[0]]:.3f} {keys[1]} {r[keys[1]]:.3f} "
                   f"({r['wall_s']:.0f} s)", flush=True)
             with (out / "runs.jsonl").open("a") as log:
                 log.write(json.dumps(r) + "\n")
@@ -305,16 +360,17 @@ def report(setting: Setting, name: str, out: Path, pretraining: dict[str, Any], 
     complete = [s for s in sorted({r["seed"] for r in runs}) if s < setting.seeds
                 and all(any(r["arm"] == a and r["seed"] == s for r in runs) for a in setting.arms)]
     runs = [r for r in runs if r["seed"] in complete and r["arm"] in setting.arms]
-    rows = comparisons(runs, setting.arms, "train") + comparisons(runs, setting.arms, "held_out")
-    lines = table(runs, base, setting.arms)
-    print(f"\nlearning benchmark ({name}): {setting.rl_templates} RL tasks x {setting.instances} instances, "
-          f"{setting.episodes} episodes per run, G={setting.group_size}, {len(complete)} seeds per arm; "
-          f"success (%) mean +- sd over seeds\n")
+    keys = TABLES[setting.table]
+    rows = comparisons(runs, setting.arms, keys[0]) + comparisons(runs, setting.arms, keys[1])
+    lines = table(runs, base, setting.arms, setting.table)
+    print(f"\nlearning benchmark ({name}): {len(sorted({t for r in runs for t in r.get('train_per_task', {})}))} RL "
+          f"tasks x {setting.instances} instances, {setting.episodes} episodes per run, G={setting.group_size}, "
+          f"{len(complete)} seeds per arm; success (%) mean +- sd over seeds\n")
     print("\n".join(lines))
     print()
     print("\n".join(stats_lines(rows)))
     print(f"\nwall time {wall_s:.0f} s ({workers} workers)")
-    png = DOCS / f"learning_{name}.png"
+    png = DOCS / f"learning_{out.name.removeprefix('learning-')}.png"  # runs/learning-quick: learning_quick.png
     plot(runs, setting.arms, png, f"TextWeb learning ({name}): {len(complete)} seeds per arm")
     print(f"curves: {png}")
     results = {"setting": dataclasses.asdict(setting), "pretraining": pretraining, "base": base, "runs": runs,

@@ -53,12 +53,13 @@ VERBS = {"section": "open {}", "person": "select {}", "team": "assign the {} tea
 @dataclass(frozen=True)
 class Stage:
     kind: str
-    """A `POOLS` key (a named stage) or "hidden"."""
+    """A `POOLS` key (a named stage), "hidden" or "varying" (a hidden stage whose right element
+    changes with the instance: only the instance's expert plan names it)."""
     role: str
     options: int
     """Elements on the stage's page, the right one included."""
     convention: tuple[str, ...] = ()
-    """A hidden stage's elements; the first is right."""
+    """A hidden or varying stage's elements; a hidden stage's first is right."""
 
 
 @dataclass(frozen=True)
@@ -69,11 +70,12 @@ class Template:
 
 
 def make_templates(count: int, seed: int, hidden: tuple[int, ...] = (0, 1, 2), stages: tuple[int, int] = (4, 6),
-                   options: tuple[int, int] = (3, 5), conventions: Sequence[str] = CONVENTIONS) -> list[Template]:
+                   options: tuple[int, int] = (3, 5), conventions: Sequence[str] = CONVENTIONS,
+                   hidden_kind: str = "hidden") -> list[Template]:
     """`count` templates drawn from `seed`: each has a number of stages in `stages` (inclusive),
-    of which `hidden[i % len(hidden)]` are hidden, and pages of `options` elements; hidden
-    stages draw from `conventions` (disjoint lists keep pretraining's conventions from
-    biasing the RL tasks')."""
+    of which `hidden[i % len(hidden)]` are hidden (of `hidden_kind`: "hidden" or "varying"),
+    and pages of `options` elements; hidden stages draw from `conventions` (disjoint lists keep
+    pretraining's conventions from biasing the RL tasks')."""
     rng = random.Random(seed)
     out = []
     for i in range(count):
@@ -84,16 +86,31 @@ def make_templates(count: int, seed: int, hidden: tuple[int, ...] = (0, 1, 2), s
         for k in range(n):
             role, m = rng.choice(ROLES), rng.randint(*options)
             if k in hidden_at:
-                chain.append(Stage("hidden", role, m, tuple(rng.sample(list(conventions), m))))
+                chain.append(Stage(hidden_kind, role, m, tuple(rng.sample(list(conventions), m))))
             else:
                 chain.append(Stage("section" if k == 0 else rng.choice(sorted(set(POOLS) - {"section"})), role, m))
         out.append(Template(f"textweb.s{seed}-t{i:02d}-h{n_hidden}", tuple(chain), rng.choice(["Save", "Apply", "Confirm"])))
     return out
 
 
+class _Milestones:
+    """The episode's milestones, as a suite's task gives them (`gui_gym.suites.base.Milestone`),
+    so PAGE's own wrappers and `OracleJudge` (or its noisy variant) judge TextWeb as they judge
+    LocalWeb: milestone k holds once the chain is past stage k (the env is its own backend)."""
+
+    def __init__(self, descriptions: list[str]):
+        from gui_gym.suites.base import Milestone
+
+        self._milestones = [Milestone(d, lambda env, k=k: env.stage > k) for k, d in enumerate(descriptions)]
+
+    def milestones(self) -> list[Any]:
+        return self._milestones
+
+
 class TextWebEnv(gym.Env):
     """The env over a list of `Template`s; reset with ``options={"task_id", "instance_seed"}``
-    as a `GUIEnv`, step with element actions (``click(element=i)``, ``done``)."""
+    as a `GUIEnv`, step with element actions (``click(element=i)``, ``done``). It is its own
+    `backend` and its `task` gives the milestones, for `OracleJudge`."""
 
     metadata = {"render_modes": []}
 
@@ -101,6 +118,7 @@ class TextWebEnv(gym.Env):
         self.templates = {t.task_id: t for t in templates}
         self.task_ids = list(self.templates)
         self.max_extra_steps = max_extra_steps
+        self.backend = self  # what `OracleJudge` checks the milestones on
         self.observation_space = gym.spaces.Dict({})
         self.action_space = gym.spaces.Discrete(1)  # actions are `Action`s, checked in `step`
 
@@ -111,26 +129,45 @@ class TextWebEnv(gym.Env):
         options = options or {}
         self.template = self.templates[options.get("task_id", self.task_ids[0])]
         instance = int(options.get("instance_seed", 0))
-        rng = random.Random(f"{self.template.task_id}/{instance}")
-        self.pages: list[tuple[list[str], str]] = []  # per stage: the element names in page order, the right one
-        goals = []
-        for stage in self.template.stages:
-            if stage.kind == "hidden":
-                names = list(stage.convention)
-            else:  # a pool's right names differ between stages ("choose March, choose June")
-                taken = {right for _, right in self.pages}
-                names = rng.sample([n for n in POOLS[stage.kind] if n not in taken], stage.options)
-            right = names[0]
-            rng.shuffle(names)
-            self.pages.append((names, right))
-            goals.append(None if stage.kind == "hidden" else VERBS[stage.kind].format(right))
+        self.pages, goals = self._instance(self.template, instance)
         named = [g for g in goals if g]
         self.instruction = (f"{named[0][0].upper()}{named[0][1:]}, " + ", ".join(named[1:])
                             + (", " if named[1:] else "") + f"then {self.template.save.lower()}.")
         self.subtask_names = [g or f"the {s.role} step {k + 1}" for k, (g, s) in enumerate(zip(goals, self.template.stages))]
         self.stage, self.on_error, self.steps, self.span_of_step = 0, False, 0, []
         self.max_steps = len(self.template.stages) + 1 + self.max_extra_steps
+        self.task = _Milestones(self.subtask_names + [f"{self.template.save.lower()} the changes"])
         return self._obs(), {"task_id": self.template.task_id, "instruction": self.instruction, "seed": instance}
+
+    def expert_plan(self, task_id: str, instance_seed: int) -> list[str]:
+        """The expert's plan of an instance (`gui_gym.env.GUIEnv.expert_plan`, BEPA's LEVEL-1):
+        one line per stage naming the element to click, hidden stages included, then the
+        save button: what an abstraction of the oracle's trajectory says."""
+        template = self.templates[task_id]
+        pages, _ = self._instance(template, int(instance_seed))
+        return ([f"click the {right} {stage.role}" for (_, right), stage in zip(pages, template.stages)]
+                + [f"click the {template.save} button"])
+
+    @staticmethod
+    def _instance(template: Template, instance: int) -> tuple[list[tuple[list[str], str]], list[str | None]]:
+        """Per stage, the page's element names in page order and the right one, and the
+        stage's goal in the instruction (None for a hidden stage)."""
+        rng = random.Random(f"{template.task_id}/{instance}")
+        pages: list[tuple[list[str], str]] = []
+        goals: list[str | None] = []
+        for stage in template.stages:
+            if stage.kind == "varying":
+                names = rng.sample(list(stage.convention), len(stage.convention))
+            elif stage.kind == "hidden":
+                names = list(stage.convention)
+            else:  # a pool's right names differ between stages ("choose March, choose June")
+                taken = {right for _, right in pages}
+                names = rng.sample([n for n in POOLS[stage.kind] if n not in taken], stage.options)
+            right = names[0]
+            rng.shuffle(names)
+            pages.append((names, right))
+            goals.append(VERBS[stage.kind].format(right) if stage.kind in VERBS else None)
+        return pages, goals
 
     def step(self, action: Action) -> tuple[dict, float, bool, bool, dict]:
         self.steps += 1

@@ -10,7 +10,9 @@ The cache rules sit at the top as small pure pieces, checked in tests/trainers/t
 (a task's own, or a judge's abstraction of the expert's trajectory) and the trainer: LEVEL-1
 seeding, then the shared GRPO loop (`trainers.grpo.run`) with LEVEL-2 as its group mixer,
 LUFFY's shaping as its off-policy loss and the cache's log-prob diagnostic as its update
-stats.
+stats. The paper's ablation rows are options of the same trainer: the cache seeded by the
+expert's own trajectories instead of LEVEL-1 (`seed_source`), and static mixing into every
+group instead of LEVEL-2 (`mixing`).
 """
 
 from __future__ import annotations
@@ -41,7 +43,11 @@ class CacheEntry(Generic[T]):
 
     trajectory: T
     source: str
-    """"level1" (plan-conditioned self-roll) or "on_policy" (the policy's own success)."""
+    """"level1" (plan-conditioned self-roll), "expert" (the expert's own trajectory: the
+    replacement baseline) or "on_policy" (the policy's own success)."""
+
+
+SOURCES = ("level1", "expert", "on_policy")
 
 
 class TaskCache(Generic[T]):
@@ -55,8 +61,8 @@ class TaskCache(Generic[T]):
         self._entries: dict[Hashable, deque[CacheEntry[T]]] = {}
 
     def put(self, task_key: Hashable, trajectory: T, source: str) -> None:
-        if source not in ("level1", "on_policy"):
-            raise ValueError(f"source must be 'level1' or 'on_policy', received {source!r}")
+        if source not in SOURCES:
+            raise ValueError(f"source must be one of {SOURCES}, received {source!r}")
         self._entries.setdefault(task_key, deque(maxlen=self.capacity)).append(CacheEntry(trajectory, source))
 
     def get(self, task_key: Hashable) -> CacheEntry[T] | None:
@@ -79,24 +85,27 @@ class MixResult(Generic[T]):
 
 
 def mix_group(task_key: Hashable, rollouts: Sequence[T], scores: Sequence[float], cache: TaskCache[T],
-              cached_score: float = 1.0, inject_index: int = 0, success_threshold: float = 1.0) -> MixResult[T]:
+              cached_score: float = 1.0, inject_index: int = 0, success_threshold: float = 1.0,
+              static: bool = False) -> MixResult[T]:
     """LEVEL-2 injection: when no rollout of the group succeeded and the cache holds a
     trajectory for the task, it replaces rollout `inject_index`; GRPO advantages are then
     computed on the mixed group. A group with any success is left untouched, and its successes
-    refresh the cache (newest last)."""
+    refresh the cache (newest last). ``static=True`` is the static mixing BEPA's ablation
+    compares with: the cached trajectory replaces rollout `inject_index` of every group, and
+    the cache is never refreshed."""
     if len(rollouts) != len(scores):
         raise ValueError(f"expected one score per rollout, received {len(scores)} for {len(rollouts)}")
     mixed, mixed_scores = list(rollouts), list(scores)
     successes = [r for r, s in zip(rollouts, scores) if s >= success_threshold]
     all_failed = not successes
     injected = False
-    if all_failed:
+    if all_failed or static:
         entry = cache.get(task_key)
         if entry is not None and mixed:
             mixed[inject_index] = entry.trajectory
             mixed_scores[inject_index] = cached_score
             injected = True
-    for trajectory in successes:
+    for trajectory in successes if not static else ():
         cache.put(task_key, trajectory, "on_policy")
     return MixResult(mixed, mixed_scores, injected, all_failed)
 
@@ -196,11 +205,36 @@ class BEPAConfig(GRPOConfig):
     """Reweight the injected (off-policy) tokens by p / (p + luffy_gamma) instead of clipping."""
     luffy_gamma: float = 0.1
     """LUFFY's gamma."""
+    seed_source: str = "level1"
+    """What seeds the cache: "level1" (plan-conditioned self-rolls, BEPA) or "expert" (the
+    expert's own trajectory, `trainers.sft.expert_rollout`, recorded on the plain prompt: given
+    data, no episode of the budget): the ablation's replacement and LEVEL-2-only rows."""
+    mixing: str = "dynamic"
+    """"dynamic": LEVEL-2 (inject only into all-fail groups, refresh with the policy's
+    successes); "static": inject into every group of a cached instance, never refresh (the
+    replacement and LEVEL-1-only rows)."""
+    level1_group_size: int | None = None
+    """Rollouts per LEVEL-1 group; None: group_size."""
+    expert_tasks: tuple[str, ...] = ()
+    """The tasks the expert covers (LEVEL-1 or its trajectories seed only these); empty: every
+    task. The others are BEPA's held-out tasks: trained on, never given an expert trace."""
+    level1_every_instance: bool = False
+    """Seed every training instance (0..instance_seeds-1) of every task, `level1_groups` times
+    each, instead of `level1_groups` drawn instances per task: the expert-covered set is then
+    the training set."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.plan_source not in ("task", "judge"):
             raise ValueError(f"plan_source must be 'task' or 'judge', received {self.plan_source!r}")
+        if self.seed_source not in ("level1", "expert") or self.mixing not in ("dynamic", "static"):
+            raise ValueError(f"seed_source must be 'level1' or 'expert' and mixing 'dynamic' or 'static', received "
+                             f"{self.seed_source!r}, {self.mixing!r}")
+        self.expert_tasks = tuple(self.expert_tasks)
+        if self.level1_every_instance and self.instance_seeds is None:
+            raise ValueError("level1_every_instance needs instance_seeds (the training set it covers)")
+        if self.level1_group_size is not None and self.level1_group_size < 1:
+            raise ValueError(f"level1_group_size must be None or >= 1, received {self.level1_group_size}")
         if self.level1_groups < 0 or self.cache_capacity < 1 or self.inject_index < 0 or self.luffy_gamma <= 0:
             raise ValueError(f"expected level1_groups >= 0, cache_capacity >= 1, inject_index >= 0, luffy_gamma > 0, "
                              f"received {self.level1_groups}, {self.cache_capacity}, {self.inject_index}, "
@@ -213,30 +247,53 @@ def level1(cfg: BEPAConfig, policy: TrainableAgent, pool: EnvPool, cache: TaskCa
     successes (stored without the plan) seed the cache. Stops where the next group would
     overrun `cfg.episode_budget`; a group whose every episode crashed is counted, not paid for
     and skipped, as in the loop (`CrashedGroups`). Returns the episodes spent and counters."""
-    rng = np.random.default_rng([cfg.seed, 1])
     episodes, crashes = 0, CrashedGroups()
     stats = {"bepa/level1_episodes": 0.0, "bepa/level1_successes": 0.0, "bepa/level1_crashed_groups": 0.0}
     plan_cost = 1 if cfg.plan_source == "judge" else 0  # the judge's look at the expert trajectory
-    for task_id in tasks:
-        for _ in range(cfg.level1_groups):
-            if cfg.episode_budget is not None and episodes + plan_cost + cfg.group_size > cfg.episode_budget:
+    size = cfg.level1_group_size or cfg.group_size
+    for task_id, seeds in covered_instances(cfg, tasks).items():
+        for seed in seeds:
+            if cfg.episode_budget is not None and episodes + plan_cost + size > cfg.episode_budget:
                 break
-            seed = cfg.draw_instance(rng)
             plan = pool.run([(0, lambda env: plans(env, task_id, seed))])[0]
             episodes += plan_cost
-            group = crashes.rollout(pool, policy, task_id, seed, cfg.group_size, plan=plan)
+            group = crashes.rollout(pool, policy, task_id, seed, size, plan=plan)
             if group is None:
                 stats["bepa/level1_crashed_groups"] += 1
                 continue
-            episodes += cfg.group_size
+            episodes += size
             group = [r for r in group if r.infra_error is None]
             for rollout in group:
                 if rollout.success:
                     cache.put(instance_key(rollout), rollout, "level1")
-            stats["bepa/level1_episodes"] += cfg.group_size
+            stats["bepa/level1_episodes"] += size
             stats["bepa/level1_successes"] += sum(r.success for r in group)
     stats["bepa/cache_tasks"] = float(len(cache))
     return episodes, stats
+
+
+def covered_instances(cfg: BEPAConfig, tasks: Sequence[str]) -> dict[str, list[int]]:
+    """Per task, the instance seeds the expert covers (a seed once per group it gets): every
+    training instance with `level1_every_instance`, else `level1_groups` drawn ones."""
+    if cfg.level1_every_instance:
+        return {task_id: [s for s in range(cfg.instance_seeds or 0) for _ in range(cfg.level1_groups)]
+                for task_id in tasks}
+    rng = np.random.default_rng([cfg.seed, 1])
+    return {task_id: [cfg.draw_instance(rng) for _ in range(cfg.level1_groups)] for task_id in tasks}
+
+
+def expert_seeding(cfg: BEPAConfig, policy: TrainableAgent, pool: EnvPool, cache: TaskCache[Rollout],
+                   tasks: Sequence[str]) -> tuple[int, dict[str, float]]:
+    """The ablation's seeding without LEVEL-1: the expert's own trajectory of every covered
+    instance, on the plain prompt, straight into the cache (given data: no episode spent)."""
+    from trainers.sft import expert_rollout
+
+    for task_id, seeds in covered_instances(cfg, tasks).items():
+        for seed in sorted(set(seeds)):
+            rollout = pool.run([(0, lambda env: expert_rollout(env, policy, task_id, seed))])[0]
+            if rollout.success:
+                cache.put(instance_key(rollout), rollout, "expert")
+    return 0, {"bepa/cache_tasks": float(len(cache))}
 
 
 def instance_key(rollout: Rollout) -> tuple[str, int]:
@@ -246,12 +303,13 @@ def instance_key(rollout: Rollout) -> tuple[str, int]:
     return rollout.task_id, rollout.seed
 
 
-def level2(cache: TaskCache[Rollout], inject_index: int = 0) -> MixFn:
+def level2(cache: TaskCache[Rollout], inject_index: int = 0, static: bool = False) -> MixFn:
     """LEVEL-2 as the loop's group mixer: `mix_group` on each group, with the counters the
-    paper logs (all-fail groups, injections)."""
+    paper logs (all-fail groups, injections); `static`: the ablation's static mixing."""
     def mix(group: list[Rollout]) -> tuple[list[Rollout], list[bool], dict[str, float]]:
         index = min(inject_index, len(group) - 1)
-        result = mix_group(instance_key(group[0]), group, [r.score for r in group], cache, inject_index=index)
+        result = mix_group(instance_key(group[0]), group, [r.score for r in group], cache, inject_index=index,
+                           static=static)
         injected = [result.injected and i == index for i in range(len(group))]
         return result.rollouts, injected, {"bepa/all_fail_groups": float(result.all_failed),
                                            "bepa/injections": float(result.injected)}
@@ -285,6 +343,18 @@ def train(cfg: BEPAConfig, policy: TrainableAgent, make_env: Callable[[], gym.En
     """BEPA = LEVEL-1 (plan-conditioned self-rolls seed the cache) + the GRPO loop with
     LEVEL-2 injection. `judge` (a `ChatModel`) overrides the plan judge `cfg` names."""
     seed_everything(cfg.seed)
+    log = RunLog(cfg.run_dir, cfg, tensorboard=cfg.tensorboard, wandb_project=cfg.wandb_project)
+    try:
+        with EnvPool(make_env, cfg.pool_size) as pool:
+            return train_on(cfg, policy, pool, judge, log)
+    finally:
+        log.close()
+
+
+def train_on(cfg: BEPAConfig, policy: TrainableAgent, pool: EnvPool, judge: Any = None,
+             log: RunLog | None = None) -> list[dict[str, Any]]:
+    """`train` on a pool the caller owns (the learning benchmark's): seed the cache (LEVEL-1,
+    or the expert's trajectories), then the loop with the cache as its mixer."""
     check_policy(policy, cfg)  # before LEVEL-1 spends episodes
     plans: Callable[[gym.Env, str, int], list[str]] = task_plan
     if cfg.plan_source == "judge":
@@ -292,14 +362,13 @@ def train(cfg: BEPAConfig, policy: TrainableAgent, make_env: Callable[[], gym.En
 
         plans = partial(judged_plan, judge if judge is not None else OpenAIClient(cfg.judge_model, cfg.judge_base_url))
     cache: TaskCache[Rollout] = TaskCache(cfg.cache_capacity)
-    log = RunLog(cfg.run_dir, cfg, tensorboard=cfg.tensorboard, wandb_project=cfg.wandb_project)
-    try:
-        with EnvPool(make_env, cfg.pool_size) as pool:
-            tasks = list(cfg.tasks) or pool.task_ids()
-            episodes, stats = level1(cfg, policy, pool, cache, tasks, plans)
-            log.log(0, {"charts/episodes": episodes, **stats})
-            return run(cfg, policy, pool, mix=level2(cache, cfg.inject_index),
-                       off_policy_loss=luffy_loss(cfg.luffy_gamma) if cfg.luffy else None, update_stats=cache_stats,
-                       episodes=episodes, log=log)
-    finally:
-        log.close()
+    log = log or RunLog(None, cfg, tensorboard=False)
+    tasks = list(cfg.expert_tasks or cfg.tasks) or pool.task_ids()
+    if cfg.seed_source == "expert":
+        episodes, stats = expert_seeding(cfg, policy, pool, cache, tasks)
+    else:
+        episodes, stats = level1(cfg, policy, pool, cache, tasks, plans)
+    log.log(0, {"charts/episodes": episodes, **stats})
+    return run(cfg, policy, pool, mix=level2(cache, cfg.inject_index, static=cfg.mixing == "static"),
+               off_policy_loss=luffy_loss(cfg.luffy_gamma) if cfg.luffy else None, update_stats=cache_stats,
+               episodes=episodes, log=log)

@@ -508,6 +508,8 @@ def run(cfg: GRPOConfig, policy: TrainableAgent, pool: EnvPool, *, advantages: A
                     continue
                 counters["charts/no_signal_groups"] = counters.get("charts/no_signal_groups", 0) + all_equal(
                     [r.score for r in group])
+                counters["charts/equal_progress_groups"] = counters.get("charts/equal_progress_groups", 0) + all_equal(
+                    [r.progress if r.progress is not None else r.score for r in group])  # PAGE's A_inter is 0
                 injected = [False] * len(group)
                 if mix is not None:
                     group, injected, mixed = mix(group)

@@ -63,14 +63,17 @@ def group_normalized_span_advantages(group_spans: Sequence[Sequence[tuple[str, b
 
 
 def hierarchical_advantages(progress: Sequence[float], intra: Sequence[Sequence[float]],
-                            lam: float = 0.5, norm_std: bool = True, eps: float = EPS) -> list[list[float]]:
-    """PAGE: A_{i,t} = A_inter_i + lambda * A_intra_{i,t}, where A_inter is the group
+                            lam: float = 0.5, norm_std: bool = False, eps: float = EPS,
+                            inter_weight: float = 1.0) -> list[list[float]]:
+    """PAGE: A_{i,t} = w A_inter_i + lambda * A_intra_{i,t}, where A_inter is the group
     advantage of the progress rewards p_i (so an all-fail group still learns when progress
-    differs), and `intra[i]` holds rollout i's per-step subtask advantages."""
+    differs; exactly 0 when every p_i is equal), `intra[i]` holds rollout i's per-step subtask
+    advantages, and w = `inter_weight` is 1 (0: the intra-only ablation). `norm_std` as
+    `PAGEConfig.inter_norm_std` (off)."""
     if len(progress) != len(intra):
         raise ValueError(f"expected one intra-advantage list per rollout, received {len(intra)} for {len(progress)} rollouts")
     inter = group_advantages(progress, norm_std=norm_std, eps=eps)
-    return [[a + lam * b for b in steps] for a, steps in zip(inter, intra)]
+    return [[inter_weight * a + lam * b for b in steps] for a, steps in zip(inter, intra)]
 
 
 # ---- the PAGE trainer: the GRPO loop on envs wrapped with progress and subtasks ----------------
@@ -82,6 +85,8 @@ class PAGEConfig(GRPOConfig):
 
     lam: float = 0.5
     """lambda: weight of the intra-rollout (subtask) advantage."""
+    inter_weight: float = 1.0
+    """Weight of the inter-rollout (progress) advantage; 0 is the intra-only ablation."""
     inter_norm_std: bool = False
     """Divide A_inter by the group's progress std (algorithms.md, PAGE definition 3, as GRPO
     does the outcome). Off by default: A_intra is never std-normalized, so a normalized
@@ -120,13 +125,14 @@ JUDGES = ("oracle", "openai", "transformers")
 
 
 def page_advantages(group: Sequence[Rollout], lam: float = 0.5, intra_mode: str = "centered",
-                    group_norm_spans: bool = False, norm_std: bool = True) -> list[list[float]]:
+                    group_norm_spans: bool = False, norm_std: bool = False,
+                    inter_weight: float = 1.0) -> list[list[float]]:
     """PAGE's A_{i,t} for a group, from each rollout's final ``info``: ``progress`` (the env's
     score when the judge gave none) and ``subtasks`` / ``subtask_of_step`` (no intra term for
     a rollout whose annotation failed)."""
     progress = [r.progress if r.progress is not None else r.score for r in group]
     intra = group_intra_advantages([subtask_spans(r.final_info, len(r)) for r in group], intra_mode, group_norm_spans)
-    return hierarchical_advantages(progress, intra, lam=lam, norm_std=norm_std)
+    return hierarchical_advantages(progress, intra, lam=lam, norm_std=norm_std, inter_weight=inter_weight)
 
 
 def group_intra_advantages(spans: Sequence[tuple[Sequence[Mapping[str, Any]], Sequence[int]]],
@@ -170,9 +176,11 @@ def make_judge(cfg: PAGEConfig) -> Any:
 def wrap_env(env: gym.Env, judge: Any, cfg: PAGEConfig) -> gym.Env:
     """`env` with PAGE's two wrappers: `SubtaskAnnotation` (info["subtasks"]) inside
     `ProgressReward` (info["progress"], the final reward)."""
+    from gui_gym.judges.lvlm import as_trajectory_judge
     from gui_gym.wrappers.progress import ProgressReward
     from gui_gym.wrappers.subtasks import SubtaskAnnotation
 
+    judge = as_trajectory_judge(judge)  # one judge object: the two wrappers share one record of the episode
     return ProgressReward(SubtaskAnnotation(env, judge), judge, criteria_store=cfg.criteria_store,
                           rounds=cfg.rounds, aggregate=cfg.aggregate)
 
@@ -190,4 +198,4 @@ def advantage_fn(cfg: PAGEConfig) -> Callable[[Sequence[Rollout]], list[list[flo
     """`page_advantages` with `cfg`'s options: what PAGE gives the shared loop (also on an env
     that reports progress and subtasks itself, without the wrappers)."""
     return partial(page_advantages, lam=cfg.lam, intra_mode=cfg.intra_mode, group_norm_spans=cfg.group_norm_spans,
-                   norm_std=cfg.inter_norm_std)
+                   norm_std=cfg.inter_norm_std, inter_weight=cfg.inter_weight)

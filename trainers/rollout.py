@@ -64,8 +64,8 @@ class Step(TrajectoryStep):
 class Rollout(Trajectory):
     """One episode, a `gui_gym.records.Trajectory` of `Step`s (success, score and progress
     read from the last step's ``info``). `source` is "on_policy" for the policy's own plain
-    rollouts and "level1" for BEPA's plan-conditioned ones (`plan` is what it acted with; the
-    stored prompts never hold it)."""
+    rollouts, "level1" for BEPA's plan-conditioned ones (`plan` is what it acted with; the
+    stored prompts never hold it) and "expert" for the oracle's own (`trainers.sft.expert_rollout`)."""
 
     source: str = "on_policy"
     plan: tuple[str, ...] | None = None

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 import torch
 
 from agents.base import Act, Context, TrainableAgent
+from trainers.rollout import Rollout, Step
 
 logger = logging.getLogger(__name__)
 
@@ -39,27 +40,47 @@ class SFTConfig:
     seed: int = 0
 
 
-def oracle_demonstrations(env: Any, policy: TrainableAgent, episodes: Sequence[tuple[str, int]]) -> list[Demonstration]:
-    """The oracle's steps on each (task id, instance seed), as the policy would have produced
-    them. A step the policy cannot spell (its action is not among the policy's choices) ends
-    that episode's demonstration, with a warning."""
+def expert_rollout(env: Any, policy: TrainableAgent, task_id: str, seed: int,
+                   plan: Sequence[str] | None = None) -> Rollout:
+    """The oracle's episode on (task id, instance seed) (``env.unwrapped.oracle_action()``), as
+    the policy would have produced it, as a `Rollout`: each step's prompt (conditioned on
+    `plan` when given) and the policy's tokens for the oracle's action; log-probs are not
+    known (0). BEPA's expert trajectory (its replacement baseline) and behaviour cloning's
+    demonstrations. A step the policy cannot spell (its action is not among the policy's
+    choices) ends the episode, with a warning."""
+    obs, info = env.reset(seed=seed, options={"task_id": task_id, "instance_seed": seed})
+    rollout = Rollout(task_id=task_id, seed=seed, instruction=str(info.get("instruction", "")), source="expert",
+                      plan=tuple(plan) if plan is not None else None)
+    history: list[Act] = []
+    for _ in range(100):
+        action = env.unwrapped.oracle_action()
+        prompt = policy.prompt(obs, Context(rollout.instruction, rollout.plan, tuple(history)))
+        act = policy.expert_act(prompt, action)
+        if act is None:
+            logger.warning("the policy cannot spell the oracle's %s in %s (seed %d); demonstration cut", action,
+                           task_id, seed)
+            break
+        history.append(act)
+        obs, reward, terminated, truncated, info = env.step(act.action)
+        rollout.steps.append(Step(parsed_action=info.get("parsed_action"), action_error=info.get("action_error"),
+                                  action=act.action, reward=float(reward), info=info, prompt=prompt, text=act.text,
+                                  token_ids=act.token_ids, logprobs=(0.0,) * len(act.token_ids)))
+        if terminated or truncated:
+            break
+    return rollout
+
+
+def oracle_demonstrations(env: Any, policy: TrainableAgent, episodes: Sequence[tuple[str, int]],
+                          plan_share: float = 0.0) -> list[Demonstration]:
+    """The oracle's steps on each (task id, instance seed) (`expert_rollout`). A share
+    `plan_share` of the episodes (every k-th) is acted on the env's expert plan
+    (``expert_plan``), so that the policy learns from its input to follow a plan when it has
+    one (BEPA's LEVEL-1 then measures what that learned skill is worth), not from a fixed bonus."""
     out: list[Demonstration] = []
-    for task_id, seed in episodes:
-        obs, info = env.reset(seed=seed, options={"task_id": task_id, "instance_seed": seed})
-        history: list[Act] = []
-        for _ in range(100):
-            action = env.unwrapped.oracle_action()
-            prompt = policy.prompt(obs, Context(str(info.get("instruction", "")), None, tuple(history)))
-            act = policy.expert_act(prompt, action)
-            if act is None:
-                logger.warning("the policy cannot spell the oracle's %s in %s (seed %d); demonstration cut", action,
-                               task_id, seed)
-                break
-            out.append(Demonstration(prompt, act.token_ids))
-            history.append(act)
-            obs, _, terminated, truncated, _ = env.step(act.action)
-            if terminated or truncated:
-                break
+    every = round(1 / plan_share) if plan_share > 0 else 0
+    for k, (task_id, seed) in enumerate(episodes):
+        plan = env.unwrapped.expert_plan(task_id, seed) if every and k % every == 0 else None
+        out += [Demonstration(s.prompt, s.token_ids) for s in expert_rollout(env, policy, task_id, seed, plan).steps]
     return out
 
 

@@ -3,7 +3,8 @@
 Suites that know their tasks (LocalWeb, the demo) give each task ordered `Milestone`s, each a
 check over the live backend. The oracle probes every milestone after reset and after every
 step, so at the episode's end it knows the first step at which each one held. Its criteria
-are the milestone descriptions; a criterion is met once its milestone has held at some step;
+are the milestone descriptions; a criterion is met once its milestone has held at some step
+and every earlier milestone has too (milestones are ordered: progress counts them in order);
 its subtask spans end where the next milestone first holds. It needs the env itself
 (``env.unwrapped.task`` and ``.backend``), so it judges live episodes, not results folders.
 
@@ -72,7 +73,11 @@ class OracleJudge(SharedOnCopy):
         if list(criteria) != own:
             raise JudgeError(f"the oracle judge answers about its task's own milestones {own}, received criteria "
                              f"{list(criteria)}")
-        return [first is not None for first in reached_at(trajectory)]
+        marks, in_order = [], True
+        for first in reached_at(trajectory):  # in order: one reached after a missed one does not count
+            in_order = in_order and first is not None
+            marks.append(in_order)
+        return marks
 
     def segment(self, trajectory: Trajectory, *, seed: int | None = None) -> list[Subtask]:
         """Spans end where the next milestone first holds. A milestone that first holds no

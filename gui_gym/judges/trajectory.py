@@ -100,6 +100,20 @@ class TrajectoryKeeper:
         return [int(seed) for seed in self._rng.integers(0, 2**31 - 1, size=count)]
 
 
+def keeper_for(env: gym.Env, judge: TrajectoryJudge) -> tuple[TrajectoryKeeper, bool]:
+    """The keeper a wrapper over `env` records with: that of a wrapper under it that records
+    for the same judge, else a new one; the flag says it is shared (the inner wrapper begins
+    and adds to it, the outer one only reads). PAGE stacks `ProgressReward` over
+    `SubtaskAnnotation` with one judge: one record and one probe of the env per step, not two."""
+    inner = env
+    while isinstance(inner, gym.Wrapper):
+        keeper = getattr(inner, "keeper", None)
+        if isinstance(keeper, TrajectoryKeeper) and keeper.judge is judge:
+            return keeper, True
+        inner = inner.env
+    return TrajectoryKeeper(judge), False
+
+
 def _screenshot(obs: Any) -> ImageLike | None:
     if isinstance(obs, dict) and isinstance(obs.get("screenshot"), (np.ndarray, bytes)):
         return obs["screenshot"]

@@ -28,7 +28,7 @@ from gui_gym.errors import MissingResourceError
 from gui_gym.judges.aggregation import AGGREGATES, judge_progress
 from gui_gym.judges.criteria_store import CriteriaStore
 from gui_gym.judges.lvlm import as_trajectory_judge
-from gui_gym.judges.trajectory import TrajectoryJudge, TrajectoryKeeper
+from gui_gym.judges.trajectory import TrajectoryJudge, keeper_for
 from gui_gym.models.chat import ChatModel
 from gui_gym.records import Trajectory
 
@@ -80,13 +80,13 @@ class ProgressReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.aggregate = aggregate
         self.mode = mode
         self.criteria: list[str] = []
-        self._keeper = TrajectoryKeeper(self.judge)
+        self.keeper, self._shared_keeper = keeper_for(env, self.judge)  # SubtaskAnnotation's, under PAGE
         self._progress = 0.0
 
     @property
     def trajectory(self) -> Trajectory | None:
         """The current (or just finished) episode as the judge saw it."""
-        return self._keeper.trajectory
+        return self.keeper.trajectory
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         obs, info = self.env.reset(seed=seed, options=options)
@@ -99,14 +99,14 @@ class ProgressReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
         the judged trajectory starts at the restored state, and the dense reward counts from
         the progress judged there."""
         trajectory = self._begin(obs, info, None)
-        estimate = judge_progress(self.judge, trajectory, self.criteria, seeds=self._keeper.seeds(self.rounds),
+        estimate = judge_progress(self.judge, trajectory, self.criteria, seeds=self.keeper.seeds(self.rounds),
                                   aggregate=self.aggregate)
         self._progress = estimate.progress or 0.0
         info.update(progress=estimate.progress)
         return obs, info
 
     def _begin(self, obs: Any, info: dict[str, Any], seed: int | None) -> Trajectory:
-        trajectory = self._keeper.begin(self.env, obs, info, seed)
+        trajectory = self.keeper.trajectory if self._shared_keeper else self.keeper.begin(self.env, obs, info, seed)
         criteria = self.judge.own_criteria(trajectory)
         if criteria is None:
             criteria = self.criteria_store.get(trajectory.task_id) if self.criteria_store is not None else None
@@ -121,10 +121,10 @@ class ProgressReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         done = terminated or truncated
-        trajectory = self._keeper.add(self.env, obs, info, done)
+        trajectory = self.keeper.trajectory if self._shared_keeper else self.keeper.add(self.env, obs, info, done)
         if not done and self.mode == "final":
             return obs, reward, terminated, truncated, info
-        estimate = judge_progress(self.judge, trajectory, self.criteria, seeds=self._keeper.seeds(self.rounds),
+        estimate = judge_progress(self.judge, trajectory, self.criteria, seeds=self.keeper.seeds(self.rounds),
                                   aggregate=self.aggregate, success=done and bool(info.get("success", False)))
         info.update(progress=estimate.progress, progress_per_criterion=estimate.per_criterion,
                     progress_errors=estimate.errors, env_reward=reward)

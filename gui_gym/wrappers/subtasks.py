@@ -51,31 +51,31 @@ class SubtaskAnnotation(gym.Wrapper, gym.utils.RecordConstructorArgs):
         annotator = as_trajectory_judge(annotator if annotator is not None else OracleJudge())
         gym.Wrapper.__init__(self, env)
         self.annotator = annotator
-        self._keeper = TrajectoryKeeper(annotator)
+        self.keeper = TrajectoryKeeper(annotator)
 
     @property
     def trajectory(self) -> Trajectory | None:
         """The current (or just finished) episode as the annotator saw it."""
-        return self._keeper.trajectory
+        return self.keeper.trajectory
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         obs, info = self.env.reset(seed=seed, options=options)
-        self._keeper.begin(self.env, obs, info, seed)
+        self.keeper.begin(self.env, obs, info, seed)
         return obs, info
 
     def after_restore(self, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         """Take up an episode restored from a snapshot: the subtasks annotated at its end are
         those of the steps after the restore."""
-        self._keeper.begin(self.env, obs, info, None)
+        self.keeper.begin(self.env, obs, info, None)
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         done = terminated or truncated
-        trajectory = self._keeper.add(self.env, obs, info, done)
+        trajectory = self.keeper.add(self.env, obs, info, done)
         if done:
             try:
-                subtasks = self.annotator.segment(trajectory, seed=self._keeper.seeds(1)[0])
+                subtasks = self.annotator.segment(trajectory, seed=self.keeper.seeds(1)[0])
             except JudgeError as exc:
                 info.update(subtasks=None, subtask_of_step=None, subtask_error=str(exc))
             else:

@@ -22,11 +22,26 @@ BASE = {"train": 0.125, "held_out": 0.25, "train_sampled": 0.1, "held_out_sample
 
 def test_table_is_method_by_split_with_the_base_first():
     lines = table(RUNS, BASE, ("grpo", "page"))
-    assert lines[0] == "| method | train (greedy) | held-out (greedy) |"
-    assert lines[2:4] == ["| base (BC), greedy | 12.5 | 25.0 |", "| base (BC), sampled | 10.0 | 5.0 |"]
+    assert lines[0] == "| method | train (greedy) | held-out (greedy) | groups with A_inter = 0 |"
+    assert lines[2:4] == ["| base (BC), greedy | 12.5 | 25.0 | |", "| base (BC), sampled | 10.0 | 5.0 | |"]
     # grpo train: mean 5/12 = 41.7, sd sqrt(((1/12)^2 * 2 + (1/6)^2) / 2) = 14.4
-    assert lines[4] == "| grpo (3 seeds) | 41.7 +- 14.4 | 33.3 +- 14.4 |"
-    assert lines[5] == "| page (3 seeds) | 83.3 +- 14.4 | 58.3 +- 14.4 |"
+    assert lines[4] == "| grpo (3 seeds) | 41.7 +- 14.4 | 33.3 +- 14.4 | - |"
+    assert lines[5] == "| page (3 seeds) | 83.3 +- 14.4 | 58.3 +- 14.4 | - |"
+    counted = [dict(r, groups=24, equal_progress_groups=6) for r in RUNS]
+    assert table(counted, BASE, ("grpo", "page"))[4].endswith("| 25 % |")
+
+
+def test_bepas_table_has_the_covered_and_held_out_tasks_and_the_log_prob_gap():
+    runs = [dict(r, expert_covered=r["train"], held_out_tasks=r["held_out"], injections=2 * (r["arm"] == "page"),
+                 cached_logp=-3.0 if r["arm"] == "page" else None, on_policy_logp=-1.0 if r["arm"] == "page" else None)
+            for r in RUNS]
+    base = {"expert_covered": 0.0, "held_out_tasks": 0.125, "expert_covered_sampled": 0.0,
+            "held_out_tasks_sampled": 0.05}
+    lines = table(runs, base, ("grpo", "page"), "bepa")
+    assert lines[0].startswith("| method | expert-covered (greedy) | held-out tasks (greedy) | cached log-prob |")
+    assert lines[2] == "| base (BC), greedy | 0.0 | 12.5 | | | | |"
+    assert lines[4] == "| grpo (3 seeds) | 41.7 +- 14.4 | 33.3 +- 14.4 | - | - | - | 0.0 |"
+    assert lines[5] == "| page (3 seeds) | 83.3 +- 14.4 | 58.3 +- 14.4 | -3.00 | -1.00 | -2.00 | 2.0 |"
 
 
 def test_comparisons_are_welch_against_grpo_with_holm_bootstrap_and_power():
@@ -45,12 +60,14 @@ def test_report_counts_only_seeds_every_arm_finished(tmp_path, monkeypatch, caps
 
     monkeypatch.setattr(learning, "DOCS", tmp_path)
     cut = RUNS + [run("grpo", 3, 1.0, 1.0)]  # seed 3: PAGE never finished
-    out = report(Setting(arms=("grpo", "page")), "quick", tmp_path, {}, BASE, cut, 1.0, 2)
+    folder = tmp_path / "learning-quick"  # the plot is named after the results folder
+    folder.mkdir()
+    out = report(Setting(arms=("grpo", "page")), "quick", folder, {}, BASE, cut, 1.0, 2)
     assert {r["seed"] for r in out["runs"]} == {0, 1, 2}
     printed = capsys.readouterr().out
     assert "3 seeds per arm" in printed and "| page | train | +41.7 |" in printed
-    assert (tmp_path / "results.json").is_file() and (tmp_path / "learning_quick.png").is_file()
-    first = report(Setting(seeds=2, arms=("grpo", "page")), "quick", tmp_path, {}, BASE, cut, 1.0, 2)
+    assert (folder / "results.json").is_file() and (tmp_path / "learning_quick.png").is_file()
+    first = report(Setting(seeds=2, arms=("grpo", "page")), "quick", folder, {}, BASE, cut, 1.0, 2)
     assert {r["seed"] for r in first["runs"]} == {0, 1}
 
 

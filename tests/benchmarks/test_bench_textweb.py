@@ -81,3 +81,57 @@ def test_behaviour_cloning_raises_the_oracles_likelihood():
     assert losses[-1] < losses[0] and losses[-1] < -before / 2
     with pytest.raises(ValueError, match="at least one demonstration"):
         fit(policy, [], SFTConfig())
+
+
+def test_expert_plans_name_every_stage_and_teach_plan_following():
+    """The plan names every stage's right element (a varying stage's changes with the
+    instance, so only the plan tells it); plan-conditioned demonstrations carry the plan in
+    their prompts, plain ones do not, and the expert's rollout succeeds on the plain prompt."""
+    from agents.policies.element.policy import DENSE
+    from trainers.sft import expert_rollout
+
+    plan_columns = [DENSE.index(name) for name in ("plan_next", "plan_here", "plan_any")]
+    templates = make_templates(2, seed=3, hidden=(2,), conventions=CONVENTIONS[:8], hidden_kind="varying")
+    env = TextWebEnv(templates)
+    task = templates[0].task_id
+    plan = env.expert_plan(task, 0)
+    assert len(plan) == len(templates[0].stages) + 1 and plan[-1] == f"click the {templates[0].save} button"
+    obs, info = env.reset(options={"task_id": task, "instance_seed": 0})
+    for line in plan:
+        names = [e.name for e in parse_elements(obs["a11y_tree"])]
+        right = names[env.oracle_action().element]
+        assert line.startswith(f"click the {right} ")
+        obs, *_ = env.step(env.oracle_action())
+    varying = [k for k, s in enumerate(templates[0].stages) if s.kind == "varying"]
+    rights = {tuple(env.expert_plan(task, seed)[k] for k in varying) for seed in range(8)}
+    assert len(varying) == 2 and len(rights) > 1  # the instance decides
+    policy = ElementPolicy(prior_scale=0.0, buckets=1 << 12, hidden=8)
+    rollout = expert_rollout(env, policy, task, 1)
+    assert rollout.success and rollout.source == "expert" and rollout.plan is None
+    assert rollout.steps[0].prompt.dense[:, plan_columns].max() == 0  # no plan: the plan features are silent
+    demos = oracle_demonstrations(env, policy, [(task, 0), (task, 1)], plan_share=0.5)
+    first = len(templates[0].stages) + 1
+    assert demos[0].prompt.dense[:, plan_columns].max() > 0
+    assert demos[first].prompt.dense[:, plan_columns].max() == 0
+
+
+def test_pages_own_wrappers_judge_textweb_as_the_env_reports_itself():
+    """Under `ProgressReward(SubtaskAnnotation(...))` with the oracle judge, a failed episode's
+    progress is the env's own; the oracle's spans end at the first milestone not reached (the
+    env's own list every stage), so the benchmark's judged arms differ from its plain ones in
+    the subtask term only, and the noisy judge's arms from the exact one by the noise alone."""
+    from gui_gym.judges import OracleJudge
+    from trainers.page import PAGEConfig, wrap_env
+
+    templates = make_templates(2, seed=4, hidden=(1,))
+    task = templates[0].task_id
+    bare, wrapped = TextWebEnv(templates), wrap_env(TextWebEnv(templates), OracleJudge(), PAGEConfig(rounds=1))
+    infos = []
+    for env in (bare, wrapped):
+        env.reset(options={"task_id": task, "instance_seed": 1})
+        env.step(env.unwrapped.oracle_action())
+        env.step(env.unwrapped.oracle_action())
+        infos.append(env.step(Action.done())[-1])
+    assert infos[1]["progress"] == infos[0]["progress"] == pytest.approx(2 / (len(templates[0].stages) + 1))
+    assert [s["completed"] for s in infos[1]["subtasks"]] == [True, True, False]
+    assert infos[1]["subtask_of_step"] == [0, 1, 2]

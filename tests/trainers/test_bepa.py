@@ -40,8 +40,16 @@ def test_fifo_capacity_keeps_k_and_injects_newest():
     with pytest.raises(ValueError, match="capacity must be >= 1"):
         TaskCache(0)
     with pytest.raises(ValueError, match="source must be"):
-        cache.put("t", "z", "expert")
+        cache.put("t", "z", "teacher")
 
 
 def test_luffy_weight():
     assert luffy_weight(0.1) == pytest.approx(0.5) and luffy_weight(0.9) == pytest.approx(0.9)
+
+
+def test_static_mixing_injects_into_every_group_and_never_refreshes():
+    cache = TaskCache(1)
+    cache.put("t", "expert", "expert")
+    result = mix_group("t", ["r0", "r1"], [1.0, 0.0], cache, static=True)
+    assert result.rollouts == ["expert", "r1"] and result.injected and not result.all_failed
+    assert cache.get("t").trajectory == "expert"  # the policy's success did not replace it

@@ -20,16 +20,19 @@ def test_intra_rollout_centered_and_signed():
 
 def test_all_fail_group_still_learns_from_progress():
     progress = [0.0, 0.25, 0.5, 0.25]
-    adv = hierarchical_advantages(progress, [[0.0], [0.0], [0.0], [0.0]])
+    adv = hierarchical_advantages(progress, [[0.0], [0.0], [0.0], [0.0]], norm_std=True)
     assert [a[0] for a in adv] == pytest.approx(group_advantages(progress))
     assert adv[2][0] > adv[1][0] > adv[0][0]
 
 
 def test_hierarchical_sum_by_hand():
     # progress [1, 0]: mean .5, std sqrt(.5) -> inter = +-0.7071; lambda .5
-    adv = hierarchical_advantages([1.0, 0.0], [[0.5, -0.5], [0.0]], lam=0.5)
+    adv = hierarchical_advantages([1.0, 0.0], [[0.5, -0.5], [0.0]], lam=0.5, norm_std=True)
     assert adv[0] == pytest.approx([0.70711 + 0.25, 0.70711 - 0.25], abs=1e-4)
     assert adv[1] == pytest.approx([-0.70711], abs=1e-4)
+    # the default (PAGEConfig.inter_norm_std off): p - mean; the intra-only ablation drops it
+    assert hierarchical_advantages([1.0, 0.0], [[0.5, -0.5], [0.0]], lam=0.5) == [[0.75, 0.25], [-0.5]]
+    assert hierarchical_advantages([1.0, 0.0], [[0.5, -0.5], [0.0]], inter_weight=0.0) == [[0.25, -0.25], [0.0]]
     with pytest.raises(ValueError, match="one intra-advantage list per rollout"):
         hierarchical_advantages([1.0], [])
 

@@ -84,6 +84,41 @@ def test_options_are_checked():
         BEPAConfig(plan_source="expert")
     with pytest.raises(ValueError, match="expected level1_groups >= 0, cache_capacity >= 1"):
         BEPAConfig(cache_capacity=0)
+    with pytest.raises(ValueError, match="seed_source must be 'level1' or 'expert'"):
+        BEPAConfig(mixing="always")
+    with pytest.raises(ValueError, match="level1_every_instance needs instance_seeds"):
+        BEPAConfig(level1_every_instance=True)
+
+
+def test_the_ablations_seeding_covers_every_instance_of_the_expert_tasks():
+    """On TextWeb (no browser): the expert's own trajectories seed one cache entry per covered
+    instance (task and instance seed) at no episode's cost, LEVEL-1 one group per covered
+    instance; the tasks outside `expert_tasks` get nothing; static mixing injects into every
+    group of a covered instance, dynamic only into all-fail ones."""
+    from benchmarks.textweb import CONVENTIONS, TextWebEnv, make_templates
+    from agents.policies.element.policy import DENSE
+    from trainers.bepa import covered_instances, train_on
+    from trainers.rollout import EnvPool
+
+    templates = make_templates(2, seed=7, hidden=(1,), conventions=CONVENTIONS[8:])
+    tasks = tuple(t.task_id for t in templates)
+    policy = ElementPolicy(prior_scale=0.0, buckets=1 << 10, hidden=0)
+    policy.prior.weight.data[0, DENSE.index("plan_next")] = 30.0  # follows a plan's next line: LEVEL-1 succeeds
+    common = dict(tasks=tasks, expert_tasks=tasks[:1], instance_seeds=2, level1_every_instance=True, group_size=2,
+                  minibatch_rollouts=2, episode_budget=8, tensorboard=False)
+    assert covered_instances(BEPAConfig(**common, level1_groups=2), tasks[:1]) == {tasks[0]: [0, 0, 1, 1]}
+    with EnvPool(lambda: TextWebEnv(templates), 1) as pool:
+        expert = train_on(BEPAConfig(**common, seed_source="expert", mixing="static"), policy, pool)
+        level1_run = train_on(BEPAConfig(**common, level1_group_size=1), ElementPolicy(prior_scale=0.0, buckets=1 << 10,
+                                                                                        hidden=0), pool)
+    seeding, *loop = expert
+    assert seeding["charts/episodes"] == 0 and seeding["bepa/cache_tasks"] == 2  # 2 instances of one task
+    covered = [r for r in loop if f"tasks/{tasks[0]}/success_rate" in r]
+    assert covered and all(r["bepa/injections"] == 1 for r in covered)  # static: every covered group
+    assert all(r["bepa/injections"] == 0 for r in loop if r not in covered)
+    assert all("bepa/cached_logp" in r for r in covered)
+    seeding, *loop = level1_run
+    assert seeding["charts/episodes"] == 2 and seeding["bepa/level1_episodes"] == 2  # one rollout per instance
 
 
 class PlanPool:

@@ -36,21 +36,21 @@ GROUP = [rollout(1.0, [span("A", 0, 1, True), span("B", 2, 2, True)], [0, 0, 1],
 
 def test_hierarchical_advantages_from_info_by_hand():
     # progress [1, .5]: inter +-0.7071; rollout 0 completes both spans (intra 0); rollout 1: u = [1, 0], mean .5
-    adv = page_advantages(GROUP, lam=0.5)
+    adv = page_advantages(GROUP, lam=0.5, norm_std=True)  # algorithms.md's definition 3
     assert adv[0] == pytest.approx([R2] * 3, abs=1e-4)
     assert adv[1] == pytest.approx([-R2 + 0.25, -R2 - 0.25, -R2 - 0.25], abs=1e-4)
-    signed = page_advantages(GROUP, lam=0.5, intra_mode="signed")
+    signed = page_advantages(GROUP, lam=0.5, intra_mode="signed", norm_std=True)
     assert signed[0] == pytest.approx([R2 + 0.5] * 3, abs=1e-4)
     assert signed[1] == pytest.approx([-R2 + 0.5, -R2 - 0.5, -R2 - 0.5], abs=1e-4)
     # across the group: span A is always completed (0), B once in two (+.5 / -.5)
-    normed = page_advantages(GROUP, lam=1.0, group_norm_spans=True)
+    normed = page_advantages(GROUP, lam=1.0, group_norm_spans=True, norm_std=True)
     assert normed[0] == pytest.approx([R2, R2, R2 + 0.5], abs=1e-4)
     assert normed[1] == pytest.approx([-R2, -R2 - 0.5, -R2 - 0.5], abs=1e-4)
 
 
 def test_a_missing_judgement_falls_back_to_the_score_and_no_intra_term():
     group = [rollout(None, None, [0, 0], score=1.0), rollout(0.0, None, [0])]
-    adv = page_advantages(group)
+    adv = page_advantages(group, norm_std=True)
     assert adv[0] == pytest.approx([R2, R2], abs=1e-4) and adv[1] == pytest.approx([-R2], abs=1e-4)
     assert page_advantages([rollout(0.25, [], [-1, -1]), rollout(0.25, [], [-1])]) == [[0.0, 0.0], [0.0]]
 

@@ -50,8 +50,8 @@ def test_verl_selects_page_by_name_and_the_g8_example_matches_verls_grpo():
 
 
 PAGE_CONFIGS = [  # verl's algorithm section -> trainers.page.page_advantages' keywords
-    ({}, {"lam": 0.5}),
-    ({"page_group_norm_spans": True, "page_lam": 1.0}, {"lam": 1.0, "group_norm_spans": True}),
+    ({}, {"lam": 0.5, "norm_std": True}),  # verl normalizes by the group's std by default, we do not
+    ({"page_group_norm_spans": True, "page_lam": 1.0}, {"lam": 1.0, "group_norm_spans": True, "norm_std": True}),
     ({"page_intra_mode": "signed", "norm_adv_by_std_in_grpo": False}, {"lam": 0.5, "intra_mode": "signed",
                                                                        "norm_std": False}),
 ]

@@ -75,6 +75,8 @@ def test_marks_say_which_milestones_were_ever_reached():
     assert judge.own_criteria(seen) == list(NAMES)
     assert judge.mark(seen, NAMES) == [True, True, False]
     assert reached_at(trajectory("100", "110", "110")) == [-1, 0, None]
+    # in order: the form sent without the name ever typed counts the opening only
+    assert judge.mark(trajectory("000", "100", "101"), NAMES) == [True, False, False]
 
 
 def test_marks_refuse_foreign_criteria_and_unprobed_trajectories():

@@ -100,6 +100,28 @@ def test_wrappers_compose_and_keep_the_base_keys(base):
         k: bare[k] for k in ("success", "score", "task_id", "parsed_action")}
 
 
+class CountingOracle(OracleJudge):
+    def __init__(self):
+        super().__init__()
+        self.probes = 0
+
+    def probe(self, env):
+        self.probes += 1
+        return super().probe(env)
+
+
+def test_one_judge_for_both_wrappers_records_the_episode_once(base):
+    """PAGE's stack with one judge: `ProgressReward` reads `SubtaskAnnotation`'s record, so
+    the env is probed once per step (and at reset), and the answers are those of two judges."""
+    two = episode(ProgressReward(SubtaskAnnotation(base), OracleJudge()), WRONG_NAME)[-1]
+    judge = CountingOracle()
+    env = ProgressReward(SubtaskAnnotation(base, judge), judge)
+    one = episode(env, WRONG_NAME)[-1]
+    assert judge.probes == 1 + len(WRONG_NAME) and env.keeper is env.env.keeper
+    assert {k: one[k] for k in ("progress", "subtasks", "subtask_of_step")} == {
+        k: two[k] for k in ("progress", "subtasks", "subtask_of_step")}
+
+
 def test_the_default_annotator_is_the_oracle_and_bad_ones_are_refused(base):
     assert isinstance(SubtaskAnnotation(base).annotator, OracleJudge)
     with pytest.raises(TypeError, match="expected a ChatModel .* or a TrajectoryJudge .*, received dict"):
