@@ -14,7 +14,7 @@ import shutil
 from typing import Any
 
 from gui_gym.actions import Action
-from gui_gym.backends.browser import find_chromium
+from gui_gym.backends.playwright_driver import find_chromium
 from gui_gym.errors import MissingResourceError
 
 KEYS = {"enter": "<Enter>", "tab": "<Tab>", "backspace": "<Backspace>", "delete": "<Delete>", "esc": "<Escape>",

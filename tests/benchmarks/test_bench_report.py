@@ -14,7 +14,7 @@ import pytest
 from benchmarks.cli import main
 from benchmarks.report import build_report
 from gui_gym.action_formats.coords import CoordinateMapping
-from gui_gym.backends.browser import DRIVERS, find_chromium
+from gui_gym.backends.playwright_driver import DRIVERS, find_chromium
 from gui_gym.records import read_result
 from tests.fakes.chat_server import ChatServer
 

@@ -15,7 +15,8 @@ import pytest
 from PIL import Image
 
 from gui_gym import Action
-from gui_gym.backends.browser import DRIVERS, BrowserBackend, find_chromium, playwright_key
+from gui_gym.backends.browser import BrowserBackend, playwright_key
+from gui_gym.backends.playwright_driver import DRIVERS, find_chromium
 from gui_gym.errors import ActionExecutionError, MissingResourceError
 from gui_gym.processes import descendants
 from gui_gym.suites.http_server import LoopbackServer

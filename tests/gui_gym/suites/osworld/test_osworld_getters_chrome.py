@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from tests.gui_gym.suites.osworld.test_osworld_setup import ctx, vm  # noqa: F401 - fixtures
 
-from gui_gym.backends.browser import find_chromium
+from gui_gym.backends.playwright_driver import find_chromium
 from gui_gym.loopback import free_port
 from gui_gym.suites.osworld.getters import get_getter
 from gui_gym.waiting import wait_until
