@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import stat
 import sys
 import time
@@ -23,6 +22,7 @@ import gui_gym  # noqa: F401
 from gui_gym.backends.android.backend import AndroidConfig
 from gui_gym.backends.android.emulator import Emulator, EmulatorBackend, EmulatorConfig
 from gui_gym.errors import MissingResourceError, SnapshotError
+from gui_gym.loopback import free_port, port_free
 from gui_gym.suites.android.apps import installed_apps
 
 pytestmark = pytest.mark.slow  # starts emulator processes and adb servers
@@ -32,23 +32,11 @@ BOOT_S = 0.6
 
 def _even_free_base() -> int:
     for _ in range(50):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            base = s.getsockname()[1] + 1
+        base = free_port() + 1
         base += base % 2
-        if all(_free(base + n) for n in range(8)):
+        if all(port_free(base + n) for n in range(8)):
             return base
     raise RuntimeError("no free port range")
-
-
-def _free(port: int) -> bool:
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 @pytest.fixture
@@ -99,7 +87,7 @@ def test_an_emulator_per_backend_with_its_own_slot_ports_and_server(sdk):
     finally:
         first.close()
         second.close()
-    assert all(gone(pid) for pid in pids) and all(_free(port) for port in ports)
+    assert all(gone(pid) for pid in pids) and all(port_free(port) for port in ports)
 
 
 def test_snapshots_reset_each_episode_and_restart_the_slot_fast(sdk):
