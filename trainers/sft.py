@@ -4,9 +4,10 @@ before RL begins).
 
 Demonstrations are (prompt, token ids) pairs: the prompt the policy builds for the expert's
 observation and context, and the tokens by which the policy would say the expert's action
-(`policy.expert_tokens`). `fit` minimizes their mean negative log-likelihood with Adam, under
-the same `logprobs` the RL loss uses, so any trainable policy that can spell an action is
-pretrained by the same code. `oracle_demonstrations` records the env's own solution
+(`policy.expert_act`: the element policy's choice among its candidates, the VLM policy's UI-TARS
+answer). `fit` minimizes their mean negative log-likelihood with Adam, under the same `logprobs`
+the RL loss uses, so any trainable policy that can spell an action is pretrained by the same
+code. `oracle_demonstrations` records the env's own solution
 (``env.unwrapped.oracle_action()``) step by step.
 """
 

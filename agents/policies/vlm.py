@@ -41,8 +41,10 @@ import torch
 
 from agents.base import Act, Context, PolicyAgent
 from agents.prompts import PLATFORMS, get_prompt_format, with_plan
+from gui_gym.action_formats import format_action
 from gui_gym.action_formats.coords import MODES
-from gui_gym.errors import AgentError, JudgeError, MissingResourceError
+from gui_gym.actions import Action
+from gui_gym.errors import ActionParseError, AgentError, JudgeError, MissingResourceError
 from gui_gym.models.chat import Message, to_png
 from gui_gym.models.openai_client import OpenAIClient, discover_model
 from gui_gym.models.transformers_model import QwenVL
@@ -186,6 +188,24 @@ class VLMPolicy(PolicyAgent):
             return [self.generate(prompt, greedy=greedy) for prompt in prompts]
         with ThreadPoolExecutor(max_workers=len(prompts), thread_name_prefix="vlm-generate") as threads:
             return list(threads.map(lambda prompt: self.generate(prompt, greedy=greedy), prompts))
+
+    def expert_act(self, prompt: VLMPrompt, action: Action) -> Act | None:
+        """An expert's `action` as this policy would answer it: the UI-TARS answer
+        (``Action: click(start_box='(x,y)')``, points in the model's coordinate space, the inverse
+        of how the env reads the policy's answers) and its tokens ending with the end token, as
+        a generated answer ends; supervised pretraining on an expert (`trainers.sft`) trains on
+        these tokens. None when the prompt format has no writer (only UI-TARS has one) or the
+        action cannot be written in it (an element id, a right-button click)."""
+        if self.action_format != "uitars":
+            return None
+        try:
+            text = format_action(action, "uitars", screen_size=prompt.screen_size, coordinates=self.coordinates)
+        except ActionParseError:
+            return None
+        tokenizer = self.qwen.tokenizer
+        token_ids = tuple(tokenizer(text, add_special_tokens=False)["input_ids"]) + (tokenizer.eos_token_id,)
+        return Act(self.format.to_action(text, prompt.screen_size, self.coordinates), text, token_ids,
+                   (0.0,) * len(token_ids), detail=prompt.messages[-1].images[0])
 
     def logprobs(self, prompts: Sequence[VLMPrompt], token_ids: Sequence[Sequence[int]]) -> list[torch.Tensor]:
         return self.logprobs_and_entropies(prompts, token_ids, entropies=False)[0]

@@ -332,3 +332,31 @@ def test_the_servers_image_tokens_are_checked_against_the_local_processors(model
         assert [r.body["max_tokens"] for r in server.requests] == [1, 1]
         with pytest.raises(AgentError, match=r"counts \d+ prompt tokens for a 64x40 probe.*min_pixels\\?\"?: 3136"):
             policy.check_trainable()
+
+
+def test_behaviour_cloning_of_the_oracle_in_ui_tars_raises_its_likelihood(model_path):
+    """Stage 0 for the VLM policy (`trainers.sft`, the element policy's code): the oracle's
+    action written as the policy's UI-TARS answer, which the env reads back as that action."""
+    from trainers.sft import SFTConfig, fit, oracle_demonstrations
+
+    torch.manual_seed(2)
+    policy = VLMPolicy(model_path, max_new_tokens=4, max_image_side=112)
+    with gym.make("GUI/Demo-v0", action_format="uitars", max_steps=3) as env:
+        demos = oracle_demonstrations(env, policy, [("demo.press-button", 0)])
+        obs, info = env.reset(seed=0, options={"task_id": "demo.press-button"})
+        acts, infos, rewards, oracle = [], [], [], []
+        for _ in range(2):  # the oracle clicks the button, then says it is done
+            oracle.append(env.unwrapped.oracle_action())
+            acts.append(policy.expert_act(policy.prompt(obs, Context(info["instruction"])), oracle[-1]))
+            obs, reward, terminated, _, step_info = env.step(acts[-1].action)
+            infos.append(step_info)
+            rewards.append(reward)
+    assert acts[0].text.startswith("Action: click(start_box=") and acts[1].text == "Action: finished()"
+    assert [i["action_error"] for i in infos] == [None, None] and [i["parsed_action"]["kind"] for i in infos] == ["click", "done"]
+    assert terminated and rewards[-1] == 1.0
+    assert all(act.token_ids[-1] == policy.qwen.tokenizer.eos_token_id for act in acts)
+    assert [d.token_ids for d in demos] == [act.token_ids for act in acts]
+    qwen_policy = VLMPolicy(model_path, max_new_tokens=4, max_image_side=112, prompt="qwen25vl")
+    assert qwen_policy.expert_act(policy.prompt(obs, Context("x")), oracle[0]) is None  # no writer for its tool calls
+    losses = fit(policy, demos, SFTConfig(epochs=6, batch_steps=2, learning_rate=3e-3))
+    assert all(b < a for a, b in zip(losses, losses[1:])) and losses[-1] < 0.85 * losses[0], losses
