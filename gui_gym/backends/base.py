@@ -28,6 +28,7 @@ from typing import Any, Callable, TypeVar
 import numpy as np
 
 from gui_gym.actions import Action
+from gui_gym.deadlines import WATCHDOG
 from gui_gym.errors import ActionExecutionError, GUIGymError, InfraError
 
 logger = logging.getLogger(__name__)
@@ -140,10 +141,9 @@ class Backend(ABC):
             timeout_s = self.step_timeout_s
         if timeout_s is None:
             return work()
-        expired, finished = threading.Event(), threading.Event()
+        finished = threading.Event()
 
         def expire() -> None:
-            expired.set()
             logger.warning("%s: %s did not finish within %s=%g s; aborting the backend",
                            type(self).__name__, what, limit, timeout_s)
             self._abort_quietly(force=False)
@@ -152,28 +152,22 @@ class Backend(ABC):
                                type(self).__name__, what, ABORT_GRACE_S)
                 self._abort_quietly(force=True)
 
-        watchdog = threading.Timer(timeout_s, expire)
-        watchdog.daemon = True
-        watchdog.name = f"{type(self).__name__}-deadline"
-        watchdog.start()
+        deadline = WATCHDOG.arm(timeout_s, expire, name=f"{type(self).__name__}-deadline")
         failure: Exception | None = None
         try:
             result = work()
         except Exception as exc:
             failure = exc
         finally:
-            self._end_watch(watchdog, finished, expired)
-        if expired.is_set():  # also when it returned as the watchdog fired: the backend is aborted all the same
+            finished.set()
+            # also when it returned as the deadline fired: the backend is aborted all the same,
+            # and cancel waits for the abort to finish before anyone relaunches
+            expired = not WATCHDOG.cancel(deadline)
+        if expired:
             raise self._overran(what, limit, timeout_s) from failure
         if failure is not None:
             raise failure
         return result
-
-    def _end_watch(self, watchdog: threading.Timer, finished: threading.Event, expired: threading.Event) -> None:
-        finished.set()
-        watchdog.cancel()
-        if expired.is_set():
-            watchdog.join()  # let the abort finish before anyone relaunches
 
     def _overran(self, what: str, limit: str, timeout_s: float) -> InfraError:
         self.healthy = False

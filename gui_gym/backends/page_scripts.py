@@ -46,6 +46,23 @@ INIT_JS = r"""
     this.addEventListener('loadend', done, {once: true});
     try { return send.apply(this, args); } catch (error) { window.__guiGymPending -= 1; throw error; }
   };
+  // Work deferred to a later task (a timer, a frame callback, a message, a form submission's
+  // navigation), counted in the top page (a same-origin frame counts there too): the readiness
+  // check lets such work run first only when some was deferred since its last look.
+  let top = window;
+  try { if (window.top.__guiGymQueued !== undefined) top = window.top; } catch (error) { /* cross-origin */ }
+  window.__guiGymQueued = 0;
+  const queued = () => { top.__guiGymQueued += 1; };
+  const deferring = (owner, name) => {
+    const original = owner[name];
+    owner[name] = function (...args) { queued(); return original.apply(this, args); };
+  };
+  deferring(window, 'setTimeout');
+  deferring(window, 'requestAnimationFrame');
+  deferring(window, 'postMessage');
+  deferring(MessagePort.prototype, 'postMessage');
+  deferring(HTMLFormElement.prototype, 'submit');
+  document.addEventListener('submit', queued, true);
 })();
 """
 
@@ -66,8 +83,13 @@ NO_ANIMATIONS_JS = r"""
 
 READY_JS = r"""
 async () => {
-  // One macrotask first: work the action queued (a form submission, a timer of 0) runs now.
-  await new Promise(resolve => setTimeout(resolve, 0));
+  // Work the action deferred (a form submission, a timer of 0) runs first: one macrotask. Only
+  // when some was deferred since the last check (or the page was not counted), because right
+  // after input the renderer runs a macrotask only after its next frame (~8 ms on average).
+  if (window.__guiGymQueued === undefined || window.__guiGymQueued !== window.__guiGymChecked) {
+    await new Promise(resolve => setTimeout(resolve, 0));
+    window.__guiGymChecked = window.__guiGymQueued;  // after: this check's own timer counted too
+  }
   if (window.__guiGymPopup) { window.__guiGymPopup = false; return 'popup'; }
   if (window.__guiGymLeaving || document.readyState !== 'complete' || window.__guiGymPending > 0) return false;
   const finiteRunning = document.getAnimations().some(a => {

@@ -9,6 +9,7 @@ import socket
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
@@ -43,9 +44,28 @@ document.getElementById('slow').addEventListener('click', async () => {
 </script></body></html>"""
 
 
+DEFERRED = """<!doctype html><html><body style="margin:0">
+<button id="timer">timer</button><button id="frame">frame</button><button id="port">port</button>
+<button id="message">message</button><form action="/other"><button id="submit">submit</button></form>
+<p id="out">nothing yet</p>
+<script>
+const show = text => () => { document.getElementById('out').textContent = text; };
+document.getElementById('timer').onclick = () => setTimeout(show('after a timer'), 0);
+document.getElementById('frame').onclick = () => requestAnimationFrame(show('after a frame'));
+const channel = new MessageChannel();
+channel.port1.onmessage = show('after a port message');
+document.getElementById('port').onclick = () => channel.port2.postMessage(0);
+window.addEventListener('message', show('after a window message'));
+document.getElementById('message').onclick = () => window.postMessage('go', '*');
+</script></body></html>"""
+"""A page whose buttons change it only in a later task: each way an action's work is deferred."""
+
+
 def app(environ, start_response):
     path = environ["PATH_INFO"]
-    if path == "/slow":
+    if path == "/deferred":
+        body, ctype = DEFERRED.encode(), "text/html"
+    elif path == "/slow":
         time.sleep(0.4)  # a slow server, so the backend must wait for the response
         body, ctype = b"arrived", "text/plain"
     elif path == "/other":
@@ -154,6 +174,23 @@ def test_keys_and_hotkeys_arrive_with_modifiers(page):
 def test_settle_waits_for_the_pending_request(page):
     page.execute(Action.click(*center(page, "#slow")))
     assert page.evaluate("document.getElementById('out').textContent") == "arrived"
+
+
+@pytest.mark.parametrize("button, shown", [("#timer", "after a timer"), ("#frame", "after a frame"),
+                                           ("#port", "after a port message"), ("#message", "after a window message")])
+def test_settle_lets_work_the_action_deferred_run_first(page, server, button, shown):
+    # The readiness check yields a task to the page only when the page deferred work since the
+    # last check: every way of deferring must count, or the step would see the page unchanged.
+    # The element list the check gathers once ready is the state it judged settled.
+    page.goto(server.url + "/deferred")
+    page.expects_a11y = True
+    try:
+        page.execute(Action.click(*center(page, button)))
+        assert f'"{shown}"' in page.observe(a11y=True).a11y_tree
+    finally:
+        page.expects_a11y = False
+    page.execute(Action.click(*center(page, "#submit")))  # a form submission's navigation, too
+    assert urlsplit(page.url).path == "/other"
 
 
 def test_element_index_click_and_a11y_tree(page):
