@@ -175,6 +175,7 @@ def completion(content: str, model: str) -> dict[str, Any]:
 def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # or each kept-alive reply's body waits ~40 ms for the client's delayed ACK
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
             pass

@@ -284,6 +284,10 @@ def _required(fields: dict, name: str) -> Any:
 def make_handler(server: DesktopServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True
+        """TCP_NODELAY: the headers and the body are two writes, and on a kept-alive connection
+        Nagle's algorithm holds the body until the client's delayed ACK of the headers (~40 ms
+        a request, measured; 0.2 ms without)."""
 
         def log_message(self, format: str, *args) -> None:
             pass

@@ -85,12 +85,41 @@ def static_file(folder: Path, name: str) -> Response:
     return Response(200, path.read_bytes(), content_type)
 
 
-def page(title: str, body: str, *, app: str = "", head: str = "", nav: str = "") -> str:
-    """A full HTML page with the shared stylesheet; `head` adds app CSS/JS tags."""
+@dataclass(frozen=True)
+class Assets:
+    """An app's stylesheets and scripts, inlined into each of its pages (`assets`): a page
+    loads in one request instead of one per file, which a reset and every step that opens a
+    page would otherwise wait for (each request also passes the browser's access route).
+    The files stay served under ``static/`` too."""
+
+    styles: str = ""
+    scripts: str = ""
+
+
+def assets(*files: Path) -> Assets:
+    """The `files` (``.css`` and ``.js``, run in this order at the end of the body, as
+    ``defer`` scripts would run), read once."""
+    styles, scripts = [], []
+    for file in files:
+        text = file.read_text(encoding="utf-8")
+        closing = "</style" if file.suffix == ".css" else "</script"
+        if closing in text.lower():
+            raise ValueError(f"{file} holds {closing}>, which would end its inlined tag early")
+        (styles if file.suffix == ".css" else scripts).append(text)
+    return Assets("".join(f"<style>{text}</style>" for text in styles),
+                  "".join(f"<script>{text}</script>" for text in scripts))
+
+
+COMMON = assets(SHARED_STATIC / "common.css")
+
+
+def page(title: str, body: str, *, app: str = "", app_assets: Assets = Assets(), nav: str = "") -> str:
+    """A full HTML page with the shared stylesheet and the app's `app_assets` inlined; its
+    empty icon spares the browser a favicon request per page."""
     return (
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-        f"<title>{html.escape(title)}</title><link rel='stylesheet' href='/static/common.css'>{head}</head>"
-        f"<body class='app-{app}'>{nav}<main>{body}</main></body></html>"
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><link rel='icon' href='data:,'>"
+        f"<title>{html.escape(title)}</title>{COMMON.styles}{app_assets.styles}</head>"
+        f"<body class='app-{app}'>{nav}<main>{body}</main>{app_assets.scripts}</body></html>"
     )
 
 

@@ -139,3 +139,21 @@ def test_random_agent_almost_never_solves_long_tasks(env):
     rate = successes / len(hard)
     print(f"random agent on {len(hard)} hard LocalWeb templates: success rate {rate:.3f}")
     assert rate <= 0.05
+
+
+def test_each_page_loads_in_one_request_with_its_assets_inlined(env, suite, tmp_path):
+    # Every app's stylesheets and scripts are inlined and its icon is empty (a page costs one
+    # request, not six);
+    # a file that would close its inlined tag early is refused when the app is imported.
+    from gui_gym.suites.localweb.framework import assets
+
+    for app in APP_MODULES:
+        env.reset(seed=0, options={"task_id": next(t for t in suite.task_ids if t.startswith(app + "."))})
+        backend = env.unwrapped.backend
+        loaded = backend.evaluate("performance.getEntriesByType('resource').map(e => e.name)")
+        assert loaded == [], (app, loaded)
+        assert backend.evaluate("document.styleSheets.length") >= 2  # the shared sheet and the app's
+    bad = tmp_path / "bad.js"
+    bad.write_text("document.write('</SCRIPT>')")
+    with pytest.raises(ValueError, match="bad.js holds </script>"):
+        assets(bad)

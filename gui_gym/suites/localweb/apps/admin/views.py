@@ -7,9 +7,10 @@ flash), then the section's content.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Iterable
 
-from gui_gym.suites.localweb.framework import app_url, esc, notice, page
+from gui_gym.suites.localweb.framework import SHARED_STATIC, app_url, assets, esc, notice, page
 
 PREFIX = "/admin"
 SECTIONS = (
@@ -17,8 +18,8 @@ SECTIONS = (
     ("notifications", "Notifications"), ("billing", "Billing"), ("api-keys", "API keys"),
     ("audit", "Audit log"),
 )
-_HEAD = ("<link rel='stylesheet' href='/admin/static/admin.css'>"
-         "<script src='/static/widgets.js' defer></script><script src='/admin/static/admin.js' defer></script>")
+STATIC = Path(__file__).parent / "static"
+_HEAD = assets(STATIC / "admin.css", SHARED_STATIC / "widgets.js", STATIC / "admin.js")
 
 
 def url(path: str, **query: Any) -> str:
@@ -40,7 +41,7 @@ def shell(state: dict[str, Any], active: str, title: str, body: str) -> str:
         + f">{label}</a>" for key, label in SECTIONS)
     flash = state.pop("flash", None)
     content = f"<nav class='admin-tabs' aria-label='Admin sections'>{tabs}</nav>{notice(flash)}{body}"
-    return page(f"{title} · {org} Admin", content, app="admin", head=_HEAD, nav=topbar)
+    return page(f"{title} · {org} Admin", content, app="admin", app_assets=_HEAD, nav=topbar)
 
 
 def options(values: Iterable[str], selected: str | None, placeholder: str | None = None) -> str:

@@ -6,15 +6,16 @@ with its errors); `static/calendar.js` adds the time lists and the attendee chip
 from __future__ import annotations
 
 from datetime import date, timedelta
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 from gui_gym.suites.localweb.apps.calendar import store
 from gui_gym.suites.localweb.apps.calendar.data import DAY_END, DAY_START, REPEATS, RSVPS, TODAY, minutes
-from gui_gym.suites.localweb.framework import esc, notice, page
+from gui_gym.suites.localweb.framework import SHARED_STATIC, assets, esc, notice, page
 
-HEAD = ("<link rel='stylesheet' href='/calendar/static/calendar.css'>"
-        "<script src='/static/widgets.js' defer></script><script src='/calendar/static/calendar.js' defer></script>")
+STATIC = Path(__file__).parent / "static"
+HEAD = assets(STATIC / "calendar.css", SHARED_STATIC / "widgets.js", STATIC / "calendar.js")
 CHIPS_PER_DAY = 3
 EVENTS_PAGE_SIZE = 12
 HOUR_PX = 40
@@ -28,7 +29,7 @@ def layout(state: dict[str, Any], title: str, content: str, active: str = "") ->
     nav = (f"<header class='topbar'><a class='brand' href='/calendar/'>&#9638; Calendar</a><nav class='cal-nav'>{links}</nav>"
            "<span class='spacer'></span><a class='button' id='new-event' href='/calendar/new'>+ New event</a>"
            f"<span>{esc(state['me']['name'])}</span></header>")
-    return page(f"{title} - Calendar", content, app="calendar", head=HEAD, nav=nav)
+    return page(f"{title} - Calendar", content, app="calendar", app_assets=HEAD, nav=nav)
 
 
 

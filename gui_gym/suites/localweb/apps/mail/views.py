@@ -7,16 +7,17 @@ back; `static/mail.js` only manages chips, dialogs and the compose payload."""
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
 from gui_gym.suites.localweb.apps.mail import store
 from gui_gym.suites.localweb.apps.mail.data import HOME_COMPANY, TODAY
-from gui_gym.suites.localweb.framework import esc, page
+from gui_gym.suites.localweb.framework import SHARED_STATIC, assets, esc, page
 from gui_gym.suites.localweb.framework import notice as notice_banner
 
-HEAD = ("<link rel='stylesheet' href='/mail/static/mail.css'>"
-        "<script src='/static/widgets.js' defer></script><script src='/mail/static/mail.js' defer></script>")
+STATIC = Path(__file__).parent / "static"
+HEAD = assets(STATIC / "mail.css", SHARED_STATIC / "widgets.js", STATIC / "mail.js")
 CONTACTS_PAGE_SIZE = 10
 
 
@@ -88,7 +89,7 @@ def layout(state: dict[str, Any], title: str, content: str, *, active: str = "",
     dialog = (f"<dialog id='label-dialog' aria-label='New label'><h2>New label</h2>{label_form(back, message_id, '', '', close)}"
               "</dialog>") if with_dialog else ""
     body = f"<div class='layout'>{sidebar}<section class='content'>{content}</section></div>{dialog}"
-    return page(f"{title} - Mail", body, app="mail", head=HEAD, nav=topbar)
+    return page(f"{title} - Mail", body, app="mail", app_assets=HEAD, nav=topbar)
 
 
 def label_form(back: str, message_id: int | None, name: str, error: str, cancel: str) -> str:

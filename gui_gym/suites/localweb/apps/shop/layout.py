@@ -6,15 +6,16 @@ agent always has the same way home, to the cart and to the search box.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 from gui_gym.suites.localweb.apps.shop.catalog import CATEGORIES
-from gui_gym.suites.localweb.framework import Response, esc, html_response, page
+from gui_gym.suites.localweb.framework import SHARED_STATIC, Response, assets, esc, html_response, page
 
 BASE = "/shop"
-HEAD = (f"<link rel='stylesheet' href='{BASE}/static/shop.css'>"
-        f"<script src='/static/widgets.js' defer></script><script src='{BASE}/static/shop.js' defer></script>")
+STATIC = Path(__file__).parent / "static"
+HEAD = assets(STATIC / "shop.css", SHARED_STATIC / "widgets.js", STATIC / "shop.js")
 
 
 def url(path: str, **params: Any) -> str:
@@ -45,7 +46,7 @@ def shell(state: dict[str, Any], title: str, body: str, *, cat: str = "", q: str
         f"<a href='{BASE}/'{' class=active' if listing and not cat and not q else ''}>"
         f"All products</a>{cats}</nav>"
     )
-    return html_response(page(f"{title} · LocalShop", body, app="shop", head=HEAD, nav=nav), status)
+    return html_response(page(f"{title} · LocalShop", body, app="shop", app_assets=HEAD, nav=nav), status)
 
 
 def thumb(prod: dict[str, Any], small: bool = False) -> str:

@@ -4,18 +4,19 @@ listings, search results with snippets, recent changes and the watchlist."""
 
 from __future__ import annotations
 
+from pathlib import Path
 import re
 from typing import Any
 from urllib.parse import quote
 
 from gui_gym.suites.localweb.apps.wiki import markup
 from gui_gym.suites.localweb.apps.wiki.data import HELP_SECTION, SECTIONS, pretty_date
-from gui_gym.suites.localweb.framework import app_url, esc, page
+from gui_gym.suites.localweb.framework import SHARED_STATIC, app_url, assets, esc, page
 
 PREFIX = "/wiki"
 ALL_SECTIONS = (*SECTIONS, HELP_SECTION)
-_HEAD = ("<link rel='stylesheet' href='/wiki/static/wiki.css'>"
-         "<script src='/static/widgets.js' defer></script>")
+STATIC = Path(__file__).parent / "static"
+_HEAD = assets(STATIC / "wiki.css", SHARED_STATIC / "widgets.js")
 
 
 def url(path: str, **query: Any) -> str:
@@ -49,7 +50,7 @@ def shell(state: dict[str, Any], title: str, body: str, *, section: str | None =
     notice = f"<div class='notice' role='status'>{esc(flash)}</div>" if flash else ""
     content = (f"<div class='layout'><nav class='sidebar tree' aria-label='Sections'>{_tree(state, section)}</nav>"
                f"<div class='content'>{notice}{body}</div></div>")
-    return page(f"{title} - {state['site']}", content, app="wiki", head=_HEAD, nav=topbar)
+    return page(f"{title} - {state['site']}", content, app="wiki", app_assets=_HEAD, nav=topbar)
 
 
 def _tree(state: dict[str, Any], open_section: str | None) -> str:
