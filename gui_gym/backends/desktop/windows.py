@@ -23,9 +23,11 @@ from gui_gym.waiting import wait_until
 
 PAINTED_COLORS = 8
 """A window showing at least this many colours has drawn its content (toolbars, text)."""
-OPEN_QUIET_S = 1.0
+OPEN_QUIET_S = {"soffice": 1.0, "gimp": 1.0}
 """After painting, an app that just opened a file is ready once its window held still this long
-(LibreOffice keeps filling its toolbars for a while after the document shows)."""
+(LibreOffice keeps filling its toolbars for a while after the document shows, GIMP its docks);
+`OPEN_QUIET_DEFAULT_S` for the others, which draw their window whole."""
+OPEN_QUIET_DEFAULT_S = 0.3
 OPEN_INTERVAL_S = 0.05
 OPEN_SETTLE_TIMEOUT_S = 20.0
 
@@ -116,14 +118,16 @@ def open_file(session: Session, capture: ScreenCapture, path: str, timeout_s: fl
     if not target.exists():
         raise FileNotFoundError(f"file not found: {path}")
     deadline = time.monotonic() + timeout_s
-    session.launch(opener(target))
+    command = opener(target)
+    session.launch(command)
     name = target.name or str(target)
     window = wait_until(lambda: find_window(session.env, name), timeout_s)
     if window is None:
         raise TimeoutError(f"no window showing {name!r} appeared within {timeout_s} s")
     remaining = max(0.0, deadline - time.monotonic())
     wait_until(lambda: capture.colors(*window.geometry) >= PAINTED_COLORS, remaining)
-    capture.settle(stable_frames=round(OPEN_QUIET_S / OPEN_INTERVAL_S), interval_s=OPEN_INTERVAL_S,
+    quiet_s = OPEN_QUIET_S.get(Path(command[0]).name, OPEN_QUIET_DEFAULT_S)
+    capture.settle(stable_frames=round(quiet_s / OPEN_INTERVAL_S), interval_s=OPEN_INTERVAL_S,
                    change_timeout_s=0.0, timeout_s=min(OPEN_SETTLE_TIMEOUT_S, max(0.0, deadline - time.monotonic())),
                    busy=activity.busy)
     return window
