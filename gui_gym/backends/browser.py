@@ -9,9 +9,12 @@ keeps a fresh context per episode instead.
 
 Input is real (Playwright's mouse and keyboard, dispatched through the DevTools protocol as
 trusted events); nothing an agent writes is evaluated as code. After each action the backend
-settles by readiness instead of sleeping: the document has loaded, no request is in flight,
-no finite CSS animation is running, and the DOM has been quiet for one animation frame; all
-bounded by `settle_timeout_s`.
+settles by readiness instead of sleeping: work the action deferred (a timer, a frame callback,
+a message, a form submission) has had its turn, the document has loaded, no request is in
+flight, no finite CSS animation is running, and the DOM has been quiet for one animation
+frame; all bounded by `settle_timeout_s`. The turn is one task of the page's, taken only when
+the page deferred something since the last check (the init script counts it): right after
+input the renderer runs a task only after its next frame, ~8 ms on average.
 
 Screenshots come from the DevTools protocol with ``optimizeForSpeed`` (a fast PNG encoder,
 still lossless), decoded once to a numpy array; the text caret is hidden, as Playwright's own
