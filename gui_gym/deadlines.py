@@ -18,6 +18,8 @@ import time
 from typing import Callable
 
 logger = logging.getLogger(__name__)
+COMPACT_AT = 1024
+"""Cancelled deadlines the heap may hold before it is rebuilt without them."""
 
 
 class Deadline:
@@ -48,6 +50,8 @@ class Watchdog:
         self._heap: list[tuple[float, int, Deadline]] = []
         self._order = itertools.count()
         self._thread: threading.Thread | None = None
+        self._cancelled = 0
+        """Cancelled deadlines still in the heap (each leaves when it would have been due)."""
 
     def arm(self, timeout_s: float, callback: Callable[[], None], name: str = "deadline") -> Deadline:
         """Run `callback` (on its own thread) `timeout_s` from now unless `cancel`led first."""
@@ -67,6 +71,12 @@ class Watchdog:
         with self._wake:
             if not deadline.fired:
                 deadline.cancelled = True
+                self._cancelled += 1
+                if self._cancelled > COMPACT_AT and 2 * self._cancelled > len(self._heap):
+                    # most calls end long before their deadline: drop the dead entries in one go
+                    self._heap = [entry for entry in self._heap if not entry[2].cancelled]
+                    heapq.heapify(self._heap)
+                    self._cancelled = 0
                 return True
         deadline.done.wait()
         return False
@@ -76,6 +86,7 @@ class Watchdog:
             with self._wake:
                 while self._heap and self._heap[0][2].cancelled:
                     heapq.heappop(self._heap)
+                    self._cancelled -= 1
                 if not self._heap:
                     self._wake.wait()
                     continue

@@ -41,3 +41,14 @@ def test_cancelling_a_fired_deadline_waits_for_its_callback_and_a_slow_one_delay
     started = time.monotonic()
     assert not watchdog.cancel(slow_deadline)
     assert finished == ["quick", "slow"] and time.monotonic() - started > 0.1
+
+
+def test_cancelled_deadlines_do_not_pile_up():
+    # Every call arms one and nearly every call cancels it long before it is due (a 120 s step
+    # bound): the heap is rebuilt without them rather than growing with the step rate.
+    watchdog = Watchdog()
+    for _ in range(5000):
+        assert watchdog.cancel(watchdog.arm(120.0, lambda: None))
+    assert len(watchdog._heap) <= 2 * 1024 + 2
+    due = watchdog.arm(0.01, lambda: None)
+    assert due.done.wait(5)
