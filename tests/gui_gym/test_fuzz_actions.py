@@ -3,9 +3,11 @@ format, every hostile input is turned down at the door as an `ActionParseError` 
 what was expected, fast, with no untyped error; the ones that would reach a backend, a
 sample of the rest and of the seeded mutations then go through a real env, where each is an
 ``info["action_error"]`` (never an infra error, a hang or a crash), creates no file, and
-leaves the env working. A rejected input never reaches the backend, so the next step (whose
-observation is a fresh screenshot) shows the env still works; after every input that does
-reach it, a valid action must succeed."""
+leaves the env working. A rejected input never reaches the backend, so the next step shows the
+env still works; after every input that does reach it, a valid action must succeed. The
+Demo env observes the accessibility tree, read from the page at every step, not pixels (a
+screenshot is ~3x the cost of a step there); one screenshot at the end shows the page still
+renders after the whole corpus."""
 
 from __future__ import annotations
 
@@ -99,8 +101,9 @@ def _env_cases(fmt: str, marker: str) -> list[tuple[Case, bool]]:
     return chosen
 
 
-def _make(env_id: str, fmt: str, out_dir) -> TrajectoryRecorder:
-    env = gym.make(env_id, action_format="json" if fmt == "action" else fmt, max_steps=100_000, step_timeout_s=60.0)
+def _make(env_id: str, fmt: str, out_dir, **observe) -> TrajectoryRecorder:
+    env = gym.make(env_id, action_format="json" if fmt == "action" else fmt, max_steps=100_000, step_timeout_s=60.0,
+                   **observe)
     return TrajectoryRecorder(env, out_dir, screenshots=False)
 
 
@@ -126,7 +129,7 @@ def test_hostile_inputs_through_a_real_env_are_action_errors_and_leave_it_workin
     work.mkdir()
     monkeypatch.chdir(work)
     marker = tmp_path / "escaped"
-    env = _make("GUI/Demo-v0", fmt, tmp_path / "runs")
+    env = _make("GUI/Demo-v0", fmt, tmp_path / "runs", observe_screenshot=False, observe_a11y=True)
     failures: list[str] = []
     try:
         env.reset(seed=0, options={"task_id": "demo.fill-form"})
@@ -146,6 +149,8 @@ def test_hostile_inputs_through_a_real_env_are_action_errors_and_leave_it_workin
                     failures.append(f"the valid action after {case.name}: {after['action_error']}")
         final = _step(env, MOVE[fmt], failures, "the last valid action")
         assert final["action_error"] is None and final["parsed_action"] is not None
+        backend = env.unwrapped.backend
+        assert backend.observe(False, True).screenshot.shape == (*backend.screenshot_size[::-1], 3)
     finally:
         env.close()
     assert failures == []
