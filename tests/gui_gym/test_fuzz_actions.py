@@ -3,9 +3,12 @@ format, every hostile input is turned down at the door as an `ActionParseError` 
 what was expected, fast, with no untyped error; the ones that would reach a backend, a
 sample of the rest and of the seeded mutations then go through a real env, where each is an
 ``info["action_error"]`` (never an infra error, a hang or a crash), creates no file, and
-leaves the env working. A rejected input never reaches the backend, so the next step (whose
-observation is a fresh screenshot) shows the env still works; after every input that does
-reach it, a valid action must succeed."""
+leaves the env working. A rejected input never reaches the backend, so the next step shows the
+env still works; after every input that does reach it, a valid action must succeed. The
+Demo env observes the accessibility tree, read from the page at every step, not pixels (a
+screenshot is ~3x the cost of a step there); one screenshot at the end shows the page still
+renders after the whole corpus. The formats take turns on one Demo browser (a launch and a
+close each otherwise), so each corpus also runs on a browser the previous ones went through."""
 
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from benchmarks.hostile_inputs import (FORMATS, LOOPBACK_FILE_URL, RELATIVE_MARK
                                        corpus, door, mutations)
 from gui_gym import Action
 from gui_gym.action_formats import get_format
+from gui_gym.env import GUIEnv
 from gui_gym.errors import ActionParseError
 from gui_gym.suites.http_server import LoopbackServer
 from gui_gym.wrappers.recorder import TrajectoryRecorder
@@ -99,9 +103,33 @@ def _env_cases(fmt: str, marker: str) -> list[tuple[Case, bool]]:
     return chosen
 
 
+def _parser(fmt: str) -> str:
+    return "json" if fmt == "action" else fmt
+
+
 def _make(env_id: str, fmt: str, out_dir) -> TrajectoryRecorder:
-    env = gym.make(env_id, action_format="json" if fmt == "action" else fmt, max_steps=100_000, step_timeout_s=60.0)
+    env = gym.make(env_id, action_format=_parser(fmt), max_steps=100_000, step_timeout_s=60.0)
     return TrajectoryRecorder(env, out_dir, screenshots=False)
+
+
+class _OnSharedBrowser(gym.Wrapper):
+    """A format's env on the module's Demo browser: closing it leaves the browser to the module."""
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The Demo env the formats share (text-only: the a11y tree, see above), started in a
+    folder of its own, which must stay empty; yields (env, that folder)."""
+    cwd = tmp_path_factory.mktemp("browser-cwd")
+    env = gym.make("GUI/Demo-v0", max_steps=100_000, step_timeout_s=60.0, observe_screenshot=False, observe_a11y=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(cwd)
+        env.reset(seed=0, options={"task_id": "demo.fill-form"})  # the browser starts here
+    yield env.unwrapped, cwd
+    env.close()
 
 
 def _step(env, value, failures: list[str], name: str) -> dict:
@@ -121,12 +149,15 @@ def _step(env, value, failures: list[str], name: str) -> dict:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", ENV_FORMATS)
-def test_hostile_inputs_through_a_real_env_are_action_errors_and_leave_it_working(fmt, tmp_path, monkeypatch):
+def test_hostile_inputs_through_a_real_env_are_action_errors_and_leave_it_working(demo, fmt, tmp_path, monkeypatch):
+    shared, browser_cwd = demo
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
     marker = tmp_path / "escaped"
-    env = _make("GUI/Demo-v0", fmt, tmp_path / "runs")
+    env = TrajectoryRecorder(_OnSharedBrowser(GUIEnv(
+        shared.backend, shared.suite, action_format=_parser(fmt), max_steps=100_000, observe_screenshot=False,
+        observe_a11y=True)), tmp_path / "runs", screenshots=False)
     failures: list[str] = []
     try:
         env.reset(seed=0, options={"task_id": "demo.fill-form"})
@@ -146,10 +177,13 @@ def test_hostile_inputs_through_a_real_env_are_action_errors_and_leave_it_workin
                     failures.append(f"the valid action after {case.name}: {after['action_error']}")
         final = _step(env, MOVE[fmt], failures, "the last valid action")
         assert final["action_error"] is None and final["parsed_action"] is not None
+        backend = env.unwrapped.backend
+        assert backend.observe(False, True).screenshot.shape == (*backend.screenshot_size[::-1], 3)
     finally:
         env.close()
     assert failures == []
     assert not marker.exists() and os.listdir(work) == [] and not (work / RELATIVE_MARKER).exists()
+    assert os.listdir(browser_cwd) == []
 
 
 def _goto(fmt: str, url: str):

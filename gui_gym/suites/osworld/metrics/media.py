@@ -6,7 +6,6 @@ FFmpeg, so frames are the same up to colour-conversion rounding, which the hash 
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import shutil
@@ -24,7 +23,6 @@ from gui_gym.suites.osworld.metrics.similarity import hash_distance, phash
 
 logger = logging.getLogger(__name__)
 
-FFMPEG_TIMEOUT_S = 300.0
 FILE_FIELDS = ("filename", "title", "uri", "location", "name")
 URL_PATHS = ('information/category[@name="meta"]/info[@name="url"]',
              'information/category[@name="meta"]/info[@name="URI"]',
@@ -168,31 +166,37 @@ def check_qt_slider_colours(result: Any, rule: dict[str, Any]) -> float | None:
 
 
 def _frames(path: Any, limit: int) -> Iterator[Image.Image]:
-    """The first `limit` frames of a video as RGB images; none when it cannot be decoded."""
+    """The first `limit` frames of a video as RGB images; none when it cannot be decoded.
+    ffmpeg writes them as PPM, each with its size in its header: no ffprobe run first (a
+    second process start per video, as long as the decoding of a short one)."""
     if not path or not os.path.isfile(path):
         return
-    ffprobe, ffmpeg = shutil.which("ffprobe"), shutil.which("ffmpeg")
-    if ffprobe is None or ffmpeg is None:
-        raise MissingResourceError("compare_videos needs ffmpeg and ffprobe (Debian: apt-get install ffmpeg)")
-    probe = subprocess.run([ffprobe, "-v", "error", "-select_streams", "v:0", "-show_entries",
-                            "stream=width,height", "-of", "json", str(path)], capture_output=True, text=True,
-                           timeout=FFMPEG_TIMEOUT_S)
-    streams = json.loads(probe.stdout or "{}").get("streams") if probe.returncode == 0 else None
-    if not streams:
-        return
-    width, height = streams[0]["width"], streams[0]["height"]
-    size = width * height * 3
+    ffmpeg = shutil.which("ffmpeg")
+    if ffmpeg is None:
+        raise MissingResourceError("compare_videos needs ffmpeg (Debian: apt-get install ffmpeg)")
     with subprocess.Popen([ffmpeg, "-v", "error", "-i", str(path), "-map", "0:v:0", "-frames:v", str(limit),
-                           "-f", "rawvideo", "-pix_fmt", "rgb24", "-"], stdout=subprocess.PIPE,
+                           "-f", "image2pipe", "-c:v", "ppm", "-pix_fmt", "rgb24", "-"], stdout=subprocess.PIPE,
                           stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL) as decoder:
         try:
-            while True:
-                data = decoder.stdout.read(size)
-                if len(data) < size:
-                    return
-                yield Image.fromarray(np.frombuffer(data, dtype=np.uint8).reshape(height, width, 3))
+            while (frame := _ppm_frame(decoder.stdout)) is not None:
+                yield frame
         finally:
             decoder.kill()
+
+
+def _ppm_frame(stream: Any) -> Image.Image | None:
+    """The next frame of ffmpeg's PPM stream (``P6\\n<width> <height>\\n255\\n``, then the
+    RGB bytes); None at its end."""
+    if stream.readline() != b"P6\n":
+        return None
+    size, depth = stream.readline().split(), stream.readline()
+    if len(size) != 2 or depth != b"255\n":
+        return None
+    width, height = int(size[0]), int(size[1])
+    data = stream.read(width * height * 3)
+    if len(data) < width * height * 3:
+        return None
+    return Image.fromarray(np.frombuffer(data, dtype=np.uint8).reshape(height, width, 3))
 
 
 def compare_videos(result: Any, expected: Any, max_frames_to_check: int = 100, threshold: int = 5) -> float:

@@ -2,7 +2,8 @@
 presentations (python-pptx) and the same presentations saved again by LibreOffice Impress:
 slide counts, shapes and positions, texts, paragraphs, runs and their fonts, colours
 (RGB and theme), underline, strike, alignment, levels, bullets, tables, pictures, groups,
-notes, backgrounds, transitions, orientation, and Impress's registry settings."""
+notes (and a notes master without a body placeholder), backgrounds, transitions,
+orientation, and Impress's registry settings."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from PIL import Image
 from pptx import Presentation
 from pptx.dml.color import RGBColor
 from pptx.enum.dml import MSO_THEME_COLOR
+from pptx.enum.shapes import PP_PLACEHOLDER
 from pptx.enum.text import PP_ALIGN
 from pptx.util import Emu, Inches, Pt
 
@@ -91,6 +93,10 @@ def _deck(path: Path, **v) -> str:
     if v.get("stretch"):
         slide = prs.slides[0]
         slide.shapes.add_picture(_picture("blue"), Emu(v["stretch"]), 0, width=prs.slide_width, height=prs.slide_height)
+    if v.get("bodyless_notes"):  # no body placeholder for a new notes slide's text: reading notes fails
+        for placeholder in list(prs.notes_master.placeholders):
+            if placeholder.placeholder_format.type == PP_PLACEHOLDER.BODY:
+                placeholder.element.getparent().remove(placeholder.element)
     prs.save(path)
     if v.get("transition"):
         _add_transition(path, v["transition"])
@@ -117,6 +123,7 @@ DECKS = {
     "theme": {"color": "theme"}, "underline": {"underline": True}, "strike": {"strike": True}, "level": {"level": 2},
     "center": {"align": PP_ALIGN.CENTER}, "left": {"align": PP_ALIGN.LEFT}, "bullet": {"bullet": "•"},
     "bullet2": {"bullet": "-"}, "note": {"note": "Say hello"}, "note2": {"note": "Say bye"},
+    "bodyless-notes": {"bodyless_notes": True},
     "moved": {"box_top": 2.005}, "moved-far": {"box_top": 3}, "wider": {"box_width": 5}, "box-text": {"box_text": "Other"},
     "picture": {"picture": "green"}, "pic-left": {"pic_left": 6}, "pic-wide": {"pic_width": 3.5},
     "group": {"group": "In a group"}, "group-center": {"group": "In a group", "group_align": PP_ALIGN.CENTER},
