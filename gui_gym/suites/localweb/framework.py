@@ -2,9 +2,10 @@
 
 Each app is a `WebApp`: a URL prefix, a state built from a seed, and its `Routes`, the one
 routing scheme every app uses: ``@routes("GET", "/event/{event_id}/edit")`` on a method makes
-it the handler of those requests. Pages are real HTML, CSS and JS served from the app's ``static``
-folder or rendered by the handler; the app's JSON API mutates its state on the server, so an
-evaluator reads what the agent really did, not what the page shows.
+it the handler of those requests. Pages are real HTML rendered by the handler, with the CSS
+and JS of the app's ``static`` folder inlined (`assets`; the folder is served too); the app's
+JSON API mutates its state on the server, so an evaluator reads what the agent really did, not
+what the page shows.
 
 The framework is plain WSGI (served by `gui_gym.suites.http_server.LoopbackServer`), keeps
 every request in the state's log (milestones like "opened the product page" read it), and

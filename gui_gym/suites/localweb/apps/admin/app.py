@@ -8,12 +8,11 @@ signed-in owner, so both the evaluators and the Audit log page see what the agen
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs
 
 from gui_gym.suites.localweb.apps.admin import data, settings_views, users_views
-from gui_gym.suites.localweb.apps.admin.views import owner, url
+from gui_gym.suites.localweb.apps.admin.views import STATIC, owner, url
 from gui_gym.suites.localweb.framework import (Request, Response, Routes, WebApp, html_response, json_response,
                                                not_found, redirect)
 
@@ -38,7 +37,7 @@ routes = Routes()
 class AdminApp(WebApp):
     name = "admin"
     title = "Admin console"
-    static_dir = Path(__file__).parent / "static"
+    static_dir = STATIC  # the folder its pages inline their assets from
     routes = routes
 
     def initial_state(self, seed: int) -> dict[str, Any]:

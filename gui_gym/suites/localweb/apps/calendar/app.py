@@ -6,7 +6,6 @@ feeds the attendees' autocomplete."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 from gui_gym.suites.localweb.apps.calendar import booking, data, store, views
@@ -35,7 +34,7 @@ routes = Routes()
 class CalendarApp(WebApp):
     name = "calendar"
     title = "Calendar"
-    static_dir = Path(__file__).parent / "static"
+    static_dir = views.STATIC  # the folder its pages inline their assets from
     routes = routes
 
     def initial_state(self, seed: int) -> dict[str, Any]:

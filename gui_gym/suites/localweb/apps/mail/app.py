@@ -7,7 +7,6 @@ route feeds the recipients' autocomplete."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -49,7 +48,7 @@ routes = Routes()
 class MailApp(WebApp):
     name = "mail"
     title = "Mail"
-    static_dir = Path(__file__).parent / "static"
+    static_dir = views.STATIC  # the folder its pages inline their assets from
     routes = routes
 
     def initial_state(self, seed: int) -> dict[str, Any]:

@@ -9,13 +9,12 @@ that progress, once made, stays visible after later steps (a checkout empties th
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 from gui_gym.suites.localweb.apps.shop import browse, checkout
 from gui_gym.suites.localweb.apps.shop.catalog import (CANCEL_REASONS, DELIVERY, PAYMENT, add_line, find_line,
                                                        initial_state, make_order, product, promo, promo_error)
-from gui_gym.suites.localweb.apps.shop.layout import BASE, options_text
+from gui_gym.suites.localweb.apps.shop.layout import BASE, STATIC, options_text
 from gui_gym.suites.localweb.framework import Request, Response, Routes, WebApp, esc, json_response, not_found, redirect
 
 TODAY = "2026-05-28"
@@ -28,7 +27,7 @@ routes = Routes()
 class ShopApp(WebApp):
     name = "shop"
     title = "LocalShop"
-    static_dir = Path(__file__).parent / "static"
+    static_dir = STATIC  # the folder its pages inline their assets from
     routes = routes
 
     def initial_state(self, seed: int) -> dict[str, Any]:

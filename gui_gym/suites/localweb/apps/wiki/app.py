@@ -8,7 +8,6 @@ fixed today, so history, diffs and recent changes show the agent's work like any
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import quote
 
@@ -47,7 +46,7 @@ routes = Routes()
 class WikiApp(WebApp):
     name = "wiki"
     title = "Meridian Wiki"
-    static_dir = Path(__file__).parent / "static"
+    static_dir = views.STATIC  # the folder its pages inline their assets from
     routes = routes
 
     def initial_state(self, seed: int) -> dict[str, Any]:
