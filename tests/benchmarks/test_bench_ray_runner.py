@@ -27,7 +27,9 @@ RUN = ["--env", "GUI/LocalWeb-v0", "--env-arg", 'apps=["admin"]', "--agent", "or
 
 
 def _results(out: Path) -> dict[str, dict]:
-    return {p.parent.name: json.loads(p.read_text()) for p in sorted((out / "tasks").glob("*/result.json"))}
+    """The placed episodes' results: a ``.<key>.incoming`` folder is one the driver was writing
+    aside when it was killed (not placed, so --resume runs that episode again)."""
+    return {p.parent.name: json.loads(p.read_text()) for p in sorted((out / "tasks").glob("[!.]*/result.json"))}
 
 
 def _start_run(cluster, out: Path, workers: int) -> subprocess.Popen:
@@ -64,6 +66,7 @@ def test_ray_runs_match_a_local_run_and_survive_a_killed_driver_and_a_lost_node(
     assert _outcomes(after) == local
     assert all((out / "tasks" / key / "result.json").read_bytes() == data for key, data in before.items())
     assert all(r["attempt"] == 1 and not r["previous_errors"] for r in after.values())
+    assert not list((out / "tasks").glob(".*")), "a folder written aside outlived --resume"
     assert json.loads((out / "summary.json").read_text())["overall"]["success_rate"] == 1.0
     print(f"kill -9 of the driver: {len(before)} of {len(after)} episodes done before it, {len(after) - len(before)} "
           "run by --resume, 0 lost, 0 run twice")  # the counts for the record (pytest -rP shows them)
