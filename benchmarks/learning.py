@@ -69,7 +69,6 @@ with probability `Setting.judge_flip_prob`, per round), K rounds, majority per c
 BEPA's ablation is {the expert's own trajectory, LEVEL-1's self-rolls} x {static mixing into
 every group, LEVEL-2's all-fail injection with refresh}: "replacement" (expert, static),
 "level1" (self-rolls, static), "level2" (expert, dynamic), "bepa" (both)."""
-DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 @dataclass(frozen=True)
@@ -279,6 +278,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--episodes", type=int, default=None, help="episode budget per run")
     parser.add_argument("--workers", type=int, default=2, help="runs at once, each in its own process")
     parser.add_argument("--out", default=None, help="results folder (default runs/learning[-bepa]-{quick,full})")
+    parser.add_argument("--plot", default=None,
+                        help="where the curves go (default <out>/curves.png; the figures in docs/ are docs/learning_<name>.png)")
     parser.add_argument("--summarize", action="store_true",
                         help="only report the runs the folder's runs.jsonl holds (a sweep cut short)")
     parser.add_argument("--resume", action="store_true",
@@ -301,13 +302,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     out = Path(args.out or f"runs/learning-{name}")
     out.mkdir(parents=True, exist_ok=True)
     base_dir = out / "base"
+    png = Path(args.plot) if args.plot else out / "curves.png"
     started = time.monotonic()
     if args.summarize or args.resume:
         saved = json.loads((out / "base.json").read_text())
         pretraining, base, tasks, covered = saved["pretraining"], saved["base"], saved["tasks"], saved["covered"]
         done = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines() if line.strip()]
         if args.summarize:
-            return report(setting, name, out, pretraining, base, done, float("nan"), args.workers)
+            return report(setting, name, out, pretraining, base, done, float("nan"), args.workers, png)
     else:
         (out / "runs.jsonl").unlink(missing_ok=True)
         (out / "task_selection.json").unlink(missing_ok=True)  # a new base is measured anew
@@ -349,12 +351,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                   f"({r['wall_s']:.0f} s)", flush=True)
             with (out / "runs.jsonl").open("a") as log:
                 log.write(json.dumps(r) + "\n")
-    return report(setting, name, out, pretraining, base, runs, time.monotonic() - started, args.workers)
+    return report(setting, name, out, pretraining, base, runs, time.monotonic() - started, args.workers, png)
 
 
 def report(setting: Setting, name: str, out: Path, pretraining: dict[str, Any], base: dict[str, Any],
-           runs: list[dict[str, Any]], wall_s: float, workers: int) -> dict[str, Any]:
-    """Print the tables and the statistics, plot the curves, write ``results.json``. Only
+           runs: list[dict[str, Any]], wall_s: float, workers: int, png: Path) -> dict[str, Any]:
+    """Print the tables and the statistics, plot the curves into ``png``, write ``results.json``. Only
     seeds every arm finished count (`--summarize` of a sweep cut short), and only the
     setting's (``--quick --summarize`` of a full run's folder reports its first 3 seeds)."""
     complete = [s for s in sorted({r["seed"] for r in runs}) if s < setting.seeds
@@ -370,7 +372,6 @@ def report(setting: Setting, name: str, out: Path, pretraining: dict[str, Any], 
     print()
     print("\n".join(stats_lines(rows)))
     print(f"\nwall time {wall_s:.0f} s ({workers} workers)")
-    png = DOCS / f"learning_{out.name.removeprefix('learning-')}.png"  # runs/learning-quick: learning_quick.png
     plot(runs, setting.arms, png, f"TextWeb learning ({name}): {len(complete)} seeds per arm")
     print(f"curves: {png}")
     results = {"setting": dataclasses.asdict(setting), "pretraining": pretraining, "base": base, "runs": runs,

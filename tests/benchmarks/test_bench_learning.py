@@ -1,6 +1,7 @@
 """The learning benchmark's report: the papers' table and the statistics of each arm against
 GRPO, on hand-made run records (the runs themselves are `python -m benchmarks.learning`)."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -55,21 +56,34 @@ def test_comparisons_are_welch_against_grpo_with_holm_bootstrap_and_power():
     assert 0.8 < row["power"] <= 1 and row["seeds_needed"] == 3
 
 
-def test_report_counts_only_seeds_every_arm_finished(tmp_path, monkeypatch, capsys):
-    import benchmarks.learning as learning
-
-    monkeypatch.setattr(learning, "DOCS", tmp_path)
+def test_report_counts_only_seeds_every_arm_finished(tmp_path, capsys):
     cut = RUNS + [run("grpo", 3, 1.0, 1.0)]  # seed 3: PAGE never finished
-    folder = tmp_path / "learning-quick"  # the plot is named after the results folder
+    folder = tmp_path / "learning-quick"
     folder.mkdir()
-    out = report(Setting(arms=("grpo", "page")), "quick", folder, {}, BASE, cut, 1.0, 2)
+    out = report(Setting(arms=("grpo", "page")), "quick", folder, {}, BASE, cut, 1.0, 2, folder / "curves.png")
     assert {r["seed"] for r in out["runs"]} == {0, 1, 2}
     printed = capsys.readouterr().out
     assert "3 seeds per arm" in printed and "| page | train | +41.7 |" in printed
-    assert (folder / "results.json").is_file() and (tmp_path / "learning_quick.png").is_file()
-    first = report(Setting(seeds=2, arms=("grpo", "page")), "quick", folder, {}, BASE, cut, 1.0, 2)
+    assert (folder / "results.json").is_file() and (folder / "curves.png").is_file()
+    first = report(Setting(seeds=2, arms=("grpo", "page")), "quick", folder, {}, BASE, cut, 1.0, 2, folder / "curves.png")
     assert {r["seed"] for r in first["runs"]} == {0, 1}
 
+
+
+def test_the_curves_go_into_the_results_folder_unless_told_otherwise(tmp_path):
+    """`--out` elsewhere must not write into the project's docs/ (it once did)."""
+    import benchmarks.learning as learning
+
+    folder = tmp_path / "sweep"
+    folder.mkdir()
+    (folder / "base.json").write_text(json.dumps({"pretraining": {}, "base": BASE, "tasks": [], "covered": []}))
+    (folder / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in RUNS))
+    docs = Path(learning.__file__).resolve().parents[1] / "docs"
+    before = set(docs.iterdir())
+    learning.main(["--quick", "--summarize", "--out", str(folder)])
+    assert (folder / "curves.png").is_file() and set(docs.iterdir()) == before
+    learning.main(["--quick", "--summarize", "--out", str(folder), "--plot", str(tmp_path / "figure.png")])
+    assert (tmp_path / "figure.png").is_file()
 
 POOL_PARENT = """
 import multiprocessing, os, sys, time
