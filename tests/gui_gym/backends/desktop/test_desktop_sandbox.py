@@ -23,7 +23,7 @@ import pytest
 from gui_gym.actions import Action
 from gui_gym.backends.desktop.accounts import HOST_ID_BASE, host_ids
 from gui_gym.backends.desktop.client import Endpoint, ServerClient, ServerError
-from gui_gym.backends.desktop.sandbox import Sandbox, SandboxSpec
+from gui_gym.backends.desktop.sandbox import Sandbox, SandboxSpec, runtime_paths
 from gui_gym.waiting import wait_until
 
 
@@ -197,7 +197,7 @@ def test_the_evaluators_channel_is_out_of_the_agents_reach(sandbox, client):
     display_pid = int(client.execute("ps -o pid= -C Xvfb", shell=True)["output"])
     seen = as_agent(client, """
         import json, os, signal, socket, stat, sys
-        server, display = int(sys.argv[1]), int(sys.argv[2])
+        server, display, runtime = int(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3])
         out, dump = {}, []
 
         def attempt(name, call):
@@ -220,7 +220,10 @@ def test_the_evaluators_channel_is_out_of_the_agents_reach(sandbox, client):
         readable = [f"/proc/{pid}/{part}" for pid in os.listdir("/proc") if pid.isdigit()
                     for part in ("cmdline", "environ")]
         for folder in ("/run", "/tmp", "/home", "/dev/shm", "/var/tmp"):  # all else the agent may read
-            readable += [os.path.join(root, name) for root, _, files in os.walk(folder) for name in files]
+            for root, folders, files in os.walk(folder):
+                # the code the server runs from, shown read-only (inside /tmp where the project is)
+                folders[:] = [f for f in folders if os.path.join(root, f) not in runtime]
+                readable += [os.path.join(root, name) for name in files]
         for path in readable:
             try:
                 if stat.S_ISREG(os.stat(path).st_mode):
@@ -229,7 +232,7 @@ def test_the_evaluators_channel_is_out_of_the_agents_reach(sandbox, client):
             except OSError:
                 pass
         print(json.dumps({"out": out, "dump": "".join(dump)}))
-    """, str(server_pid), str(display_pid))
+    """, str(server_pid), str(display_pid), json.dumps(runtime_paths()))
     assert server_pid and set(seen["out"].values()) == {"PermissionError"}, seen["out"]
     assert "--token-fd" in seen["dump"] and sandbox.token not in seen["dump"]  # before: /run/gui-gym/token
     assert client.screen_size() == (800, 600)  # the host still talks to its own server
