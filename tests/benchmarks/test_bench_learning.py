@@ -69,7 +69,6 @@ def test_report_counts_only_seeds_every_arm_finished(tmp_path, capsys):
     assert {r["seed"] for r in first["runs"]} == {0, 1}
 
 
-
 def test_the_curves_go_into_the_results_folder_unless_told_otherwise(tmp_path):
     """`--out` elsewhere must not write into the project's docs/ (it once did)."""
     import benchmarks.learning as learning
@@ -84,6 +83,7 @@ def test_the_curves_go_into_the_results_folder_unless_told_otherwise(tmp_path):
     assert (folder / "curves.png").is_file() and set(docs.iterdir()) == before
     learning.main(["--quick", "--summarize", "--out", str(folder), "--plot", str(tmp_path / "figure.png")])
     assert (tmp_path / "figure.png").is_file()
+
 
 POOL_PARENT = """
 import multiprocessing, os, sys, time
