@@ -5,9 +5,10 @@ against a hostile agent (see docs/security.md for what it guarantees and what it
   host ids of this sandbox alone (`accounts.py`); no id inside is host root, so host
   permissions hold for everything inside.
 - Files: only the host's system folders (``/usr``, ``/etc``, ``/opt``, ``/var/lib``,
-  ``/var/cache``, ``/sys``) and the interpreter and package the server runs from are visible,
-  read-only. ``/home``, ``/tmp``, ``/var/tmp``, ``/dev/shm`` and ``/run`` are private tmpfs of
-  bounded size (`limits.py`), gone with the sandbox. Nothing of the host is writable.
+  ``/var/cache``, ``/sys``), the interpreter the server runs from and the package's code less
+  its suites (`package_sources`: no task file, gold file or oracle) are visible, read-only.
+  ``/home``, ``/tmp``, ``/var/tmp``, ``/dev/shm`` and ``/run`` are private tmpfs of bounded size
+  (`limits.py`), gone with the sandbox. Nothing of the host is writable.
 - Namespaces: private PID, IPC, UTS, cgroup and network namespaces, always: no host Unix socket
   (abstract or in a host folder) and no host loopback port is reachable. A sandbox that needs
   the internet gets it through slirp4netns, a user-mode network stack that forbids the host's
@@ -25,6 +26,7 @@ The sandbox needs root on the host: mapping several ids takes privilege outside 
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -60,6 +62,8 @@ SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 LAUNCHER = Path(__file__).with_name("launcher.py")
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[3])
 """The folder holding the ``gui_gym`` package: the server runs from it."""
+PACKAGE_DIR = os.path.join(PACKAGE_ROOT, "gui_gym")
+"""The package's own folder, of which the sandbox shows only the code the server needs (`package_sources`)."""
 REQUIRED_PROGRAMS = {
     "bwrap": "bubblewrap", "Xvfb": "xvfb", "openbox": "openbox", "wmctrl": "wmctrl",
     "dbus-daemon": "dbus-daemon",
@@ -153,6 +157,7 @@ class Sandbox:
         args += ["--perms", "0755", "--dir", HOME]
         for path in runtime_paths():
             args += _shown(path, "--ro-bind")
+        args += _package_code()
         args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup", "--unshare-net",
                  "--hostname", "osworld", "--die-with-parent", "--new-session",
                  "--setenv", "HOME", HOME, "--setenv", "PATH", SANDBOX_PATH, "--setenv", "PYTHONPATH", PACKAGE_ROOT,
@@ -166,7 +171,7 @@ class Sandbox:
 
     def start(self) -> None:
         check_programs(self.spec.network)
-        paths = runtime_paths()
+        paths = [*runtime_paths(), PACKAGE_DIR]
         _check_readable(paths)
         fds = _Descriptors()
         try:
@@ -337,21 +342,60 @@ class _Descriptors:
 
 
 def runtime_paths() -> list[str]:
-    """Host folders the server runs from (the interpreter's prefixes, the package) that the
-    system folders do not already show, outermost only."""
+    """Host folders the interpreter runs from (its prefixes: a venv, its base) that the
+    system folders do not already show, outermost only. The package is shown apart
+    (`package_sources`): its folder, or the project around it, holds data the agent must not read."""
     shown = SYSTEM_FOLDERS + MERGED_FOLDERS
     candidates = {str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
-                                                    sys.base_exec_prefix, PACKAGE_ROOT)}
+                                                    sys.base_exec_prefix)}
     candidates |= {str(Path(sys.executable).resolve().parent)}
     outside = [p for p in candidates if not any(p == s or p.startswith(s + "/") for s in shown)]
     return sorted(p for p in outside if not any(p != q and p.startswith(q + "/") for q in outside))
 
 
+@functools.cache
+def package_sources() -> tuple[str, ...]:
+    """What the sandbox shows of the ``gui_gym`` package: its code, less ``suites/``. The server
+    imports no benchmark (a backend never knows one), and the suites hold what the agent must not
+    read: the OSWorld sample's task files and gold files (the expected values), the oracles. In a
+    checkout the results folders and ``.git`` around the package stay hidden too. A folder of
+    code only is one mount (each costs about a millisecond of the sandbox's start)."""
+
+    def code_only(folder: Path) -> bool:
+        return all(p.suffix in (".py", ".pyc") for p in folder.rglob("*") if p.is_file())
+
+    def shown(folder: Path) -> list[str]:
+        if code_only(folder):
+            return [str(folder)]
+        return [path for entry in sorted(folder.iterdir()) if entry.name not in ("__pycache__", "suites")
+                for path in (shown(entry) if entry.is_dir() else [str(entry)] if entry.suffix == ".py" else [])]
+
+    return tuple(shown(Path(PACKAGE_DIR)))
+
+
+def _package_code() -> list[str]:
+    """Arguments that show `package_sources` read-only and nothing else of the package: an empty
+    tmpfs over its folder first, since an interpreter prefix shown before may hold the package
+    whole (an install into a venv's site-packages)."""
+    args = [arg for parent in _parents(PACKAGE_DIR) for arg in ("--perms", "0755", "--dir", parent)]
+    args += ["--perms", "0755", "--size", str(1 << 20), "--tmpfs", PACKAGE_DIR]
+    folders = sorted({os.path.dirname(p) for p in package_sources()} - {PACKAGE_DIR})
+    for folder in folders:  # sorted: a folder's parents come before it
+        args += ["--perms", "0755", "--dir", folder]
+    for path in package_sources():
+        args += ["--ro-bind", path, path]
+    return args
+
+
+def _parents(path: str) -> list[str]:
+    """`path`'s ancestors below ``/``, outermost first."""
+    parts = path.strip("/").split("/")
+    return ["/" + "/".join(parts[:depth]) for depth in range(1, len(parts))]
+
+
 def _shown(path: str, bind: str) -> list[str]:
     """Arguments that bind host `path` at the same place, its parents made traversable."""
-    parts = path.strip("/").split("/")
-    parents = ["/" + "/".join(parts[:depth]) for depth in range(1, len(parts))]
-    return [arg for parent in parents for arg in ("--perms", "0755", "--dir", parent)] + [bind, path, path]
+    return [arg for parent in _parents(path) for arg in ("--perms", "0755", "--dir", parent)] + [bind, path, path]
 
 
 def _check_readable(paths: list[str]) -> None:

@@ -23,8 +23,12 @@ import pytest
 from gui_gym.actions import Action
 from gui_gym.backends.desktop.accounts import HOST_ID_BASE, host_ids
 from gui_gym.backends.desktop.client import Endpoint, ServerClient, ServerError
-from gui_gym.backends.desktop.sandbox import Sandbox, SandboxSpec, runtime_paths
+from gui_gym.backends.desktop.sandbox import PACKAGE_DIR, PACKAGE_ROOT, Sandbox, SandboxSpec, runtime_paths
 from gui_gym.waiting import wait_until
+
+
+OSWORLD_GOLD = Path(PACKAGE_DIR) / "suites" / "osworld" / "sample" / "files" / "letter_gold.txt"
+"""A gold file of the bundled OSWorld sample: the expected result an agent must not read."""
 
 
 @pytest.fixture(scope="module")
@@ -83,15 +87,21 @@ def test_the_agent_is_an_unprivileged_stranger_to_the_host(sandbox, client, shar
             open("/etc/shadow").read(); shadow = "read"
         except OSError as exc:
             shadow = type(exc).__name__
+        project, package = sys.argv[2], sys.argv[3]
         print(json.dumps({"uid": os.getuid(), "map": open("/proc/self/uid_map").read().split(),
-                          "shadow": shadow, "root": sorted(os.listdir("/")), "data": os.path.exists(sys.argv[1])}))
-    """, str(shared_data))
+                          "shadow": shadow, "root": sorted(os.listdir("/")), "data": os.path.exists(sys.argv[1]),
+                          "project": os.listdir(project), "package": os.listdir(package),
+                          "gold": os.path.exists(sys.argv[4])}))
+    """, str(shared_data), PACKAGE_ROOT, PACKAGE_DIR, str(OSWORLD_GOLD))
     mapped = dict(zip(seen["map"][0::3], seen["map"][1::3]))
     assert seen["uid"] == 1000 and "0" not in mapped.values()  # was "1000 0 1": the agent was host root
     assert {int(host) for host in mapped.values()} == set(host_ids(sandbox.pid).values())
     assert min(host_ids(sandbox.pid).values()) >= HOST_ID_BASE
     assert seen["shadow"] == "PermissionError"  # was readable
     assert not {"srv", "mnt", "media", "boot"} & set(seen["root"]) and not seen["data"]  # the host's data: not there
+    # of the project, only the venv and the package's code; not the suites' task and gold files
+    assert set(seen["project"]) <= {".venv", "gui_gym"} and "suites" not in seen["package"] and not seen["gold"]
+    assert {"backends", "actions.py"} <= set(seen["package"]) and OSWORLD_GOLD.is_file()  # was all of the project
     agents = [p for p in psutil.Process(sandbox.pid).children(recursive=True) if p.name() == "openbox"]
     assert agents and agents[0].uids().real == host_ids(sandbox.pid)[1000]
 
@@ -232,7 +242,7 @@ def test_the_evaluators_channel_is_out_of_the_agents_reach(sandbox, client):
             except OSError:
                 pass
         print(json.dumps({"out": out, "dump": "".join(dump)}))
-    """, str(server_pid), str(display_pid), json.dumps(runtime_paths()))
+    """, str(server_pid), str(display_pid), json.dumps([*runtime_paths(), PACKAGE_DIR]))
     assert server_pid and set(seen["out"].values()) == {"PermissionError"}, seen["out"]
     assert "--token-fd" in seen["dump"] and sandbox.token not in seen["dump"]  # before: /run/gui-gym/token
     assert client.screen_size() == (800, 600)  # the host still talks to its own server
@@ -272,6 +282,21 @@ def test_stopping_ends_every_process(sandbox, client):
 
 
 
+def test_a_package_inside_a_shown_prefix_still_hides_its_suites(monkeypatch):
+    """An install into a venv's site-packages: the prefix shown whole holds the package, data too."""
+    monkeypatch.setattr(sys, "prefix", PACKAGE_ROOT)
+    box = Sandbox(SandboxSpec(width=800, height=600, accessibility=False))
+    box.start()
+    try:
+        seen = as_agent(ServerClient(Endpoint(socket_path=box.socket_path, token=box.token)), """
+            import json, os, sys
+            print(json.dumps([os.path.exists(path) for path in sys.argv[1:]]))
+        """, os.path.join(PACKAGE_ROOT, "README.md"), os.path.join(PACKAGE_DIR, "actions.py"), str(OSWORLD_GOLD))
+    finally:
+        box.stop()
+    assert seen == [True, True, False]  # the prefix is shown, the package's code too, its gold files not
+
+
 def test_an_interpreter_in_a_private_folder_is_bound_back_read_only(monkeypatch):
     fds = {"passwd": 5, "group": 6, "token": 7, "ready": 8}
     monkeypatch.setattr(sys, "prefix", "/tmp/checkout/.venv")
@@ -279,6 +304,9 @@ def test_an_interpreter_in_a_private_folder_is_bound_back_read_only(monkeypatch)
     venv = str(Path("/tmp/checkout/.venv").resolve())
     binds = [i for i in range(len(command) - 2) if command[i:i + 3] == ["--ro-bind", venv, venv]]
     assert len(binds) == 1
-    assert binds[0] > max(i for i, arg in enumerate(command) if arg == "--tmpfs")  # else the tmpfs hides it
+    tmp = next(i for i in range(len(command) - 1) if command[i:i + 2] == ["--tmpfs", "/tmp"])
+    assert binds[0] > tmp  # else /tmp's tmpfs hides it
+    package = next(i for i in range(len(command) - 1) if command[i:i + 2] == ["--tmpfs", PACKAGE_DIR])
+    assert package > binds[0]  # a package installed in the venv: its data hidden all the same
     monkeypatch.setattr(sys, "prefix", "/usr")
     assert not any(arg.startswith("/tmp/checkout") for arg in Sandbox(SandboxSpec()).command(fds))
