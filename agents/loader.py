@@ -19,16 +19,16 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from agents.base import Agent, TrainableAgent
+from gui_gym.agents.base import Agent, TrainableAgent
 from gui_gym.errors import AgentError
 
 BUILTIN_AGENTS: dict[str, str] = {
-    "random": "agents.random_agent:RandomAgent",
-    "oracle": "agents.oracle:OracleAgent",
-    "replay": "agents.replay:ReplayAgent",
-    "openai": "agents.openai_agent:OpenAIAgent",
-    "element": "agents.policies.element:ElementPolicy",
-    "vlm": "agents.policies.vlm:VLMPolicy",
+    "random": "gui_gym.agents.random_agent:RandomAgent",
+    "oracle": "gui_gym.agents.oracle:OracleAgent",
+    "replay": "gui_gym.agents.replay:ReplayAgent",
+    "openai": "gui_gym.agents.openai_agent:OpenAIAgent",
+    "element": "gui_gym.agents.policies.element:ElementPolicy",
+    "vlm": "gui_gym.agents.policies.vlm:VLMPolicy",
 }
 """Name -> ``module:Class``; imported only when chosen. ``element`` and ``vlm`` are trainable."""
 TRAINABLE_AGENTS = ("element", "vlm")
@@ -139,7 +139,7 @@ def load_trainable_agent(spec: str, **kwargs: Any) -> TrainableAgent:
         if callable(close):
             close()
         raise AgentError(f"agent {spec!r} cannot be trained: a {type(agent).__name__} has no {', '.join(missing)} "
-                         f"(see agents.base.TrainableAgent); the trainable built-ins are {list(TRAINABLE_AGENTS)}")
+                         f"(see gui_gym.agents.base.TrainableAgent); the trainable built-ins are {list(TRAINABLE_AGENTS)}")
     return agent
 
 

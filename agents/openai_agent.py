@@ -7,7 +7,7 @@ full resolution on purpose: the model answers in the pixels of the image its ser
 with `smart_resize`, and the env maps those back to the screen exactly only if the image was
 not resized on the way (see `gui_gym.action_formats.coords`).
 
-The prompt is its format's conversation (`agents.prompts`), as the VLM policy's is; the HTTP
+The prompt is its format's conversation (`gui_gym.agents.prompts`), as the VLM policy's is; the HTTP
 side is the shared OpenAI-compatible client (`gui_gym.models.openai_client`): every request
 has a timeout, and transport failures, 429 and 5xx are retried with backoff. An
 endpoint that stays down is an `AgentError`, which the harness records as an error, not as a
@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import BaseAgent
-from agents.prompts import PLATFORMS, get_prompt_format
+from gui_gym.agents.base import BaseAgent
+from gui_gym.agents.prompts import PLATFORMS, get_prompt_format
 from gui_gym.action_formats.coords import MODES
 from gui_gym.actions import Action
 from gui_gym.errors import AgentError, JudgeError

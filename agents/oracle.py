@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.base import BaseAgent
+from gui_gym.agents.base import BaseAgent
 from gui_gym.actions import Action
 from gui_gym.errors import AgentError
 

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from agents.base import BaseAgent
+from gui_gym.agents.base import BaseAgent
 from gui_gym.actions import Action
 from gui_gym.errors import AgentError
 from gui_gym.spaces import DEFAULT_SAMPLE_KINDS, random_action

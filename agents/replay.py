@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 from typing import Any, Union
 
-from agents.base import BaseAgent
+from gui_gym.agents.base import BaseAgent
 from gui_gym.actions import Action
 from gui_gym.errors import ActionParseError, AgentError, TaskConfigError
 from gui_gym.records import TRAJECTORY_FILE, TrajectoryStep, load_episode

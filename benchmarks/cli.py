@@ -20,12 +20,12 @@ import sys
 from gui_gym.errors import GUIGymError
 
 COMMANDS: dict[str, str] = {
-    "list": "benchmarks.commands.list_envs",
-    "run": "benchmarks.commands.run",
-    "report": "benchmarks.commands.report",
-    "perf": "benchmarks.perf_harness",
-    "judge": "benchmarks.commands.judge",
-    "criteria": "benchmarks.commands.criteria",
+    "list": "gui_gym.benchmarks.commands.list_envs",
+    "run": "gui_gym.benchmarks.commands.run",
+    "report": "gui_gym.benchmarks.commands.report",
+    "perf": "gui_gym.benchmarks.commands.perf",
+    "judge": "gui_gym.benchmarks.commands.judge",
+    "criteria": "gui_gym.benchmarks.commands.criteria",
 }
 """Subcommand name -> the module that implements it, imported when the CLI starts."""
 

@@ -8,7 +8,7 @@ never crash, hang or take long. The corpus is shared by the fuzz tests
 (``tests/gui_gym/test_fuzz_actions.py``) and by this script, which prints the table of
 ``docs/reliability.md``: inputs per format, crashes, slowest rejection.
 
-    python -m benchmarks.hostile_inputs [--seed 0] [--mutations 100]
+    python -m gui_gym.benchmarks.hostile_inputs [--seed 0] [--mutations 100]
 """
 
 from __future__ import annotations
@@ -361,7 +361,7 @@ def judge_answers() -> dict[str, str]:
 
 def judge_parsers() -> dict[str, Callable[[str], Any]]:
     """Every reader of judge (and prompt) answers, by name."""
-    from agents.prompts import read_qwen_tool_call
+    from gui_gym.agents.prompts import read_qwen_tool_call
     from gui_gym.action_formats import uitars
     from gui_gym.judges import webjudge
     from gui_gym.judges.parsing import extract_json_object, parse_fields, parse_flags

@@ -28,7 +28,7 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 stamp=".venv/.gui-gym-installed"
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stamp" ]; then
   echo "gui-gym set-up: installing Python packages into .venv"
   .venv/bin/python -m pip install -q --upgrade pip
   # The CPU build of torch, named exactly, before anything asks for torch (a plain `torch`

@@ -35,7 +35,7 @@ def _one_playwright_driver_per_module():
     """The module's envs share one Playwright driver (a node process, ~0.8 s of CPU to start)
     instead of starting one each; it stops when the module ends. Nothing starts in a module
     without a browser."""
-    from gui_gym.backends.playwright_driver import DRIVERS
+    from gui_gym.backends.browser.playwright_driver import DRIVERS
 
     with DRIVERS.held():
         yield

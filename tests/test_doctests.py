@@ -30,7 +30,7 @@ MODULES = _modules_with_examples()
 
 
 def test_examples_are_found_and_skipped_only_where_a_machine_is_missing():
-    assert "gui_gym.wrappers.progress" in MODULES and "trainers.rollout" in MODULES
+    assert "gui_gym.wrappers.progress" in MODULES and "gui_gym.trainers.rollout" in MODULES
     for name in MODULES:
         source = (ROOT / (name.replace(".", "/") + ".py"))
         source = source if source.is_file() else ROOT / name.replace(".", "/") / "__init__.py"

@@ -8,7 +8,7 @@ successes.
 
 The cache rules sit at the top as small pure pieces, checked in tests/trainers/test_bepa.py; then plans
 (a task's own, or a judge's abstraction of the expert's trajectory) and the trainer: LEVEL-1
-seeding, then the shared GRPO loop (`trainers.grpo.run`) with LEVEL-2 as its group mixer,
+seeding, then the shared GRPO loop (`gui_gym.trainers.grpo.run`) with LEVEL-2 as its group mixer,
 LUFFY's shaping as its off-policy loss and the cache's log-prob diagnostic as its update
 stats. The paper's ablation rows are options of the same trainer: the cache seeded by the
 expert's own trajectories instead of LEVEL-1 (`seed_source`), and static mixing into every
@@ -27,12 +27,12 @@ import gymnasium as gym
 import numpy as np
 import torch
 
-from agents.base import TrainableAgent
+from gui_gym.agents.base import TrainableAgent
 from gui_gym.errors import MissingResourceError
-from trainers.grpo import (CrashedGroups, GRPOConfig, MixFn, OffPolicyLoss, TrainItem, check_policy, run,
+from gui_gym.trainers.grpo import (CrashedGroups, GRPOConfig, MixFn, OffPolicyLoss, TrainItem, check_policy, run,
                            seed_everything)
-from trainers.rollout import EnvPool, Rollout
-from trainers.runs import RunLog
+from gui_gym.trainers.rollout import EnvPool, Rollout
+from gui_gym.trainers.runs import RunLog
 
 T = TypeVar("T")
 
@@ -207,7 +207,7 @@ class BEPAConfig(GRPOConfig):
     """LUFFY's gamma."""
     seed_source: str = "level1"
     """What seeds the cache: "level1" (plan-conditioned self-rolls, BEPA) or "expert" (the
-    expert's own trajectory, `trainers.sft.expert_rollout`, recorded on the plain prompt: given
+    expert's own trajectory, `gui_gym.trainers.sft.expert_rollout`, recorded on the plain prompt: given
     data, no episode of the budget): the ablation's replacement and LEVEL-2-only rows."""
     mixing: str = "dynamic"
     """"dynamic": LEVEL-2 (inject only into all-fail groups, refresh with the policy's
@@ -286,7 +286,7 @@ def expert_seeding(cfg: BEPAConfig, policy: TrainableAgent, pool: EnvPool, cache
                    tasks: Sequence[str]) -> tuple[int, dict[str, float]]:
     """The ablation's seeding without LEVEL-1: the expert's own trajectory of every covered
     instance, on the plain prompt, straight into the cache (given data: no episode spent)."""
-    from trainers.sft import expert_rollout
+    from gui_gym.trainers.sft import expert_rollout
 
     for task_id, seeds in covered_instances(cfg, tasks).items():
         for seed in sorted(set(seeds)):

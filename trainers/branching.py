@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from trainers.rollout import BranchPoint, Rollout
+from gui_gym.trainers.rollout import BranchPoint, Rollout
 
 BRANCHING = ("off", "unreached_milestone")
 

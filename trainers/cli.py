@@ -22,11 +22,11 @@ import json
 import sys
 from typing import Any, Callable
 
-from agents.loader import SPEC_HELP, TRAINABLE_AGENTS, env_kwargs_for, load_trainable_agent
+from gui_gym.agents.loader import SPEC_HELP, TRAINABLE_AGENTS, env_kwargs_for, load_trainable_agent
 from gui_gym.errors import GUIGymError
 from gui_gym.registration import DEFAULT_ENV_ID, make, parse_kwargs
-from trainers.config import CONFIGS, RunSpec, build_spec, read_config_file
-from trainers.runs import to_plain
+from gui_gym.trainers.config import CONFIGS, RunSpec, build_spec, read_config_file
+from gui_gym.trainers.runs import to_plain
 
 
 def parser() -> argparse.ArgumentParser:
@@ -68,11 +68,11 @@ def resolve(args: argparse.Namespace) -> RunSpec:
 
 def env_factory(spec: RunSpec, policy: Any, ray_address: str | None = None,
                 remote: dict[str, Any] | None = None) -> Callable[[], Any]:
-    """Envs made as the policy needs them (`agents.loader.env_kwargs_for`: its action format
+    """Envs made as the policy needs them (`gui_gym.agents.loader.env_kwargs_for`: its action format
     and coordinate space, the a11y tree), as gui-bench makes them for an agent; with a
     `ray_address` ("" for Ray's default) each env is a `gui_gym.remote.RemoteEnv` in an actor
     (`remote`: its `RemoteOptions`), which the pool and the trainers use as any env; a
-    method's wrappers (PAGE's) go into the actor (`trainers.rollout.make_wrapped`)."""
+    method's wrappers (PAGE's) go into the actor (`gui_gym.trainers.rollout.make_wrapped`)."""
     env_args = dict(spec.env_args)
     for name, value in env_kwargs_for(policy).items():
         env_args.setdefault(name, value)
@@ -87,7 +87,7 @@ def env_factory(spec: RunSpec, policy: Any, ray_address: str | None = None,
 
 def method(algo: str) -> Callable[..., list[dict[str, Any]]]:
     """The training function of `algo`: ``train(config, policy, make_env) -> records``."""
-    from trainers import bepa, grpo, page
+    from gui_gym.trainers import bepa, grpo, page
 
     return {"grpo": grpo.train, "page": page.train, "bepa": bepa.train}[algo]
 

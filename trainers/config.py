@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from gui_gym.registration import DEFAULT_ENV_ID
-from trainers.bepa import BEPAConfig
-from trainers.grpo import GRPOConfig
-from trainers.page import PAGEConfig
+from gui_gym.trainers.bepa import BEPAConfig
+from gui_gym.trainers.grpo import GRPOConfig
+from gui_gym.trainers.page import PAGEConfig
 
 CONFIGS: dict[str, type[GRPOConfig]] = {"grpo": GRPOConfig, "page": PAGEConfig, "bepa": BEPAConfig}
 KEYS = ("algo", "env", "policy", "env_args", "policy_args", "trainer")

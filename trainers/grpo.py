@@ -11,7 +11,7 @@ after the other (observations are never trained), as in verl's multi-turn rollou
 The loop reads straight down: draw instances, roll out groups, advantages (GRPO's outcome
 advantage, or a method's own), optional group mixing, update, log, checkpoint. The core knows
 no method: PAGE and BEPA call `run` with their ingredients (`AdvantageFn`, `MixFn`,
-`OffPolicyLoss`, `UpdateStats`; `trainers.page`, `trainers.bepa`).
+`OffPolicyLoss`, `UpdateStats`; `gui_gym.trainers.page`, `gui_gym.trainers.bepa`).
 """
 
 from __future__ import annotations
@@ -28,14 +28,14 @@ import numpy as np
 import torch
 
 from gui_gym.errors import InfraError
-from trainers.branching import BRANCHING, branch_point, continuation_steps, tree_record
-from trainers.rollout import EnvPool, Rollout, check_group, rollout_continuations, rollout_group, rollout_groups
-from trainers.runs import RunLog, save_checkpoint
+from gui_gym.trainers.branching import BRANCHING, branch_point, continuation_steps, tree_record
+from gui_gym.trainers.rollout import EnvPool, Rollout, check_group, rollout_continuations, rollout_group, rollout_groups
+from gui_gym.trainers.runs import RunLog, save_checkpoint
 
 logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from agents.base import TrainableAgent
+    from gui_gym.agents.base import TrainableAgent
 
 EPS = 1e-6
 
@@ -179,7 +179,7 @@ class GRPOConfig:
     pool_size: int = 1
     """Envs stepping concurrently, each on its own thread."""
     async_rollouts: bool = False
-    """Asynchronous rollouts (`trainers.rollout.rollout_groups`): every episode of the
+    """Asynchronous rollouts (`gui_gym.trainers.rollout.rollout_groups`): every episode of the
     iteration's groups in flight at once, each env taking the next episode as soon as it is
     free, and each group handed to the learner as soon as its G episodes are done; False:
     lockstep waves that wait for the slowest env (seeded sampling reproducible). The update
@@ -195,7 +195,7 @@ class GRPOConfig:
     branching: str = "off"
     """"unreached_milestone": after a group where no rollout succeeded, also a group of G
     continuations from the state just after the deepest milestone it reached
-    (`trainers.branching`); "off": whole-episode groups only."""
+    (`gui_gym.trainers.branching`); "off": whole-episode groups only."""
     step_budget: int | None = None
     """Env steps the run may use in all, the prefixes a restore replays included; None: no
     bound (`episode_budget` still holds; a continuation counts as an episode there)."""

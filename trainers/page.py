@@ -7,7 +7,7 @@ intra-rollout term from `gui_gym.wrappers.SubtaskAnnotation`:
 A_{i,t} = A_inter_i + lambda * A_intra_{i,t}.
 
 The advantage functions sit at the top, checked by hand in tests/trainers/test_page.py; then the
-trainer: the shared GRPO loop (`trainers.grpo.run`) on envs wrapped with the two wrappers,
+trainer: the shared GRPO loop (`gui_gym.trainers.grpo.run`) on envs wrapped with the two wrappers,
 with `page_advantages` read from their ``info``.
 """
 
@@ -19,9 +19,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 import gymnasium as gym
 
-from agents.base import TrainableAgent
-from trainers.grpo import EPS, GRPOConfig, group_advantages, run, seed_everything
-from trainers.rollout import EnvPool, Rollout
+from gui_gym.agents.base import TrainableAgent
+from gui_gym.trainers.grpo import EPS, GRPOConfig, group_advantages, run, seed_everything
+from gui_gym.trainers.rollout import EnvPool, Rollout
 
 
 def intra_rollout_advantages(span_completed: Sequence[bool], step_span: Sequence[int],

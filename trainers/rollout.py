@@ -20,7 +20,7 @@ on the plan-conditioned prompt and the plain prompt is stored), the generated to
 log-probs when sampled, the reward and the env's `info` (progress and subtasks from the
 wrappers land there). Screenshots are not kept: a step's prompt holds what the policy read.
 
-Branching (`trainers.branching`): with ``snapshots=True`` each episode keeps a `BranchPoint`
+Branching (`gui_gym.trainers.branching`): with ``snapshots=True`` each episode keeps a `BranchPoint`
 (the env's snapshot and the policy's history) at the first step it reaches each new count of
 milestones; `rollout_continuations` plays G continuations of one such point, each env
 restoring the snapshot, the policy conditioned on the parent's history, and only the steps
@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterator, Sequence
 import gymnasium as gym
 import numpy as np
 
-from agents.base import Act, Context, TrainableAgent
+from gui_gym.agents.base import Act, Context, TrainableAgent
 from gui_gym.errors import InfraError
 from gui_gym.records import Trajectory, TrajectoryStep
 from gui_gym.snapshots import restore_episode
@@ -65,7 +65,7 @@ class Rollout(Trajectory):
     """One episode, a `gui_gym.records.Trajectory` of `Step`s (success, score and progress
     read from the last step's ``info``). `source` is "on_policy" for the policy's own plain
     rollouts, "level1" for BEPA's plan-conditioned ones (`plan` is what it acted with; the
-    stored prompts never hold it) and "expert" for the oracle's own (`trainers.sft.expert_rollout`)."""
+    stored prompts never hold it) and "expert" for the oracle's own (`gui_gym.trainers.sft.expert_rollout`)."""
 
     source: str = "on_policy"
     plan: tuple[str, ...] | None = None
@@ -160,7 +160,7 @@ class EnvPool:
 
 def make_wrapped(make_env: Callable[..., gym.Env], wrap: Callable[[gym.Env], gym.Env]) -> gym.Env:
     """`make_env`'s env wrapped by `wrap`, where the env lives: a factory that takes a ``wrap``
-    keyword applies it itself (the one `trainers.cli.env_factory` gives for ``--ray`` wraps in
+    keyword applies it itself (the one `gui_gym.trainers.cli.env_factory` gives for ``--ray`` wraps in
     the env's Ray actor, where wrappers such as PAGE's with the `OracleJudge` reach the real
     env); any other factory's env is wrapped here."""
     try:

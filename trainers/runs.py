@@ -50,8 +50,8 @@ class RunLog:
             self._wandb = wandb.init(project=wandb_project, dir=str(self.run_dir), config=to_plain(config))
 
     def write_branched_group(self, record: dict[str, Any]) -> None:
-        """Append a branched group's tree (`trainers.branching.tree_record`) to
-        ``<run_dir>/branched_groups.jsonl``, which `benchmarks.group_tree` draws."""
+        """Append a branched group's tree (`gui_gym.trainers.branching.tree_record`) to
+        ``<run_dir>/branched_groups.jsonl``, which `gui_gym.benchmarks.learning.group_tree` draws."""
         if self.run_dir is not None:
             with open(self.run_dir / "branched_groups.jsonl", "a") as out:
                 out.write(json.dumps(record, sort_keys=True) + "\n")

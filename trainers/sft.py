@@ -20,8 +20,8 @@ from typing import Any, Sequence
 
 import torch
 
-from agents.base import Act, Context, TrainableAgent
-from trainers.rollout import Rollout, Step
+from gui_gym.agents.base import Act, Context, TrainableAgent
+from gui_gym.trainers.rollout import Rollout, Step
 
 logger = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """Trainable agents (policies): agents that also generate with token ids and log-probs and
-score given tokens (`agents.base.TrainableAgent`), so ``gui-bench run --agent NAME`` scores
+score given tokens (`gui_gym.agents.base.TrainableAgent`), so ``gui-bench run --agent NAME`` scores
 them and ``gui-train --policy NAME`` trains them.
 
 - `element` (`ElementPolicy`): a small torch network over the accessibility tree's candidate

@@ -1,5 +1,5 @@
 """`VLMPolicy`: a Qwen2.5-VL-family checkpoint (Qwen2.5-VL, UI-TARS-1.5, OpenCUA) as a
-trainable agent, prompted as the OpenAI agent is (`agents.prompts`, UI-TARS by default).
+trainable agent, prompted as the OpenAI agent is (`gui_gym.agents.prompts`, UI-TARS by default).
 
 A step's prompt is its prompt format's conversation (the one the OpenAI agent sends) for the
 instruction (BEPA's LEVEL-1 appends the plan), the model's own last `history_turns` answers
@@ -39,8 +39,8 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 import torch
 
-from agents.base import Act, Context, PolicyAgent
-from agents.prompts import PLATFORMS, get_prompt_format, with_plan
+from gui_gym.agents.base import Act, Context, PolicyAgent
+from gui_gym.agents.prompts import PLATFORMS, get_prompt_format, with_plan
 from gui_gym.action_formats import format_action
 from gui_gym.action_formats.coords import MODES
 from gui_gym.actions import Action
@@ -193,7 +193,7 @@ class VLMPolicy(PolicyAgent):
         """An expert's `action` as this policy would answer it: the UI-TARS answer
         (``Action: click(start_box='(x,y)')``, points in the model's coordinate space, the inverse
         of how the env reads the policy's answers) and its tokens ending with the end token, as
-        a generated answer ends; supervised pretraining on an expert (`trainers.sft`) trains on
+        a generated answer ends; supervised pretraining on an expert (`gui_gym.trainers.sft`) trains on
         these tokens. None when the prompt format has no writer (only UI-TARS has one) or the
         action cannot be written in it (an element id, a right-button click)."""
         if self.action_format != "uitars":

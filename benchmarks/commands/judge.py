@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from benchmarks.results import slug
+from gui_gym.benchmarks.harness.results import slug
 from gui_gym.errors import HarnessError
 
 HELP = ("judge recorded web episodes with a WebJudge-style LVLM judge (resumable by task) and print its agreement "
@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmarks.mind2web_layout import find_web_episodes, read_labels
+    from gui_gym.benchmarks.harness.mind2web_layout import find_web_episodes, read_labels
     from gui_gym.models.openai_client import OpenAIClient
     from gui_gym.suites.mind2web.agreement import agreement_of
 
@@ -69,9 +69,9 @@ def run(args: argparse.Namespace) -> int:
 def _judge_folders(args: argparse.Namespace, chat: Any, protocol: str, folders: dict[Path, list[Any]]) -> list[dict]:
     """Judge every episode of `folders` under `protocol` (resuming what is recorded), write
     each folder's ``webjudge-<name>.json``, print the counts and the agreement; the rows."""
-    from benchmarks.results import short_error
+    from gui_gym.benchmarks.harness.results import short_error
     from gui_gym.judges.cache import CachedJudge
-    from gui_gym.judges.webjudge import WebJudge
+    from gui_gym.judges.webjudge.judge import WebJudge
     from gui_gym.records import atomic_write_json
     from gui_gym.suites.mind2web.agreement import agreement_of
 

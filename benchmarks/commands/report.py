@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from benchmarks.report import IMAGE_MODES
-from benchmarks.summary import finalize
-from benchmarks.summary import print_summary as _print_summary
+from gui_gym.benchmarks.harness.report import IMAGE_MODES
+from gui_gym.benchmarks.harness.summary import finalize
+from gui_gym.benchmarks.harness.summary import print_summary as _print_summary
 from gui_gym.errors import GUIGymError
 from gui_gym.registration import make as make_env
 
@@ -21,8 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchmarks.report import build_report
-    from benchmarks.results import ResultsStore
+    from gui_gym.benchmarks.harness.report import build_report
+    from gui_gym.benchmarks.harness.results import ResultsStore
 
     store = ResultsStore(args.dir)
     run = store.read_run(required=("env_id", "env_kwargs"))

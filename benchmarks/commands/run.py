@@ -11,10 +11,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks.results import RESULTS_ROOT, latest_run, slug
-from benchmarks.summary import finalize
-from benchmarks.summary import print_summary as _print_summary
-from benchmarks.task_selection import select_tasks
+from gui_gym.benchmarks.harness.results import RESULTS_ROOT, latest_run, slug
+from gui_gym.benchmarks.harness.summary import finalize
+from gui_gym.benchmarks.harness.summary import print_summary as _print_summary
+from gui_gym.benchmarks.harness.task_selection import select_tasks
 from gui_gym.errors import HarnessError
 from gui_gym.registration import DEFAULT_ENV_ID
 from gui_gym.registration import make as make_env
@@ -62,9 +62,9 @@ def _check_resume(args: argparse.Namespace, run: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agents import env_kwargs_for, load_agent
-    from benchmarks.results import Job, ResultsStore
-    from benchmarks.runner import Progress, RunConfig, Runner
+    from gui_gym.agents import env_kwargs_for, load_agent
+    from gui_gym.benchmarks.harness.results import Job, ResultsStore
+    from gui_gym.benchmarks.harness.runner import Progress, RunConfig, Runner
     from gui_gym.records import json_safe
 
     if args.resume:
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
                            worker_resources=args.worker_resources)
         engine = Runner
         if args.ray is not None:
-            from benchmarks.ray_runner import RayRunner as engine
+            from gui_gym.benchmarks.harness.ray_runner import RayRunner as engine
         progress = Progress(len(jobs), previous=previous)
         started = time.monotonic()
         try:

@@ -28,7 +28,7 @@ from typing import Any, Callable, TypeVar
 import numpy as np
 
 from gui_gym.actions import Action
-from gui_gym.deadlines import WATCHDOG
+from gui_gym.runtime.deadlines import WATCHDOG
 from gui_gym.errors import ActionExecutionError, GUIGymError, InfraError
 
 logger = logging.getLogger(__name__)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gui_gym.backends.browser import BrowserBackend, BrowserConfig
-from gui_gym.backends.web_access import OWN_SERVERS_ONLY
+from gui_gym.backends.browser.backend import BrowserBackend, BrowserConfig
+from gui_gym.backends.browser.web_access import OWN_SERVERS_ONLY
 from gui_gym.env import GUIEnv
 from gui_gym.suites.demo import DemoSuite
 

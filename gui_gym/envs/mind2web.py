@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from gui_gym.backends.browser import BrowserBackend, BrowserConfig
-from gui_gym.backends.web_access import OWN_SERVERS_ONLY
+from gui_gym.backends.browser.backend import BrowserBackend, BrowserConfig
+from gui_gym.backends.browser.web_access import OWN_SERVERS_ONLY
 from gui_gym.env import GUIEnv
 from gui_gym.suites.mind2web import Mind2WebSuite
 from gui_gym.suites.mind2web.suite import DEFAULT_PROBE_TIMEOUT_S

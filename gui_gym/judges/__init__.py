@@ -5,7 +5,7 @@ subtask annotation (and any LVLM-judged evaluation). The chat models they ask li
 - trajectory judges (`TrajectoryJudge`: criteria marks, subtask spans, over a
   `gui_gym.records.Trajectory`): `LVLMJudge` over a chat model, and `OracleJudge`, exact and
   free, from a task's milestones;
-- `WebJudge` (`gui_gym.judges.webjudge`): Online-Mind2Web's WebJudge verdict on a web episode;
+- `WebJudge` (`gui_gym.judges.webjudge.judge`): Online-Mind2Web's WebJudge verdict on a web episode;
 - `judge_progress` / `aggregate_rounds` turn judging rounds into progress, and
   `CriteriaStore` / `extract_criteria` / `build_criteria` make and keep the criteria;
 - `ask` asks a chat model again when its answer strays from the format.

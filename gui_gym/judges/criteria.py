@@ -4,7 +4,7 @@ Extraction reads a task's successful trajectories one at a time; each judge call
 ordered list of checkable criteria, or refines the list so far; it stops when a call returns
 the list unchanged (stable) or after `max_iters` calls. `build_criteria` runs it over a
 gui-bench results folder and keeps the result in a `CriteriaStore` (``criteria_store``);
-``gui-bench criteria`` is its command line (`benchmarks.commands.criteria`).
+``gui-bench criteria`` is its command line (`gui_gym.benchmarks.commands.criteria`).
 """
 
 from __future__ import annotations

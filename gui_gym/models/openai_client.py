@@ -3,7 +3,7 @@ the chat model of the OpenAI agent, the LVLM judges, and the VLM policy's genera
 
 Images travel as base64 PNG data URLs, downscaled to `max_image_side` first: a 1920x1080
 screenshot per step would otherwise blow the context and the request size. Every request has
-a deadline, from connect to last byte (`gui_gym.bounded_http`: a server that trickles its
+a deadline, from connect to last byte (`gui_gym.runtime.bounded_http`: a server that trickles its
 answer cannot hold a call past it), and an answer longer than `max_answer_bytes` is refused
 unread. Connection failures, timeouts, 408/409/429 and 5xx answers are retried with
 exponential backoff through the project's one retry helper; any other HTTP error, and an
@@ -23,10 +23,10 @@ from typing import Any, Sequence
 
 import httpx
 
-from gui_gym.bounded_http import AnswerTooLarge, make_client, request
+from gui_gym.runtime.bounded_http import AnswerTooLarge, make_client, request
 from gui_gym.errors import JudgeError, JudgeFormatError, MissingResourceError, excerpt
 from gui_gym.models.chat import Message, SharedOnCopy, to_png
-from gui_gym.waiting import retry
+from gui_gym.runtime.waiting import retry
 
 BASE_URL_VARS = ("GUI_GYM_JUDGE_BASE_URL", "OPENAI_BASE_URL")
 MODEL_VARS = ("GUI_GYM_JUDGE_MODEL",)

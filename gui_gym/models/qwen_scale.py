@@ -7,7 +7,7 @@ no storage, so the parameter count is exact and costs nothing; `training_memory`
 count and a micro-batch's tokens into GiB for one GPU. The activation term is an estimate (the
 tensors a bf16 decoder layer keeps for its backward pass, flash attention, no sequence
 parallelism), to choose ``micro_batch_steps`` and gradient checkpointing before a run, not a
-measurement: ``benchmarks/gpu_check.py`` is for measuring.
+measurement: ``benchmarks/perf/gpu_check.py`` is for measuring.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ Wrappers that need the real env under them (PAGE's `ProgressReward` and `Subtask
 with the `OracleJudge`, which reads ``env.unwrapped.task``) go into the actor with ``wrap=``,
 a function env -> env that Ray pickles over with the env's id and kwargs::
 
-    env = gui_gym.remote.make("GUI/LocalWeb-v0", wrap=partial(trainers.page.wrap_env, judge=OracleJudge(), cfg=cfg))
+    env = gui_gym.remote.make("GUI/LocalWeb-v0", wrap=partial(gui_gym.trainers.page.wrap_env, judge=OracleJudge(), cfg=cfg))
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from gui_gym.judges.webjudge import WebJudge, WebTrajectory
+from gui_gym.judges.webjudge.judge import WebJudge, WebTrajectory
 from gui_gym.models.chat import ChatModel
 from gui_gym.records import Trajectory, TrajectoryStep
 from gui_gym.suites.mind2web.history import factual_history

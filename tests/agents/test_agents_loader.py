@@ -6,12 +6,12 @@ import textwrap
 
 import pytest
 
-from agents import Agent, BaseAgent, TrainableAgent, env_kwargs_for, load_agent, load_trainable_agent, resolve_agent
-from agents.random_agent import RandomAgent
+from gui_gym.agents import Agent, BaseAgent, TrainableAgent, env_kwargs_for, load_agent, load_trainable_agent, resolve_agent
+from gui_gym.agents.random_agent import RandomAgent
 from gui_gym.errors import AgentError
 
 AGENT_FILE = textwrap.dedent('''
-    from agents.base import BaseAgent
+    from gui_gym.agents.base import BaseAgent
     from gui_gym import Action
 
     class WaitAgent(BaseAgent):
@@ -28,7 +28,7 @@ AGENT_FILE = textwrap.dedent('''
 
 def test_builtin_names_and_module_specs_resolve():
     assert resolve_agent("random") is RandomAgent
-    assert resolve_agent("agents.random_agent:RandomAgent") is RandomAgent
+    assert resolve_agent("gui_gym.agents.random_agent:RandomAgent") is RandomAgent
     agent = load_agent("random", seed=3, kinds="click,type")
     assert isinstance(agent, Agent) and agent.kinds == ("click", "type") and agent.seed == 3
 
@@ -58,8 +58,8 @@ def test_bad_specs_and_arguments_are_named():
         load_agent("random", sedd=1)
     with pytest.raises(AgentError, match="cannot import module 'no_such_module'"):
         load_agent("no_such_module:Agent")
-    with pytest.raises(AgentError, match="module 'agents.base' has no attribute 'Nope'"):
-        load_agent("agents.base:Nope")
+    with pytest.raises(AgentError, match="module 'gui_gym.agents.base' has no attribute 'Nope'"):
+        load_agent("gui_gym.agents.base:Nope")
     with pytest.raises(AgentError, match="no such file"):
         load_agent("missing_agent.py")
     with pytest.raises(AgentError, match="built a int, which has no act"):

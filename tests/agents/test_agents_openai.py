@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 import gui_gym  # noqa: F401 - registers the ids
-from agents.openai_agent import OpenAIAgent
+from gui_gym.agents.openai_agent import OpenAIAgent
 from gui_gym.action_formats.coords import CoordinateMapping
 from gui_gym.errors import AgentError
 from tests.fakes.chat_server import ChatServer, Reply

@@ -6,7 +6,7 @@ import gymnasium as gym
 import pytest
 
 import gui_gym  # noqa: F401 - registers the ids
-from agents.oracle import OracleAgent
+from gui_gym.agents.oracle import OracleAgent
 from gui_gym.errors import AgentError
 
 

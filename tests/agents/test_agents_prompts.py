@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from agents.prompts import FORMATS, get_prompt_format, read_qwen_tool_call
+from gui_gym.agents.prompts import FORMATS, get_prompt_format, read_qwen_tool_call
 from gui_gym import Action
 from gui_gym.errors import ActionParseError, AgentError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.random_agent import RandomAgent
+from gui_gym.agents.random_agent import RandomAgent
 from gui_gym.errors import AgentError
 from gui_gym.spaces import ActionSpace
 

@@ -9,10 +9,10 @@ import gymnasium as gym
 import pytest
 
 import gui_gym  # noqa: F401 - registers the ids
-from agents.oracle import OracleAgent
-from agents.replay import ReplayAgent
-from benchmarks.results import Job
-from benchmarks.runner import run_episode
+from gui_gym.agents.oracle import OracleAgent
+from gui_gym.agents.replay import ReplayAgent
+from gui_gym.benchmarks.harness.results import Job
+from gui_gym.benchmarks.harness.runner import run_episode
 from gui_gym.errors import AgentError
 from gui_gym.wrappers import TrajectoryRecorder
 

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.cli import COMMANDS, main
-from benchmarks.results import Job, ResultsStore
-from benchmarks.summary import finalize, print_summary
-from benchmarks.task_selection import select_tasks
+from gui_gym.benchmarks.cli import COMMANDS, main
+from gui_gym.benchmarks.harness.results import Job, ResultsStore
+from gui_gym.benchmarks.harness.summary import finalize, print_summary
+from gui_gym.benchmarks.harness.task_selection import select_tasks
 from gui_gym.errors import HarnessError
-from gui_gym.processes import descendants, running
+from gui_gym.runtime.processes import descendants, running
 from gui_gym.registration import DEFAULT_ENV_ID
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.waiting import wait_until
 
 IDS = ["shop.search", "shop.checkout", "mail.reply", "mail.archive"]
 FACTS = {"shop.search": {"domain": "shop", "difficulty": "easy"}, "shop.checkout": {"domain": "shop", "difficulty": "hard"},

@@ -1,4 +1,4 @@
-"""The Ray tests' cluster: a real two-node cluster on this machine (`benchmarks.local_cluster`:
+"""The Ray tests' cluster: a real two-node cluster on this machine (`gui_gym.benchmarks.harness.local_cluster`:
 a head and a second node joined to it, inside a private network namespace where loopback is
 the only interface), one per test module."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.local_cluster import enter_private_network, start_cluster
+from gui_gym.benchmarks.harness.local_cluster import enter_private_network, start_cluster
 
 
 @pytest.fixture(scope="module")

@@ -68,7 +68,7 @@ def reply(request) -> str:
 
 
 def main(argv: list[str]) -> int:
-    from benchmarks.cli import main as gui_bench
+    from gui_gym.benchmarks.cli import main as gui_bench
     from tests.fakes.chat_server import ChatServer
 
     with ChatServer(reply) as server:

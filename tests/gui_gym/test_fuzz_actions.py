@@ -1,4 +1,4 @@
-"""The fault table for agent outputs (`benchmarks.hostile_inputs`, seeded): for every action
+"""The fault table for agent outputs (`gui_gym.benchmarks.hostile_inputs`, seeded): for every action
 format, every hostile input is turned down at the door as an `ActionParseError` that says
 what was expected, fast, with no untyped error; the ones that would reach a backend, a
 sample of the rest and of the seeded mutations then go through a real env, where each is an
@@ -20,7 +20,7 @@ import gymnasium as gym
 import pytest
 
 import gui_gym  # noqa: F401 - registers the GUI/* ids
-from benchmarks.hostile_inputs import (FORMATS, LOOPBACK_FILE_URL, RELATIVE_MARKER, SCREEN_SIZE, URLS, Case,
+from gui_gym.benchmarks.hostile_inputs import (FORMATS, LOOPBACK_FILE_URL, RELATIVE_MARKER, SCREEN_SIZE, URLS, Case,
                                        corpus, door, mutations)
 from gui_gym import Action
 from gui_gym.action_formats import get_format

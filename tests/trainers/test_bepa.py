@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from trainers.bepa import TaskCache, mix_group
-from trainers.bepa import luffy_weight
+from gui_gym.trainers.bepa import TaskCache, mix_group
+from gui_gym.trainers.bepa import luffy_weight
 
 
 def test_injects_only_when_every_rollout_fails():

@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from trainers.grpo import aggregate, all_equal, clipped_policy_loss, group_advantages, kl_k3
+from gui_gym.trainers.grpo import aggregate, all_equal, clipped_policy_loss, group_advantages, kl_k3
 
 
 def test_worked_example_g8_one_success():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from trainers.grpo import group_advantages
-from trainers.page import group_normalized_span_advantages, hierarchical_advantages, intra_rollout_advantages
+from gui_gym.trainers.grpo import group_advantages
+from gui_gym.trainers.page import group_normalized_span_advantages, hierarchical_advantages, intra_rollout_advantages
 
 
 def test_intra_rollout_centered_and_signed():

@@ -13,10 +13,10 @@ import pytest
 import torch
 
 import gui_gym  # noqa: F401 - registers the ids
-from agents.base import Context
-from agents.policies.element.policy import DENSE, ElementPolicy
+from gui_gym.agents.base import Context
+from gui_gym.agents.policies.element.policy import DENSE, ElementPolicy
 from gui_gym.errors import InfraError
-from trainers.rollout import EnvPool, evaluate, held_out_seeds, rollout_group, rollout_groups
+from gui_gym.trainers.rollout import EnvPool, evaluate, held_out_seeds, rollout_group, rollout_groups
 
 PRESS = "demo.press-button"
 

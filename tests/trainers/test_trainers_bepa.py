@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 import gui_gym  # noqa: F401 - registers the ids
-from agents.policies.element import ElementPolicy
+from gui_gym.agents.policies.element import ElementPolicy
 from gui_gym.errors import InfraError, JudgeFormatError, MissingResourceError
 from gui_gym.models.openai_client import OpenAIClient
 from gui_gym.records import Trajectory, TrajectoryStep
 from tests.fakes.chat_server import ChatServer
-from trainers import grpo
-from trainers.bepa import BEPAConfig, TaskCache, level1, level2, parse_plan, plan_from_trajectory, task_plan, train
-from trainers.rollout import Rollout, Step
+from gui_gym.trainers import grpo
+from gui_gym.trainers.bepa import BEPAConfig, TaskCache, level1, level2, parse_plan, plan_from_trajectory, task_plan, train
+from gui_gym.trainers.rollout import Rollout, Step
 
 
 def rollout(name: str, score: float, task: str = "t") -> Rollout:
@@ -95,10 +95,10 @@ def test_the_ablations_seeding_covers_every_instance_of_the_expert_tasks():
     instance (task and instance seed) at no episode's cost, LEVEL-1 one group per covered
     instance; the tasks outside `expert_tasks` get nothing; static mixing injects into every
     group of a covered instance, dynamic only into all-fail ones."""
-    from benchmarks.textweb import CONVENTIONS, TextWebEnv, make_templates
-    from agents.policies.element.policy import DENSE
-    from trainers.bepa import covered_instances, train_on
-    from trainers.rollout import EnvPool
+    from gui_gym.benchmarks.learning.textweb import CONVENTIONS, TextWebEnv, make_templates
+    from gui_gym.agents.policies.element.policy import DENSE
+    from gui_gym.trainers.bepa import covered_instances, train_on
+    from gui_gym.trainers.rollout import EnvPool
 
     templates = make_templates(2, seed=7, hidden=(1,), conventions=CONVENTIONS[8:])
     tasks = tuple(t.task_id for t in templates)

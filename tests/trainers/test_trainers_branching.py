@@ -11,12 +11,12 @@ import pytest
 import torch
 
 import gui_gym  # noqa: F401 - registers the ids
-from agents.base import Act, Context
-from benchmarks.group_tree import load_groups, render
+from gui_gym.agents.base import Act, Context
+from gui_gym.benchmarks.learning.group_tree import load_groups, render
 from gui_gym.actions import Action
-from trainers.branching import branch_point, continuation_steps
-from trainers.grpo import GRPOConfig, outcome_advantages, run
-from trainers.rollout import BranchPoint, EnvPool, Rollout, Step
+from gui_gym.trainers.branching import branch_point, continuation_steps
+from gui_gym.trainers.grpo import GRPOConfig, outcome_advantages, run
+from gui_gym.trainers.rollout import BranchPoint, EnvPool, Rollout, Step
 
 
 def rollout(points: list[tuple[int, int]], score: float = 0.0, steps: int = 4) -> Rollout:

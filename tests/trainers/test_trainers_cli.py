@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from trainers.cli import main
-from trainers.config import build_spec, read_config_file
-from trainers.page import PAGEConfig
+from gui_gym.trainers.cli import main
+from gui_gym.trainers.config import build_spec, read_config_file
+from gui_gym.trainers.page import PAGEConfig
 
 TOML = """
 algo = "page"
@@ -81,5 +81,5 @@ def test_a_run_writes_its_metrics(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "gui-train: grpo done: 1 record(s), 2 episodes, last success rate 1.00;" in out and "progress" not in out
     assert main(["--config", str(path), "--set", "tensorboard=false", "--policy",
-                 "agents.policies.element:ElementPolicy"]) == 0  # PAGE reports its progress too; any spec of it
+                 "gui_gym.agents.policies.element:ElementPolicy"]) == 0  # PAGE reports its progress too; any spec of it
     assert "gui-train: page done: 1 record(s), 2 episodes, last success rate 1.00, progress 1.00" in capsys.readouterr().out

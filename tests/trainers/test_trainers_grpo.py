@@ -13,13 +13,13 @@ import pytest
 import torch
 
 import gui_gym  # noqa: F401 - registers the ids
-from agents.base import Context
-from agents.policies.element import ElementPolicy
+from gui_gym.agents.base import Context
+from gui_gym.agents.policies.element import ElementPolicy
 from gui_gym.errors import InfraError
-from trainers.bepa import cache_stats, luffy_loss
-from trainers.grpo import GRPOConfig, TrainItem, outcome_advantages, run, seed_everything, train, update
-from trainers.rollout import EnvPool, Rollout, Step
-from trainers.runs import load_checkpoint
+from gui_gym.trainers.bepa import cache_stats, luffy_loss
+from gui_gym.trainers.grpo import GRPOConfig, TrainItem, outcome_advantages, run, seed_everything, train, update
+from gui_gym.trainers.rollout import EnvPool, Rollout, Step
+from gui_gym.trainers.runs import load_checkpoint
 
 
 class TablePolicy(torch.nn.Module):

@@ -10,11 +10,11 @@ import gymnasium as gym
 import pytest
 
 import gui_gym  # noqa: F401 - registers the ids
-from agents.policies.element import ElementPolicy
+from gui_gym.agents.policies.element import ElementPolicy
 from gui_gym.judges import CriteriaStore
 from tests.fakes.chat_server import ChatServer
-from trainers.page import PAGEConfig, page_advantages, train
-from trainers.rollout import Rollout, Step
+from gui_gym.trainers.page import PAGEConfig, page_advantages, train
+from gui_gym.trainers.rollout import Rollout, Step
 
 R2 = 0.5**0.5
 
@@ -102,7 +102,7 @@ def test_default_weighting_keeps_every_steps_sign_with_its_subtask():
     """The issue's group: 2 rollouts reach milestone 2 of 4 (progress .5) and wander in the
     third span, 6 stop at milestone 1 (progress .25) after a correct first step. mean .3125,
     deviations +.1875 / -.0625, unbiased std sqrt(.09375 / 7) = .115728."""
-    from trainers.page import advantage_fn
+    from gui_gym.trainers.page import advantage_fn
 
     leader = rollout(0.5, [span("A", 0, 0, True), span("B", 1, 1, True), span("C", 2, 3, False)], [0, 1, 2, 2])
     follower = rollout(0.25, [span("A", 0, 0, True), span("B", 1, 3, False)], [0, 1, 1, 1])

@@ -19,13 +19,13 @@ import torch
 
 pytest.importorskip("verl", reason="the verl extra: scripts/setup.sh installs it")
 
-import trainers.verl_plugins  # noqa: E402,F401 - registers the plug-ins
-from agents.prompts import get_prompt_format  # noqa: E402
+import gui_gym.trainers.verl_plugins  # noqa: E402,F401 - registers the plug-ins
+from gui_gym.agents.prompts import get_prompt_format  # noqa: E402
 from gui_gym.models.chat import to_png  # noqa: E402
 from gui_gym.models.tiny_qwen import SPECIAL, build_tiny_qwen25_vl  # noqa: E402
 from gui_gym.models.transformers_model import QwenVL  # noqa: E402
-from trainers.verl_plugins.advantages import page_batch_advantages  # noqa: E402
-from trainers.verl_plugins.agent_loop import AGENT_LOOP, GUIGymAgentLoop, close_envs  # noqa: E402
+from gui_gym.trainers.verl_plugins.advantages import page_batch_advantages  # noqa: E402
+from gui_gym.trainers.verl_plugins.agent_loop import AGENT_LOOP, GUIGymAgentLoop, close_envs  # noqa: E402
 from verl import DataProto  # noqa: E402
 from verl.experimental.agent_loop.agent_loop import DictConfigWrap, _agent_loop_registry  # noqa: E402
 from verl.utils.dataset.rl_dataset import RLHFDataset  # noqa: E402
@@ -117,7 +117,7 @@ def agent_loop(qwen, server, folder, **settings):
 
 @pytest.mark.slow  # a browser and a model: 8 s on a quiet machine, 20-60 s on a busy one
 def test_the_agent_loop_plays_a_localweb_episode_with_ids_masks_images_and_page_info(tmp_path):
-    assert _agent_loop_registry[AGENT_LOOP]["_target_"] == "trainers.verl_plugins.agent_loop.GUIGymAgentLoop"
+    assert _agent_loop_registry[AGENT_LOOP]["_target_"] == "gui_gym.trainers.verl_plugins.agent_loop.GUIGymAgentLoop"
     build_tiny_qwen25_vl(tmp_path)
     qwen = QwenVL(tmp_path)
     server = TinyQwenServer(qwen)

@@ -14,10 +14,10 @@ pytest.importorskip("verl", reason="the verl extra: scripts/setup.sh installs it
 from hydra import compose, initialize_config_dir  # noqa: E402
 from omegaconf import OmegaConf  # noqa: E402
 
-import trainers.verl_plugins  # noqa: E402,F401 - registers the plug-ins
-from trainers.verl_plugins.advantages import PAGE_OPTIONS, compute_page_advantage  # noqa: E402
-from trainers.verl_plugins.agent_loop import EpisodeSettings, GUIGymAgentLoop  # noqa: E402
-from trainers.verl_plugins.tasks import main as write_tasks  # noqa: E402
+import gui_gym.trainers.verl_plugins  # noqa: E402,F401 - registers the plug-ins
+from gui_gym.trainers.verl_plugins.advantages import PAGE_OPTIONS, compute_page_advantage  # noqa: E402
+from gui_gym.trainers.verl_plugins.agent_loop import EpisodeSettings, GUIGymAgentLoop  # noqa: E402
+from gui_gym.trainers.verl_plugins.tasks import main as write_tasks  # noqa: E402
 from verl.experimental.agent_loop.agent_loop import _agent_loop_registry  # noqa: E402
 from verl.trainer.ppo.core_algos import compute_grpo_outcome_advantage, get_adv_estimator_fn, get_policy_loss_fn  # noqa: E402
 from verl.utils.config import omega_conf_to_dataclass  # noqa: E402

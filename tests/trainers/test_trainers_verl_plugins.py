@@ -10,13 +10,13 @@ import torch
 
 verl = pytest.importorskip("verl", reason="the verl extra: scripts/setup.sh installs it")
 
-import trainers.verl_plugins  # noqa: E402,F401 - registers the plug-ins
-from trainers.bepa import TaskCache, luffy_loss  # noqa: E402
-from trainers.grpo import aggregate, clipped_policy_losses  # noqa: E402
-from trainers.page import page_advantages  # noqa: E402
-from trainers.rollout import Rollout, Step  # noqa: E402
-from trainers.verl_plugins.advantages import compute_page_advantage, page_batch_advantages  # noqa: E402
-from trainers.verl_plugins.bepa import compute_policy_loss_bepa_luffy, level2_hook  # noqa: E402
+import gui_gym.trainers.verl_plugins  # noqa: E402,F401 - registers the plug-ins
+from gui_gym.trainers.bepa import TaskCache, luffy_loss  # noqa: E402
+from gui_gym.trainers.grpo import aggregate, clipped_policy_losses  # noqa: E402
+from gui_gym.trainers.page import page_advantages  # noqa: E402
+from gui_gym.trainers.rollout import Rollout, Step  # noqa: E402
+from gui_gym.trainers.verl_plugins.advantages import compute_page_advantage, page_batch_advantages  # noqa: E402
+from gui_gym.trainers.verl_plugins.bepa import compute_policy_loss_bepa_luffy, level2_hook  # noqa: E402
 from verl import DataProto  # noqa: E402
 from verl.trainer.ppo.core_algos import (compute_grpo_outcome_advantage, get_adv_estimator_fn,  # noqa: E402
                                          get_policy_loss_fn)
@@ -49,7 +49,7 @@ def test_verl_selects_page_by_name_and_the_g8_example_matches_verls_grpo():
                                                                             norm_adv_by_std_in_grpo=False)[0])
 
 
-PAGE_CONFIGS = [  # verl's algorithm section -> trainers.page.page_advantages' keywords
+PAGE_CONFIGS = [  # verl's algorithm section -> gui_gym.trainers.page.page_advantages' keywords
     ({}, {"lam": 0.5, "norm_std": True}),  # verl normalizes by the group's std by default, we do not
     ({"page_group_norm_spans": True, "page_lam": 1.0}, {"lam": 1.0, "group_norm_spans": True, "norm_std": True}),
     ({"page_intra_mode": "signed", "norm_adv_by_std_in_grpo": False}, {"lam": 0.5, "intra_mode": "signed",
@@ -61,7 +61,7 @@ PAGE_CONFIGS = [  # verl's algorithm section -> trainers.page.page_advantages' k
 @pytest.mark.parametrize("steps_as", ["tensor", "agent_loop_lists"])
 def test_page_on_a_verl_batch_equals_our_trainers_page(algorithm, ours, steps_as):
     """Two groups of multi-step rollouts with subtasks; observation tokens sit between steps
-    (mask 0, step -1). Every trained token gets its step's advantage from trainers.page, with
+    (mask 0, step -1). Every trained token gets its step's advantage from gui_gym.trainers.page, with
     PAGE's options read from verl's algorithm config; the steps come as a batch tensor or as
     the agent loop's per-sample lists."""
     from omegaconf import OmegaConf

@@ -31,4 +31,4 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise MissingResourceError(f"the verl plug-ins need verl ({exc}): pip install --no-deps 'verl==0.9.1' and "
                                "pip install 'gui-gym[verl]' (scripts/setup.sh does both)") from exc
 
-from trainers.verl_plugins import advantages, agent_loop, bepa  # noqa: E402,F401 - registers the plug-ins
+from gui_gym.trainers.verl_plugins import advantages, agent_loop, bepa  # noqa: E402,F401 - registers the plug-ins

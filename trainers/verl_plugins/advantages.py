@@ -4,7 +4,7 @@ verl calls an estimator with the batch's ``token_level_rewards`` [batch, respons
 ``response_mask`` (1 on the policy's own tokens, 0 on observations and padding), ``index``
 (the ``uid`` of each sample's group) and ``config``. The progress p_i of rollout i is its
 reward's sum (the agent loop scores an episode with its progress, as ``ProgressReward``
-does); A_inter is `trainers.grpo.group_advantages` of the progress per group (verl's GRPO
+does); A_inter is `gui_gym.trainers.grpo.group_advantages` of the progress per group (verl's GRPO
 semantics: unbiased std, eps 1e-6, a group of one gets mean 0 and std 1).
 
 The intra-rollout term needs each token's step and each step's subtask: verl 0.9.1's
@@ -13,7 +13,7 @@ above (``non_tensor_batch`` only to ``gdpo``), so through a verl config name the
 gives A_inter alone, GRPO with progress. `page_batch_advantages` is the whole of PAGE on a
 `DataProto` that carries ``step_index`` (each response token's step, -1 off the policy's
 tokens) and per-sample ``subtasks`` / ``subtask_of_step``: it computes the per-step term with
-`trainers.page`'s own functions and passes it to the same registered estimator. A trainer
+`gui_gym.trainers.page`'s own functions and passes it to the same registered estimator. A trainer
 calls it where verl's ``compute_advantage`` is called.
 """
 
@@ -25,8 +25,8 @@ import numpy as np
 import torch
 from verl.trainer.ppo.core_algos import register_adv_est
 
-from trainers.grpo import EPS, group_advantages
-from trainers.page import group_intra_advantages, subtask_spans
+from gui_gym.trainers.grpo import EPS, group_advantages
+from gui_gym.trainers.page import group_intra_advantages, subtask_spans
 
 ESTIMATOR = "page"
 
@@ -62,7 +62,7 @@ def compute_page_advantage(token_level_rewards: torch.Tensor, response_mask: tor
 
 PAGE_OPTIONS = {"page_lam": 0.5, "page_intra_mode": "centered", "page_group_norm_spans": False,
                 "norm_adv_by_std_in_grpo": True}
-"""PAGE's options in verl's ``algorithm`` config (`trainers.page.PAGEConfig`'s ``lam``,
+"""PAGE's options in verl's ``algorithm`` config (`gui_gym.trainers.page.PAGEConfig`'s ``lam``,
 ``intra_mode``, ``group_norm_spans``; A_inter's std normalization is verl's own key), with
 their defaults."""
 
@@ -76,8 +76,8 @@ def page_batch_advantages(data: Any, config: Any = None, **options: Any) -> Any:
     sample's spans are ``non_tensor_batch["subtasks"]`` / ``["subtask_of_step"]`` (the last
     ``info``'s). The options are `PAGE_OPTIONS`, read from `config` (verl's ``algorithm``
     section) and overridden by keywords (``lam``, ``intra_mode``, ``group_norm_spans``,
-    ``norm_std``). The intra term is `trainers.page.group_intra_advantages` of each ``uid``
-    group, as `trainers.page.page_advantages` computes it: ``group_norm_spans`` normalizes
+    ``norm_std``). The intra term is `gui_gym.trainers.page.group_intra_advantages` of each ``uid``
+    group, as `gui_gym.trainers.page.page_advantages` computes it: ``group_norm_spans`` normalizes
     each span's completion across the group's spans of the same subtask."""
     names = {"lam": "page_lam", "intra_mode": "page_intra_mode", "group_norm_spans": "page_group_norm_spans",
              "norm_std": "norm_adv_by_std_in_grpo"}

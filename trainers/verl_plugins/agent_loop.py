@@ -3,7 +3,7 @@ verl's async server manager (``self.server_manager.generate``: in verl 0.9.1 an
 ``LLMServerClient``, vLLM or SGLang replicas behind it).
 
 One episode is one verl sequence, as verl's own multi-turn loops make it: the prompt is the
-step-0 conversation of the agents' prompt format (`agents.prompts`, UI-TARS by default: the
+step-0 conversation of the agents' prompt format (`gui_gym.agents.prompts`, UI-TARS by default: the
 same messages `VLMPolicy` and the OpenAI agent send); then, per step, the model's answer
 (its generated token ids, ``response_mask`` 1) and the next screenshot as a user turn
 (observation tokens, ``response_mask`` 0). Every screenshot stays in the sequence (a growing
@@ -17,14 +17,14 @@ output's ``multi_modal_data["images"]``, in the order their placeholders appear.
 
 The env is ``gym.make(env_id, **env_kwargs)`` or, with ``remote``, a Ray actor
 (`gui_gym.remote.make`); with ``page`` it is wrapped in PAGE's `ProgressReward` and
-`SubtaskAnnotation` (`trainers.page.wrap_env`). Envs are kept per worker process and reused
-across episodes, each on its own thread (`trainers.rollout.EnvPool`: Playwright's objects
+`SubtaskAnnotation` (`gui_gym.trainers.page.wrap_env`). Envs are kept per worker process and reused
+across episodes, each on its own thread (`gui_gym.trainers.rollout.EnvPool`: Playwright's objects
 belong to the thread that made them). The episode is ``extra_info["task_id"]`` at
-``extra_info["instance_seed"]`` of the dataset row (`trainers.verl_plugins.tasks` writes such
+``extra_info["instance_seed"]`` of the dataset row (`gui_gym.trainers.verl_plugins.tasks` writes such
 rows); verl's ``rollout.n`` copies of a row are one group of the same task instance.
 
 The sample's reward is the episode's progress (``info["progress"]``) when the env reports one,
-else its score: the rule of `trainers.page.page_advantages`. ``extra_fields`` (verl's
+else its score: the rule of `gui_gym.trainers.page.page_advantages`. ``extra_fields`` (verl's
 ``non_tensor_batch`` after its post-processing) carry what PAGE needs: ``step_index`` (each
 response token's step, -1 off the policy's tokens), ``subtasks`` and ``subtask_of_step`` of the
 last ``info``, and per step ``step_info`` (progress, score, success, action error).
@@ -50,11 +50,11 @@ import gymnasium as gym
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
 from verl.utils.profiler import simple_timer
 
-from agents.prompts import get_prompt_format
+from gui_gym.agents.prompts import get_prompt_format
 from gui_gym.errors import InfraError, UsageError
 from gui_gym.models.chat import to_png
 from gui_gym.models.transformers_model import hf_chat
-from trainers.rollout import EnvPool
+from gui_gym.trainers.rollout import EnvPool
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ class EpisodeSettings:
     remote: dict[str, Any] | None = None
     """`gui_gym.remote.RemoteOptions` fields: the env runs in a Ray actor; None: in-process."""
     page: dict[str, Any] | None = None
-    """PAGE's wrappers with these `trainers.page.PAGEConfig` judge fields (``judge``,
+    """PAGE's wrappers with these `gui_gym.trainers.page.PAGEConfig` judge fields (``judge``,
     ``judge_base_url``, ``judge_model``, ``criteria_store``, ``rounds``, ``aggregate``); None: none."""
     prompt: str = "uitars"
     """The agents' prompt format: "uitars" or "qwen25vl"."""
@@ -124,7 +124,7 @@ class EpisodeSettings:
         else:
             env = gym.make(self.env_id, **kwargs)
         if self.page is not None:
-            from trainers.page import PAGEConfig, make_judge, wrap_env
+            from gui_gym.trainers.page import PAGEConfig, make_judge, wrap_env
 
             cfg = PAGEConfig(**self.page)
             env = wrap_env(env, make_judge(cfg), cfg)
@@ -187,7 +187,7 @@ class GUIGymAgentLoop(AgentLoopBase):
         extra = dict(kwargs.get("extra_info") or {})
         if "task_id" not in extra:
             raise UsageError("the gui_gym agent loop needs each dataset row's extra_info.task_id (and instance_seed); "
-                             "python -m trainers.verl_plugins.tasks writes such rows")
+                             "python -m gui_gym.trainers.verl_plugins.tasks writes such rows")
         key, pool = await _ENVS.borrow(self.settings)
         try:
             return await self._episode(pool, str(extra["task_id"]), extra.get("instance_seed"), sampling_params)

@@ -1,7 +1,7 @@
 """BEPA on verl: LEVEL-2's cache as a batch hook, and LUFFY's shaping as verl's
 ``bepa_luffy`` policy loss.
 
-`level2_hook` applies `trainers.bepa.mix_group` (the same rules as our trainer: inject the
+`level2_hook` applies `gui_gym.trainers.bepa.mix_group` (the same rules as our trainer: inject the
 task's cached success into a group only when every rollout of it failed, refresh the cache
 with the group's successes) to a verl `DataProto` after the reward and before the
 advantages: groups are the samples sharing a ``uid``, a task is ``non_tensor_batch["task_id"]``,
@@ -25,8 +25,8 @@ from typing import Any, Hashable
 import torch
 from verl.trainer.ppo.core_algos import agg_loss, register_policy_loss
 
-from trainers.bepa import TaskCache, luffy_weight, mix_group
-from trainers.grpo import clipped_policy_losses
+from gui_gym.trainers.bepa import TaskCache, luffy_weight, mix_group
+from gui_gym.trainers.grpo import clipped_policy_losses
 
 LOSS = "bepa_luffy"
 

@@ -1,6 +1,6 @@
 """The dataset a verl job plays with the ``gui_gym`` agent loop: one row per task instance.
 
-    python -m trainers.verl_plugins.tasks --env GUI/LocalWeb-v0 --env-arg apps='["shop"]' \\
+    python -m gui_gym.trainers.verl_plugins.tasks --env GUI/LocalWeb-v0 --env-arg apps='["shop"]' \\
         --instance-seeds 4 --out data/localweb_train.parquet
 
 verl's `RLHFDataset` reads the rows: ``prompt`` (verl requires one; the agent loop builds its
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from gui_gym.registration import parse_kwargs
-from trainers.verl_plugins.agent_loop import AGENT_LOOP
+from gui_gym.trainers.verl_plugins.agent_loop import AGENT_LOOP
 
 
 def task_rows(env_id: str, task_ids: Sequence[str], instance_seeds: Sequence[int]) -> list[dict[str, Any]]:
@@ -54,7 +54,7 @@ def write_parquet(rows: list[dict[str, Any]], path: str | Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m trainers.verl_plugins.tasks",
+    parser = argparse.ArgumentParser(prog="python -m gui_gym.trainers.verl_plugins.tasks",
                                      description="Write the task-instance rows a verl job plays with the gui_gym agent loop.")
     parser.add_argument("--env", default="GUI/LocalWeb-v0", help="the env id (the config's gui_gym.env_id)")
     parser.add_argument("--env-arg", action="append", metavar="K=V", help="gym.make keyword argument, repeatable")

@@ -2,6 +2,6 @@
 (`candidates`: what the page offers; `policy`: how they are scored), a trainable agent that
 learns LocalWeb tasks on a CPU in minutes."""
 
-from agents.policies.element.policy import ElementPolicy
+from gui_gym.agents.policies.element.policy import ElementPolicy
 
 __all__ = ["ElementPolicy"]

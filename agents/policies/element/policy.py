@@ -28,8 +28,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.base import Act, Context, PolicyAgent
-from agents.policies.element.candidates import (Candidate, candidates_of, content_words, instruction_strings, ranks_of,
+from gui_gym.agents.base import Act, Context, PolicyAgent
+from gui_gym.agents.policies.element.candidates import (Candidate, candidates_of, content_words, instruction_strings, ranks_of,
                                                 words)
 from gui_gym.a11y_text import parse_elements
 
@@ -117,7 +117,7 @@ class ElementPolicy(PolicyAgent, nn.Module):
         return Act(chosen.to_action(), chosen.describe(), (index,), (float(logp[index]),), chosen)
 
     def expert_act(self, prompt: ElementPrompt, action: Any) -> Act | None:
-        """The `Act` by which this policy takes an expert's `action` (`trainers.sft`): the
+        """The `Act` by which this policy takes an expert's `action` (`gui_gym.trainers.sft`): the
         candidate whose action it is, or None when the page offers no such candidate."""
         for index, chosen in enumerate(prompt.candidates):
             if chosen.to_action() == action:

@@ -38,7 +38,7 @@ from gui_gym.backends.android.input import (direction_swipe, key_command, keycod
 from gui_gym.backends.android.sync import SyncSession
 from gui_gym.backends.base import DEFAULT_STEP_TIMEOUT_S, Backend, Observation
 from gui_gym.errors import ActionExecutionError, GUIGymError, InfraError, MissingResourceError
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.waiting import wait_until
 
 DEFAULT_SCREEN_SIZE = (1080, 2400)
 """AndroidWorld's emulator (Pixel 6), assumed when no device answers while the env is made."""

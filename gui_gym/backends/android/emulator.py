@@ -41,9 +41,9 @@ from typing import Any
 from gui_gym.backends.android.backend import AndroidBackend, AndroidConfig, _client_class
 from gui_gym.backends.android.console import EmulatorConsole
 from gui_gym.errors import InfraError, MissingResourceError, SnapshotError
-from gui_gym.loopback import free_port, port_free
-from gui_gym.processes import signal_quietly
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.loopback import free_port, port_free
+from gui_gym.runtime.processes import signal_quietly
+from gui_gym.runtime.waiting import wait_until
 
 logger = logging.getLogger(__name__)
 READY_SNAPSHOT = "gui_gym_ready"

@@ -37,7 +37,7 @@ from gui_gym.backends.desktop.providers import (
     make_provider,
 )
 from gui_gym.errors import ActionExecutionError, InfraError
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.waiting import wait_until
 
 logger = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from urllib.parse import urlencode
 
 from gui_gym.actions import Action
 from gui_gym.errors import GUIGymError, InfraError
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.waiting import wait_until
 
 TOKEN_HEADER = "X-GUI-Gym-Token"
 

@@ -26,7 +26,7 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.waiting import wait_until
 
 log = logging.getLogger(__name__)
 

@@ -45,8 +45,8 @@ from pathlib import Path
 from gui_gym.backends.desktop.accounts import HOME, SERVER_CAPABILITIES, account_files, id_map
 from gui_gym.backends.desktop.limits import Cgroup, SandboxLimits
 from gui_gym.errors import InfraError, MissingResourceError
-from gui_gym.processes import descendants, running, signal_quietly
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.processes import descendants, running, signal_quietly
+from gui_gym.runtime.waiting import wait_until
 
 log = logging.getLogger(__name__)
 
@@ -341,6 +341,10 @@ class _Descriptors:
         self.close(*list(self.open))
 
 
+HIDDEN_SUBPACKAGES = ("__pycache__", "suites", "agents", "trainers", "benchmarks")
+"""Folders of the ``gui_gym`` package the sandbox never shows (`package_sources`)."""
+
+
 def runtime_paths() -> list[str]:
     """Host folders the interpreter runs from (its prefixes: a venv, its base) that the
     system folders do not already show, outermost only. The package is shown apart
@@ -355,11 +359,12 @@ def runtime_paths() -> list[str]:
 
 @functools.cache
 def package_sources() -> tuple[str, ...]:
-    """What the sandbox shows of the ``gui_gym`` package: its code, less ``suites/``. The server
-    imports no benchmark (a backend never knows one), and the suites hold what the agent must not
-    read: the OSWorld sample's task files and gold files (the expected values), the oracles. In a
-    checkout the results folders and ``.git`` around the package stay hidden too. A folder of
-    code only is one mount (each costs about a millisecond of the sandbox's start)."""
+    """What the sandbox shows of the ``gui_gym`` package: its code, less `HIDDEN_SUBPACKAGES`. The
+    server imports no benchmark (a backend never knows one), and the suites hold what the agent must
+    not read: the OSWorld sample's task files and gold files (the expected values), the oracles; an
+    installed distribution also holds the agents, trainers and benchmarks there, which the server
+    never runs. In a checkout the results folders and ``.git`` around the package stay hidden too.
+    A folder of code only is one mount (each costs about a millisecond of the sandbox's start)."""
 
     def code_only(folder: Path) -> bool:
         return all(p.suffix in (".py", ".pyc") for p in folder.rglob("*") if p.is_file())
@@ -367,7 +372,7 @@ def package_sources() -> tuple[str, ...]:
     def shown(folder: Path) -> list[str]:
         if code_only(folder):
             return [str(folder)]
-        return [path for entry in sorted(folder.iterdir()) if entry.name not in ("__pycache__", "suites")
+        return [path for entry in sorted(folder.iterdir()) if entry.name not in HIDDEN_SUBPACKAGES
                 for path in (shown(entry) if entry.is_dir() else [str(entry)] if entry.suffix == ".py" else [])]
 
     return tuple(shown(Path(PACKAGE_DIR)))

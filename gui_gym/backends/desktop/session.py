@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gui_gym.backends.desktop.accounts import DISPLAY_ID, USER_ID
-from gui_gym.processes import signal_quietly
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.processes import signal_quietly
+from gui_gym.runtime.waiting import wait_until
 
 LIBREOFFICE_PREFS = """<?xml version="1.0" encoding="UTF-8"?>
 <oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">

@@ -19,7 +19,7 @@ from pathlib import Path
 from gui_gym.backends.desktop import activity
 from gui_gym.backends.desktop.capture import ScreenCapture
 from gui_gym.backends.desktop.session import Session
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.waiting import wait_until
 
 PAINTED_COLORS = 8
 """A window showing at least this many colours has drawn its content (toolbars, text)."""

@@ -26,7 +26,7 @@ from gui_gym.suites.android.apps import App, app
 from gui_gym.suites.android.device_files import STORAGE, FileOps
 from gui_gym.suites.android.device_sqlite import DatabaseOps
 from gui_gym.suites.android.matching import digits, levenshtein
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.waiting import wait_until
 
 __all__ = ["Device", "STORAGE", "DEVICE_TIME", "SNAPSHOTS"]
 

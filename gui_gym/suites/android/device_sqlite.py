@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
 from gui_gym.errors import InfraError, MissingResourceError
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.waiting import wait_until
 
 logger = logging.getLogger(__name__)
 Row = dict[str, Any]

@@ -21,7 +21,7 @@ from gui_gym.suites.base import Episode, Milestone, Task, TaskSuite
 from gui_gym.suites.http_server import LoopbackServer
 
 if TYPE_CHECKING:
-    from gui_gym.backends.browser import BrowserBackend
+    from gui_gym.backends.browser.backend import BrowserBackend
 
 COLORS = ("red", "green", "blue", "yellow")
 NAMES = ("Ada", "Grace", "Linus", "Barbara", "Alan", "Edsger")

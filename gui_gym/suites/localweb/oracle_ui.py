@@ -12,11 +12,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from gui_gym.actions import Action
-from gui_gym.backends.browser import SCROLL_NOTCH_PX
+from gui_gym.backends.browser.backend import SCROLL_NOTCH_PX
 from gui_gym.errors import ActionExecutionError
 
 if TYPE_CHECKING:
-    from gui_gym.backends.browser import BrowserBackend
+    from gui_gym.backends.browser.backend import BrowserBackend
 
 MAX_SCROLLS = 25
 _MARGIN_PX = 8

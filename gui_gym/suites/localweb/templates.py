@@ -24,7 +24,7 @@ from gui_gym.suites.localweb.framework import seeded
 if TYPE_CHECKING:
     import random
 
-    from gui_gym.backends.browser import BrowserBackend
+    from gui_gym.backends.browser.backend import BrowserBackend
     from gui_gym.suites.localweb.oracle_ui import OracleUI
     from gui_gym.suites.localweb.suite import LocalWebSuite
 

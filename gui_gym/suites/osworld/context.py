@@ -21,7 +21,7 @@ from typing import Any
 
 from gui_gym.errors import MissingResourceError
 from gui_gym.suites.osworld.loader import OSWorldTaskSpec
-from gui_gym.waiting import retry
+from gui_gym.runtime.waiting import retry
 
 DEFAULT_CACHE_DIR = Path(os.environ.get("GUI_GYM_OSWORLD_CACHE", Path.home() / ".cache" / "gui-gym" / "osworld"))
 DOWNLOAD_TIMEOUT_S = 120.0

@@ -25,7 +25,7 @@ from typing import Any
 from gui_gym.errors import MissingResourceError, TaskConfigError
 from gui_gym.suites.osworld.context import EpisodeContext
 from gui_gym.suites.osworld.loader import SetupStep
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.waiting import wait_until
 
 UNTIL_TIMEOUT_S = 60.0
 STEP_TYPES: dict[str, str] = {

@@ -9,9 +9,9 @@ import math
 import pytest
 import torch
 
-from agents.base import Act, Context
-from agents.policies.element.candidates import Candidate, candidates_of, content_words, instruction_strings
-from agents.policies.element.policy import ElementPolicy, _action_words, _advance, _overlap
+from gui_gym.agents.base import Act, Context
+from gui_gym.agents.policies.element.candidates import Candidate, candidates_of, content_words, instruction_strings
+from gui_gym.agents.policies.element.policy import ElementPolicy, _action_words, _advance, _overlap
 from gui_gym.a11y_text import parse_elements
 from gui_gym.actions import Action
 
@@ -126,8 +126,8 @@ def test_plan_matching_by_hand():
 
 
 def test_one_positive_advantage_step_raises_the_chosen_candidate():
-    from trainers.grpo import GRPOConfig, TrainItem, update
-    from trainers.rollout import Rollout, Step
+    from gui_gym.trainers.grpo import GRPOConfig, TrainItem, update
+    from gui_gym.trainers.rollout import Rollout, Step
 
     torch.manual_seed(0)
     policy = ElementPolicy()

@@ -11,14 +11,14 @@ import pytest
 import torch
 
 import gui_gym  # noqa: F401 - registers the ids
-from agents.base import Act, Context
-from agents.policies.vlm import VLMPolicy
+from gui_gym.agents.base import Act, Context
+from gui_gym.agents.policies.vlm import VLMPolicy
 from gui_gym.errors import AgentError
 from gui_gym.models.chat import PNG_SIGNATURE
 from gui_gym.models.tiny_qwen import build_tiny_qwen25_vl
 from tests.fakes.chat_server import ChatServer, Reply
-from trainers.grpo import GRPOConfig, TrainItem, update
-from trainers.rollout import EnvPool, rollout_group
+from gui_gym.trainers.grpo import GRPOConfig, TrainItem, update
+from gui_gym.trainers.rollout import EnvPool, rollout_group
 
 SCREEN = {"screenshot": np.full((90, 120, 3), 128, np.uint8)}
 
@@ -205,7 +205,7 @@ def test_a_served_lora_policy_pushes_its_adapter_at_start_and_after_updates(mode
 def recorded_rollouts(policy, rng, lengths=((3, 2), (2,), (1, 2, 1))):
     """Rollouts of made-up steps (a screenshot each, random answer tokens): what the update
     reads, without an env."""
-    from trainers.rollout import Rollout, Step
+    from gui_gym.trainers.rollout import Rollout, Step
 
     rollouts = []
     for r, steps in enumerate(lengths):
@@ -225,8 +225,8 @@ def test_micro_batches_of_steps_give_the_gradient_of_one_batch(model_path):
     """One step per forward/backward pass, accumulated, equals the whole minibatch in one pass
     (policy loss with an off-policy rollout, entropy bonus and KL) in every aggregation mode,
     and so does gradient checkpointing; past screenshots are in the prompts."""
-    from trainers.bepa import luffy_loss
-    from trainers.grpo import AGGREGATIONS, _rollout_logprobs, accumulate_gradients
+    from gui_gym.trainers.bepa import luffy_loss
+    from gui_gym.trainers.grpo import AGGREGATIONS, _rollout_logprobs, accumulate_gradients
 
     torch.manual_seed(0)
     policy = VLMPolicy(model_path, max_image_side=112, history_images=1)
@@ -302,7 +302,7 @@ def test_a_waves_generations_reach_the_server_together(model_path):
 
 
 def test_a_server_policy_whose_weights_are_never_updated_refuses_to_train(model_path):
-    from trainers.grpo import check_policy
+    from gui_gym.trainers.grpo import check_policy
 
     with ChatServer([]) as server:
         stale = VLMPolicy(model_path, server_url=server.base_url, server_model="policy", max_image_side=112)
@@ -314,7 +314,7 @@ def test_a_server_policy_whose_weights_are_never_updated_refuses_to_train(model_
 def test_the_servers_image_tokens_are_checked_against_the_local_processors(model_path):
     """The server's usage.prompt_tokens for probe screenshots must be the local count; a
     server with other min/max pixels counts other image tokens."""
-    from agents.policies.vlm import PROBE_SIZES
+    from gui_gym.agents.policies.vlm import PROBE_SIZES
 
     policy = VLMPolicy(model_path, max_image_side=112)
     local = [int(policy._model_inputs(policy.prompt({"screenshot": np.full((h, w, 3), 127, np.uint8)},
@@ -335,9 +335,9 @@ def test_the_servers_image_tokens_are_checked_against_the_local_processors(model
 
 
 def test_behaviour_cloning_of_the_oracle_in_ui_tars_raises_its_likelihood(model_path):
-    """Stage 0 for the VLM policy (`trainers.sft`, the element policy's code): the oracle's
+    """Stage 0 for the VLM policy (`gui_gym.trainers.sft`, the element policy's code): the oracle's
     action written as the policy's UI-TARS answer, which the env reads back as that action."""
-    from trainers.sft import SFTConfig, fit, oracle_demonstrations
+    from gui_gym.trainers.sft import SFTConfig, fit, oracle_demonstrations
 
     torch.manual_seed(2)
     policy = VLMPolicy(model_path, max_new_tokens=4, max_image_side=112)

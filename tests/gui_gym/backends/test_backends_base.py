@@ -20,8 +20,8 @@ from tests.fakes.virtual_device import VirtualDevice
 from gui_gym import Action
 from gui_gym.backends.android.backend import AndroidBackend, AndroidConfig
 from gui_gym.errors import InfraError
-from gui_gym.processes import descendants, running
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.processes import descendants, running
+from gui_gym.runtime.waiting import wait_until
 
 DEADLINE_S = 5.0
 """Short for a test, long enough for a loaded machine to take a screenshot."""

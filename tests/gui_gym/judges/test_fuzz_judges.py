@@ -13,15 +13,15 @@ import time
 import numpy as np
 import pytest
 
-from agents.openai_agent import OpenAIAgent
-from benchmarks.hostile_inputs import judge_answers, judge_parsers
+from gui_gym.agents.openai_agent import OpenAIAgent
+from gui_gym.benchmarks.hostile_inputs import judge_answers, judge_parsers
 from gui_gym.errors import ActionParseError, AgentError, JudgeError, JudgeFormatError
 from gui_gym.judges.aggregation import judge_progress
 from gui_gym.models.chat import Message
 from gui_gym.judges.lvlm import LVLMJudge
 from gui_gym.models.openai_client import OpenAIClient
 from gui_gym.judges.trajectory import Trajectory, TrajectoryStep
-from gui_gym.judges.webjudge import WebJudge, WebTrajectory
+from gui_gym.judges.webjudge.judge import WebJudge, WebTrajectory
 from tests.fakes.chat_server import ChatServer, Reply, completion
 
 ATTEMPTS = 2

@@ -1,6 +1,6 @@
 """Criteria extraction end to end: episodes recorded by `TrajectoryRecorder` on GUI/Demo-v0,
 criteria extracted by a scripted loopback OpenAI-compatible judge, stored as JSON; and the
-``gui-bench criteria`` command (`benchmarks.commands.criteria`) on the same recordings."""
+``gui-bench criteria`` command (`gui_gym.benchmarks.commands.criteria`) on the same recordings."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import gymnasium as gym
 import pytest
 
 import gui_gym  # noqa: F401 - registers the ids
-from benchmarks.cli import main as gui_bench
+from gui_gym.benchmarks.cli import main as gui_bench
 from gui_gym import Action
 from gui_gym.judges.criteria import build_criteria, extract_criteria
 from gui_gym.judges.criteria_store import CriteriaStore
@@ -123,7 +123,7 @@ def test_cli_builds_the_store_and_caches_the_judge(results, tmp_path, monkeypatc
 
 
 def test_the_command_runs_through_gui_bench(results, tmp_path, capsys):
-    from benchmarks import cli
+    from gui_gym.benchmarks import cli
 
     with ChatServer([PROPOSE, PROPOSE]) as server:
         code = cli.main(["criteria", str(results), "--store", str(tmp_path), "--task", "demo.fill-form",

@@ -12,7 +12,7 @@ from gui_gym.models.qwen_scale import GIB, build_on_meta, parameter_counts, qwen
 def test_the_7b_architecture_builds_on_meta_with_the_published_parameter_count():
     from peft import LoraConfig, get_peft_model
 
-    from agents.policies.vlm import LORA_DEFAULTS
+    from gui_gym.agents.policies.vlm import LORA_DEFAULTS
 
     config = qwen25_vl_7b_config()
     model = build_on_meta(config)

@@ -125,9 +125,9 @@ def test_a_killed_actor_and_an_overrun_call_truncate_and_relaunch(cluster):
 
 
 def test_rollouts_over_remote_envs_match_the_thread_pool(cluster):
-    from agents.policies.element import ElementPolicy
-    from trainers.grpo import outcome_advantages, seed_everything
-    from trainers.rollout import EnvPool, rollout_group
+    from gui_gym.agents.policies.element import ElementPolicy
+    from gui_gym.trainers.grpo import outcome_advantages, seed_everything
+    from gui_gym.trainers.rollout import EnvPool, rollout_group
 
     def group(make_env):
         seed_everything(0)  # the same weights and the same samples for both pools
@@ -144,9 +144,9 @@ def test_rollouts_over_remote_envs_match_the_thread_pool(cluster):
 
 
 def test_an_env_that_cannot_be_built_is_a_clear_error_counted_never_a_hang(cluster, tmp_path):
-    from agents.policies.element import ElementPolicy
+    from gui_gym.agents.policies.element import ElementPolicy
     from gui_gym.errors import InfraError, UsageError
-    from trainers.rollout import EnvPool, rollout_group
+    from gui_gym.trainers.rollout import EnvPool, rollout_group
 
     started = time.monotonic()
     with pytest.raises(UsageError, match=r"cannot make 'GUI/LocalWeb-v0' in its actor: .*no_such_option"):
@@ -213,7 +213,7 @@ def test_progress_in_the_actor_matches_a_local_one_and_a_snapshot_restores_throu
 
 
 def test_gui_train_page_on_the_cluster_with_asynchronous_rollouts(cluster, tmp_path, capsys):
-    from trainers.cli import main
+    from gui_gym.trainers.cli import main
 
     # PAGE with the oracle judge: its wrappers must run in the actors, by the real envs
     argv = ["--algo", "page", "--ray", cluster.address, "--async-rollouts", "--env", "GUI/LocalWeb-v0",

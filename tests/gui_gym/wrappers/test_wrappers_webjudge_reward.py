@@ -11,7 +11,7 @@ import pytest
 
 import gui_gym  # noqa: F401  (registers the GUI/* ids)
 from gui_gym.envs.mind2web import make_env
-from gui_gym.judges.webjudge import VERDICT_SYSTEM, WebJudge
+from gui_gym.judges.webjudge.judge import VERDICT_SYSTEM, WebJudge
 from gui_gym.models.openai_client import OpenAIClient
 from gui_gym.suites.mind2web.suite import LOCAL_TASK_FILE
 from gui_gym.wrappers.webjudge_reward import WebJudgeReward, as_web_judge

@@ -20,7 +20,7 @@ from gui_gym.suites.android import generation
 from gui_gym.suites.android.device import Device
 from gui_gym.suites.android.matching import fuzzy_match
 from gui_gym.suites.android.tasks.base import AndroidWorldTask
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.waiting import wait_until
 
 SMS_APP = "com.simplemobiletools.smsmessenger"
 WINDOW_MS = 5 * 60 * 1000

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from gui_gym.suites.osworld.context import EpisodeContext
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.waiting import wait_until
 
 logger = logging.getLogger(__name__)
 

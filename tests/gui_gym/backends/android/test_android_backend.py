@@ -14,7 +14,7 @@ from tests.fakes.virtual_device import VirtualDevice
 from gui_gym.actions import Action
 from gui_gym.backends.android.backend import DEFAULT_SCREEN_SIZE, AndroidBackend, AndroidConfig
 from gui_gym.errors import ActionExecutionError, InfraError, MissingResourceError
-from gui_gym.loopback import free_port
+from gui_gym.runtime.loopback import free_port
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ import gui_gym  # noqa: F401
 from gui_gym.backends.android.backend import AndroidConfig
 from gui_gym.backends.android.emulator import Emulator, EmulatorBackend, EmulatorConfig
 from gui_gym.errors import MissingResourceError, SnapshotError
-from gui_gym.loopback import free_port, port_free
+from gui_gym.runtime.loopback import free_port, port_free
 from gui_gym.suites.android.apps import installed_apps
 
 pytestmark = pytest.mark.slow  # starts emulator processes and adb servers

@@ -8,7 +8,7 @@ import pytest
 from gui_gym.actions import Action
 from gui_gym.backends.desktop import DesktopBackend, DesktopConfig, SandboxLimits
 from gui_gym.errors import ActionExecutionError
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.waiting import wait_until
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ from gui_gym.backends.desktop.client import Endpoint, ServerClient
 from gui_gym.backends.desktop.limits import Cgroup, SandboxLimits
 from gui_gym.backends.desktop.sandbox import Sandbox, SandboxSpec
 from gui_gym.errors import InfraError
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.waiting import wait_until
 
 SMALL = SandboxLimits(memory_mib=512, pids_max=160, user_processes_max=48, home_mib=16, tmp_mib=16,
                       var_tmp_mib=8, shm_mib=8, run_mib=1)

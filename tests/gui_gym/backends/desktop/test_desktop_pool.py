@@ -15,8 +15,8 @@ from gui_gym.backends.desktop import DesktopBackend, DesktopConfig
 from gui_gym.backends.desktop.pool import SandboxPool
 from gui_gym.backends.desktop.sandbox import SandboxSpec
 from gui_gym.errors import InfraError
-from gui_gym.processes import descendants, running
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.processes import descendants, running
+from gui_gym.runtime.waiting import wait_until
 
 TASK = "sample-editor-replace-name"
 """Uploads letter.txt and opens it in Mousepad."""

@@ -9,7 +9,7 @@ import pytest
 
 from gui_gym.backends.desktop import DesktopBackend
 from gui_gym.backends.desktop.providers import ProviderConfig, make_provider
-from gui_gym.loopback import free_port
+from gui_gym.runtime.loopback import free_port
 from gui_gym.backends.desktop.sandbox import check_programs
 from gui_gym.errors import MissingResourceError
 

@@ -24,7 +24,7 @@ from gui_gym.actions import Action
 from gui_gym.backends.desktop.accounts import HOST_ID_BASE, host_ids
 from gui_gym.backends.desktop.client import Endpoint, ServerClient, ServerError
 from gui_gym.backends.desktop.sandbox import PACKAGE_DIR, PACKAGE_ROOT, Sandbox, SandboxSpec, runtime_paths
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.waiting import wait_until
 
 
 OSWORLD_GOLD = Path(PACKAGE_DIR) / "suites" / "osworld" / "sample" / "files" / "letter_gold.txt"

@@ -15,7 +15,7 @@ import gui_gym  # noqa: F401  (registers the ids)
 from tests.fakes.adb_server import FakeAdbServer
 from tests.fakes.virtual_device import VirtualDevice
 from gui_gym.errors import MissingResourceError
-from gui_gym.loopback import free_port
+from gui_gym.runtime.loopback import free_port
 
 
 @pytest.fixture

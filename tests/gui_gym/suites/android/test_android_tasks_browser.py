@@ -9,7 +9,7 @@ from collections import deque
 import pytest
 
 from tests.fakes.android_world import fake_phone
-from gui_gym.backends.playwright_driver import DRIVERS, find_chromium
+from gui_gym.backends.browser.playwright_driver import DRIVERS, find_chromium
 from gui_gym.suites.android.tasks import TASKS, browser_pages
 
 CHROME = "com.android.chrome"

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from benchmarks.cli import main
-from gui_gym.judges.webjudge import KEY_POINTS_SYSTEM, SCREENSHOT_SYSTEM, VERDICT_SYSTEM
+from gui_gym.benchmarks.cli import main
+from gui_gym.judges.webjudge.judge import KEY_POINTS_SYSTEM, SCREENSHOT_SYSTEM, VERDICT_SYSTEM
 from gui_gym.suites.mind2web.suite import LOCAL_TASK_FILE
 from tests.fakes.chat_server import ChatServer
 

@@ -1,4 +1,4 @@
-"""Reading Online-Mind2Web result folders back for judging (benchmarks/mind2web_layout.py):
+"""Reading Online-Mind2Web result folders back for judging (benchmarks/harness/mind2web_layout.py):
 our v2 layout, other agents' v1 and v2 folders, gui-bench results folders with the env's own
 success as ground truth, and labels files."""
 
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from benchmarks.mind2web_layout import (SCHEMA_VERSION, V1_SCHEMA, find_web_episodes, read_labels, read_task_folder,
+from gui_gym.benchmarks.harness.mind2web_layout import (SCHEMA_VERSION, V1_SCHEMA, find_web_episodes, read_labels, read_task_folder,
                                         write_from_episode)
 from gui_gym.errors import HarnessError, TaskConfigError
-from gui_gym.judges.webjudge import load_image
+from gui_gym.judges.webjudge.judge import load_image
 
 
 def _png(value: int, fmt: str = "PNG") -> bytes:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import gui_gym  # noqa: F401
-from benchmarks.commands.list_envs import describe_env
+from gui_gym.benchmarks.commands.list_envs import describe_env
 from gui_gym.errors import MissingResourceError, TaskConfigError
 from gui_gym.suites.http_server import LoopbackServer
 from gui_gym.suites.miniwob import catalog, oracles

@@ -20,8 +20,8 @@ import gymnasium as gym
 import pytest
 
 import gui_gym  # noqa: F401
-from benchmarks.miniwob_reference import make_reference_env, reference_action
-from benchmarks.perf_miniwob import random_actions
+from gui_gym.benchmarks.perf.miniwob_reference import make_reference_env, reference_action
+from gui_gym.benchmarks.perf.miniwob import random_actions
 from gui_gym import Action
 
 pytestmark = pytest.mark.slow

@@ -15,7 +15,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import gui_gym  # noqa: F401
-from benchmarks.cli import main
+from gui_gym.benchmarks.cli import main
 from gui_gym import Action
 from gui_gym.action_formats import format_action
 from gui_gym.env import GUIEnv

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from tests.gui_gym.suites.osworld.test_osworld_setup import ctx, vm  # noqa: F401 - fixtures
 
-from gui_gym.backends.playwright_driver import find_chromium
-from gui_gym.loopback import free_port
+from gui_gym.backends.browser.playwright_driver import find_chromium
+from gui_gym.runtime.loopback import free_port
 from gui_gym.suites.osworld.getters import get_getter
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.waiting import wait_until
 
 PAGE = """<!doctype html><html><head><title>Shop</title></head><body>
 <div class="price">$ 12 </div><div class="price">$ 30</div><div class="route">SEA<span>|</span>NYC</div>

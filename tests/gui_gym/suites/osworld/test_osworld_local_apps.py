@@ -20,7 +20,7 @@ from gui_gym.suites.osworld.getters import get_getter
 from gui_gym.suites.osworld.loader import SetupStep, parse_task
 from gui_gym.suites.osworld.metrics import media, web
 from gui_gym.suites.osworld.setup import SetupRunner
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.waiting import wait_until
 
 APP_TIMEOUT_S = 90.0
 

@@ -17,7 +17,7 @@ from gui_gym.suites.localweb.apps.shop.checkout import ADDRESS_FIELDS
 from gui_gym.suites.localweb.framework import log_has, seeded
 from gui_gym.suites.localweb.oracle_ui import OracleUI
 from gui_gym.suites.localweb.templates import TaskTemplate, World
-from gui_gym.waiting import wait_until
+from gui_gym.runtime.waiting import wait_until
 
 ShopState = dict[str, Any]
 

@@ -1,0 +1,384 @@
+"""The learning benchmark, the papers' claims in small: from a pretrained base that already
+solves part of its RL tasks, PAGE's progress-aware advantages beat GRPO's outcome advantage on
+long tasks whose difficulty compounds, and BEPA's assimilation of expert trajectories beats
+GRPO where the base alone never succeeds, at the same episode budget, over many seeds.
+
+- **Stage 0, the base.** `ElementPolicy(prior_scale=0)` (no hand-set task knowledge) is
+  behaviour-cloned (`gui_gym.trainers.sft`) on the oracle's trajectories of *pretraining* templates,
+  once; every RL run starts from that base, as every paper run starts from one checkpoint.
+  BEPA's base also saw half its demonstrations acted on the expert plan, on templates where
+  only the plan names the right element, so it learns to follow a plan from its input.
+- **Stage 1, the tasks.** RL trains on other templates, unseen in pretraining. PAGE's table:
+  "learnable" ones (one hidden stage: the base succeeds sometimes) and "compound" ones (two
+  hidden stages: rollouts stop at different milestones). BEPA's table: the base is measured on
+  candidate templates (`gui_gym.benchmarks.learning.tasks`: sampled success, progress mean and spread,
+  plan-conditioned success; cached in the results folder) and trains on the *expert-only* ones
+  (base ~0 alone, moderate on the plan), half of them covered by the expert, half held out.
+  The env is TextWeb (`gui_gym.benchmarks.learning.textweb`): browser-free pages in the a11y tree's text form,
+  so a seed costs seconds, not the hour LocalWeb's Chromium would need on this scale.
+- **Stage 2, RL.** Each arm trains the base for the same number of episodes on a fixed set of
+  instances per task, then is evaluated greedily; the base is measured the same way.
+- **Statistics.** Per-seed success per split; one-sided Welch t-tests of each arm against
+  GRPO with Holm's correction, bootstrap 95 % intervals of the gap, the power at the seeds
+  run and the seeds 80 % power needs (`gui_gym.benchmarks.learning.stats`).
+
+    python -m gui_gym.benchmarks.learning --quick          # 3 seeds of GRPO and PAGE: checks the direction
+    python -m gui_gym.benchmarks.learning                  # PAGE's table: 12 seeds per arm
+    python -m gui_gym.benchmarks.learning --table bepa     # BEPA's ablation table: 12 seeds per arm
+    python -m gui_gym.benchmarks.learning --resume --seeds 26 --arms page   # 14 more seeds of GRPO and PAGE
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import multiprocessing
+import statistics
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from gui_gym.benchmarks.learning.report import TABLES, comparisons, plot, stats_lines, table
+from gui_gym.runtime.processes import die_with_parent
+
+ARMS: dict[str, tuple[str, dict[str, Any]]] = {
+    "grpo": ("grpo", {}),
+    "page": ("page", {}),
+    "page-std": ("page", {"inter_norm_std": True}),
+    "page-inter": ("page", {"lam": 0.0}),
+    "page-intra": ("page", {"inter_weight": 0.0}),
+    "page-oracle": ("page-judged", {"rounds": 1}),
+    "page-noisy1": ("page-noisy", {"rounds": 1, "aggregate": "majority"}),
+    "page-noisy3": ("page-noisy", {"rounds": 3, "aggregate": "majority"}),
+    "page-noisy5": ("page-noisy", {"rounds": 5, "aggregate": "majority"}),
+    "replacement": ("bepa", {"seed_source": "expert", "mixing": "static"}),
+    "level1": ("bepa", {"seed_source": "level1", "mixing": "static"}),
+    "level2": ("bepa", {"seed_source": "expert", "mixing": "dynamic"}),
+    "bepa": ("bepa", {"seed_source": "level1", "mixing": "dynamic"}),
+}
+"""Arm name -> (method, config overrides). "page" is PAGE's default (A_inter unnormalized,
+centered A_intra, lambda 0.5); "page-std" divides A_inter by the group's std (algorithms.md's
+definition 3 taken literally); "page-inter" drops the subtask term (lambda 0), "page-intra"
+the progress term. The judged arms run PAGE's own wrappers (`gui_gym.trainers.page.wrap_env`) instead
+of the env's report: "page-oracle" with the exact `OracleJudge` (its subtask spans end at the
+first milestone missed), "page-noisyK" with `NoisyOracleJudge` (each criterion's mark flipped
+with probability `Setting.judge_flip_prob`, per round), K rounds, majority per criterion.
+BEPA's ablation is {the expert's own trajectory, LEVEL-1's self-rolls} x {static mixing into
+every group, LEVEL-2's all-fail injection with refresh}: "replacement" (expert, static),
+"level1" (self-rolls, static), "level2" (expert, dynamic), "bepa" (both)."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One benchmark configuration; every arm runs with all of it."""
+
+    seeds: int = 12
+    arms: tuple[str, ...] = ("grpo", "page", "page-std")
+    pretrain_templates: int = 12
+    pretrain_instances: int = 8
+    """Oracle demonstrations per pretraining template."""
+    pretrain_epochs: int = 2
+    rl_templates: int = 6
+    """Half learnable (one hidden stage), half compound (two)."""
+    instances: int = 4
+    """Training instances per RL task (`GRPOConfig.instance_seeds`)."""
+    eval_instances: int = 8
+    """Held-out instances per RL task."""
+    episodes: int = 192
+    """Env episodes per RL run."""
+    group_size: int = 8
+    learning_rate: float = 0.05
+    update_epochs: int = 2
+    table: str = "page"
+    """"page": the RL tasks are `rl_templates` (3 learnable, 3 compound, by construction);
+    "bepa": Stage 1's expert-only candidates (`gui_gym.benchmarks.learning.tasks`)."""
+    pretrain_plan_share: float = 0.0
+    """Share of the pretraining demonstrations acted on the expert plan (`gui_gym.trainers.sft`)."""
+    pretrain_varying: int = 0
+    """Pretraining templates whose hidden stages change with the instance (`pretrain_templates`)."""
+    candidates: int = 36
+    """Stage 1's candidate templates."""
+    bepa_tasks: int = 3
+    """BEPA: expert-covered tasks, and as many held-out ones (the expert-only split's first)."""
+    level1_group_size: int = 4
+    """BEPA: LEVEL-1 rollouts per covered training instance (their episodes count in the budget)."""
+    judge_flip_prob: float = 0.2
+    """The noisy judge's chance of flipping one criterion's mark in one round."""
+
+
+QUICK = Setting(seeds=3, arms=("grpo", "page"))
+"""The full run's first 3 seeds of GRPO and PAGE: the same runs, so the quick run checks the direction."""
+BEPA = Setting(table="bepa", seeds=12, arms=("grpo", "replacement", "level1", "level2", "bepa"), pretrain_plan_share=0.5,
+               pretrain_varying=12)
+"""BEPA's table: a base that also saw plan-conditioned demonstrations (it learns to follow a
+plan from its input), trained on Stage 1's expert-only tasks, half of them expert-covered."""
+BEPA_QUICK = dataclasses.replace(BEPA, seeds=3, arms=("grpo", "bepa"))
+
+
+def pretrain_templates(setting: Setting) -> list[Any]:
+    """Pretraining's templates; with `pretrain_varying`, also templates whose hidden stages
+    change with the instance, where only the plan tells the right element: a plan-conditioned
+    demonstration of them teaches the base to follow a plan, from its input."""
+    from gui_gym.benchmarks.learning.textweb import CONVENTIONS, make_templates
+
+    return (make_templates(setting.pretrain_templates, seed=100, conventions=CONVENTIONS[:8])
+            + make_templates(setting.pretrain_varying, seed=150, hidden=(1, 2), conventions=CONVENTIONS[:8],
+                             hidden_kind="varying"))
+
+
+def rl_templates(setting: Setting) -> list[Any]:
+    from gui_gym.benchmarks.learning.textweb import CONVENTIONS, make_templates
+
+    return make_templates(setting.rl_templates, seed=200, hidden=(1, 2), conventions=CONVENTIONS[8:])
+
+
+def candidate_templates(setting: Setting) -> list[Any]:
+    """Stage 1's candidates: unseen conventions, longer chains (6-8 stages) with two to four
+    hidden stages: harder than PAGE's tasks, so that some are out of the base's reach alone."""
+    from gui_gym.benchmarks.learning.textweb import CONVENTIONS, make_templates
+
+    return make_templates(setting.candidates, seed=300, hidden=(2, 3, 4), stages=(6, 8), conventions=CONVENTIONS[8:])
+
+
+def make_env(setting: Setting) -> Any:
+    from gui_gym.benchmarks.learning.textweb import TextWebEnv
+
+    return TextWebEnv(pretrain_templates(setting) + rl_templates(setting) + candidate_templates(setting))
+
+
+def select_tasks(setting: Setting, base_dir: Path, out: Path) -> tuple[list[Any], dict[str, list[str]]]:
+    """Stage 1: the base on the candidates (cached in the results folder) and their splits."""
+    from gui_gym.agents.policies.element import ElementPolicy
+    from gui_gym.benchmarks.learning.tasks import cached_selection, measure_candidates
+
+    def measure_base() -> list[Any]:
+        policy = ElementPolicy(prior_scale=0.0, checkpoint=str(base_dir))
+        return measure_candidates(policy, lambda: make_env(setting), [t.task_id for t in candidate_templates(setting)],
+                                  setting.instances, 8)
+    return cached_selection(out / "task_selection.json", measure_base)
+
+
+def rl_tasks(setting: Setting, splits: dict[str, list[str]] | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The RL tasks and the expert-covered ones among them. BEPA: the expert-only split's
+    first 2 x `bepa_tasks`, alternately covered and held out."""
+    if setting.table == "page":
+        return tuple(t.task_id for t in rl_templates(setting)), ()
+    chosen = (splits or {}).get("expert_only", [])[:2 * setting.bepa_tasks]
+    if len(chosen) < 2:
+        raise RuntimeError(f"Stage 1 found {len(chosen)} expert-only tasks; BEPA's table needs at least 2")
+    return tuple(chosen), tuple(chosen[::2])
+
+
+def pretrain(setting: Setting, folder: Path) -> dict[str, Any]:
+    """Stage 0: behaviour-clone the oracle on the pretraining templates; save the base."""
+    import torch
+
+    from gui_gym.agents.policies.element import ElementPolicy
+    from gui_gym.trainers.sft import SFTConfig, fit, oracle_demonstrations
+
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    policy = ElementPolicy(prior_scale=0.0)
+    episodes = [(t.task_id, s) for t in pretrain_templates(setting) for s in range(setting.pretrain_instances)]
+    demos = oracle_demonstrations(make_env(setting), policy, episodes, plan_share=setting.pretrain_plan_share)
+    losses = fit(policy, demos, SFTConfig(epochs=setting.pretrain_epochs))
+    policy.save(str(folder))
+    return {"demonstrations": len(demos), "episodes": len(episodes), "nll_per_epoch": losses}
+
+
+def measure(policy: Any, setting: Setting, seed: int, tasks: Sequence[str], covered: Sequence[str] = (),
+            sampled: bool = False) -> dict[str, Any]:
+    """Greedy success on the RL tasks' training instances and on held-out ones, per task and
+    overall; with `sampled`, also sampled success and progress on the training instances
+    (what RL starts from: the base's solve rate in its own rollouts). With `covered` (BEPA),
+    also the training instances' success on the expert-covered tasks and on the others."""
+    from gui_gym.trainers.rollout import EnvPool, held_out_seeds, rollout_episodes
+
+    held_out = held_out_seeds(setting.eval_instances, 1000 + seed, setting.instances)
+    splits = [("train", list(range(setting.instances)), True), ("held_out", held_out, True)]
+    if sampled:
+        splits += [("train_sampled", list(range(setting.instances)) * 4, False), ("held_out_sampled", held_out * 2, False)]
+    out: dict[str, Any] = {}
+    with EnvPool(lambda: make_env(setting), 1) as pool:
+        for key, seeds, greedy in splits:
+            rollouts = rollout_episodes(pool, policy, [(t, s) for t in tasks for s in seeds], greedy=greedy)
+            out[key] = statistics.fmean(r.success for r in rollouts)
+            out[f"{key}_per_task"] = {t: statistics.fmean(r.success for r in rollouts if r.task_id == t) for t in tasks}
+            if not greedy:
+                out[f"{key}_progress"] = statistics.fmean(r.progress for r in rollouts)
+    if covered:
+        per_task = out["train_per_task"]
+        for key, group in (("expert_covered", covered), ("held_out_tasks", [t for t in tasks if t not in covered])):
+            out[key] = statistics.fmean(per_task[t] for t in group)
+            if sampled:
+                out[f"{key}_sampled"] = statistics.fmean(out["train_sampled_per_task"][t] for t in group)
+    return out
+
+
+def train_one(arm: str, seed: int, setting: Setting, base: str, tasks: tuple[str, ...],
+              covered: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Train one (arm, seed) run from the base and measure it; runs in its own process."""
+    import torch
+
+    from gui_gym.agents.policies.element import ElementPolicy
+    from gui_gym.trainers import bepa, page
+    from gui_gym.trainers.config import trainer_config
+    from gui_gym.trainers.grpo import run, seed_everything
+    from gui_gym.trainers.rollout import EnvPool
+
+    torch.set_num_threads(1)
+    started = time.monotonic()
+    method, overrides = ARMS[arm]
+    algo = "page" if method.startswith("page") else method
+    if algo == "bepa":
+        overrides = {**overrides, "expert_tasks": covered, "level1_every_instance": True,
+                     "level1_group_size": setting.level1_group_size}
+    cfg = trainer_config(algo, dict(
+        tasks=tasks, iterations=10_000, episode_budget=setting.episodes,
+        group_size=setting.group_size, minibatch_rollouts=setting.group_size, update_epochs=setting.update_epochs,
+        learning_rate=setting.learning_rate, seed=seed, instance_seeds=setting.instances, pool_size=1,
+        run_dir=None, tensorboard=False, **overrides))
+    seed_everything(seed)
+    policy = ElementPolicy(prior_scale=0.0, checkpoint=base)
+    if method in ("page-judged", "page-noisy"):  # PAGE's own wrappers judge the episodes
+        from gui_gym.judges import NoisyOracleJudge, OracleJudge
+
+        judge = NoisyOracleJudge(setting.judge_flip_prob, seed) if method == "page-noisy" else OracleJudge()
+        env_fn = lambda: page.wrap_env(make_env(setting), judge, cfg)  # noqa: E731
+    else:  # TextWeb reports progress and subtasks itself
+        env_fn = lambda: make_env(setting)  # noqa: E731
+    with EnvPool(env_fn, 1) as pool:
+        if algo == "bepa":
+            records = bepa.train_on(cfg, policy, pool)
+        else:
+            records = run(cfg, policy, pool, advantages=page.advantage_fn(cfg) if algo == "page" else None)
+    groups = [r for r in records if "charts/success_rate" in r]
+    curve = [(r["charts/episodes"], r["charts/success_rate"]) for r in groups]
+    gap = {key: statistics.fmean(r[key] for r in records if key in r) if any(key in r for r in records) else None
+           for key in ("bepa/cached_logp", "bepa/on_policy_logp")}
+    return {"arm": arm, "seed": seed, "curve": curve, **measure(policy, setting, seed, tasks, covered),
+            "no_signal_groups": sum(r.get("charts/no_signal_groups", 0) for r in records),
+            "equal_progress_groups": sum(r.get("charts/equal_progress_groups", 0) for r in records),
+            "injections": sum(r.get("bepa/injections", 0) for r in records),
+            "level1_successes": sum(r.get("bepa/level1_successes", 0) for r in records),
+            "cached_logp": gap["bepa/cached_logp"], "on_policy_logp": gap["bepa/on_policy_logp"],
+            "groups": len(groups), "wall_s": time.monotonic() - started}
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--table", choices=sorted(TABLES), default="page",
+                        help="page: GRPO vs PAGE's arms; bepa: BEPA's ablation on Stage 1's expert-only tasks")
+    parser.add_argument("--quick", action="store_true", help="3 seeds, GRPO and PAGE or BEPA (the full run's first seeds)")
+    parser.add_argument("--seeds", type=int, default=None, help="seeds per arm")
+    parser.add_argument("--arms", default=None, help=f"comma-separated arms of {list(ARMS)} (grpo always runs)")
+    parser.add_argument("--episodes", type=int, default=None, help="episode budget per run")
+    parser.add_argument("--workers", type=int, default=2, help="runs at once, each in its own process")
+    parser.add_argument("--out", default=None, help="results folder (default runs/learning[-bepa]-{quick,full})")
+    parser.add_argument("--plot", default=None,
+                        help="where the curves go (default <out>/curves.png; the figures in docs/ are docs/learning_<name>.png)")
+    parser.add_argument("--summarize", action="store_true",
+                        help="only report the runs the folder's runs.jsonl holds (a sweep cut short)")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the folder's base and runs; train only the missing (arm, seed) runs (more seeds)")
+    args = parser.parse_args(argv)
+    if args.table == "bepa":
+        setting = BEPA_QUICK if args.quick else BEPA
+    else:
+        setting = QUICK if args.quick else Setting()
+    if args.seeds is not None:
+        setting = dataclasses.replace(setting, seeds=args.seeds)
+    if args.episodes is not None:
+        setting = dataclasses.replace(setting, episodes=args.episodes)
+    if args.arms:
+        unknown = set(args.arms.split(",")) - set(ARMS)
+        if unknown:
+            parser.error(f"unknown arms {sorted(unknown)}; expected some of {list(ARMS)}")
+        setting = dataclasses.replace(setting, arms=tuple(a for a in ARMS if a == "grpo" or a in args.arms.split(",")))
+    name = ("bepa-" if args.table == "bepa" else "") + ("quick" if args.quick else "full")
+    out = Path(args.out or f"runs/learning-{name}")
+    out.mkdir(parents=True, exist_ok=True)
+    base_dir = out / "base"
+    png = Path(args.plot) if args.plot else out / "curves.png"
+    started = time.monotonic()
+    if args.summarize or args.resume:
+        saved = json.loads((out / "base.json").read_text())
+        pretraining, base, tasks, covered = saved["pretraining"], saved["base"], saved["tasks"], saved["covered"]
+        done = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines() if line.strip()]
+        if args.summarize:
+            return report(setting, name, out, pretraining, base, done, float("nan"), args.workers, png)
+    else:
+        (out / "runs.jsonl").unlink(missing_ok=True)
+        (out / "task_selection.json").unlink(missing_ok=True)  # a new base is measured anew
+        done = []
+        pretraining = pretrain(setting, base_dir)
+        from gui_gym.agents.policies.element import ElementPolicy
+
+        splits = select_tasks(setting, base_dir, out)[1] if setting.table == "bepa" else None
+        tasks, covered = rl_tasks(setting, splits)
+        base = measure(ElementPolicy(prior_scale=0.0, checkpoint=str(base_dir)), setting, 0, tasks, covered, sampled=True)
+        (out / "base.json").write_text(json.dumps({"pretraining": pretraining, "base": base, "tasks": tasks,
+                                                   "covered": covered}, indent=2))
+    print(f"base: {pretraining['demonstrations']} oracle steps of {pretraining['episodes']} episodes on "
+          f"{len(pretrain_templates(setting))} pretraining templates, NLL per epoch "
+          + ", ".join(f"{v:.3f}" for v in pretraining["nll_per_epoch"]), flush=True)
+    if (out / "task_selection.json").is_file():
+        from gui_gym.benchmarks.learning.tasks import CandidateStats, selection_lines
+
+        selection = json.loads((out / "task_selection.json").read_text())
+        print("Stage 1, the base on the candidates:\n" + "\n".join(selection_lines(
+            [CandidateStats(**c) for c in selection["candidates"]], selection["splits"])), flush=True)
+    print(f"RL tasks {list(tasks)}" + (f", expert-covered {list(covered)}" if covered else ""))
+    print(f"base on the RL tasks: train greedy {base['train']:.3f}, held-out greedy {base['held_out']:.3f}, "
+          f"train sampled {base['train_sampled']:.3f} (progress {base['train_sampled_progress']:.3f}), held-out "
+          f"sampled {base['held_out_sampled']:.3f}", flush=True)
+
+    finished = {(r["arm"], r["seed"]) for r in done}
+    jobs = [(arm, seed) for seed in range(setting.seeds) for arm in setting.arms if (arm, seed) not in finished]
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=args.workers, mp_context=context, initializer=die_with_parent) as executor:
+        futures = [executor.submit(train_one, arm, seed, setting, str(base_dir), tuple(tasks), tuple(covered))
+                   for arm, seed in jobs]
+        runs = list(done)
+        keys = TABLES[setting.table]
+        for future in futures:
+            runs.append(future.result())
+            r = runs[-1]
+            print(f"  {r['arm']:<11} seed {r['seed']:>2}: {keys[0]} {r[keys[0]]:.3f} {keys[1]} {r[keys[1]]:.3f} "
+                  f"({r['wall_s']:.0f} s)", flush=True)
+            with (out / "runs.jsonl").open("a") as log:
+                log.write(json.dumps(r) + "\n")
+    return report(setting, name, out, pretraining, base, runs, time.monotonic() - started, args.workers, png)
+
+
+def report(setting: Setting, name: str, out: Path, pretraining: dict[str, Any], base: dict[str, Any],
+           runs: list[dict[str, Any]], wall_s: float, workers: int, png: Path) -> dict[str, Any]:
+    """Print the tables and the statistics, plot the curves into ``png``, write ``results.json``. Only
+    seeds every arm finished count (`--summarize` of a sweep cut short), and only the
+    setting's (``--quick --summarize`` of a full run's folder reports its first 3 seeds)."""
+    complete = [s for s in sorted({r["seed"] for r in runs}) if s < setting.seeds
+                and all(any(r["arm"] == a and r["seed"] == s for r in runs) for a in setting.arms)]
+    runs = [r for r in runs if r["seed"] in complete and r["arm"] in setting.arms]
+    keys = TABLES[setting.table]
+    rows = comparisons(runs, setting.arms, keys[0]) + comparisons(runs, setting.arms, keys[1])
+    lines = table(runs, base, setting.arms, setting.table)
+    print(f"\nlearning benchmark ({name}): {len(sorted({t for r in runs for t in r.get('train_per_task', {})}))} RL "
+          f"tasks x {setting.instances} instances, {setting.episodes} episodes per run, G={setting.group_size}, "
+          f"{len(complete)} seeds per arm; success (%) mean +- sd over seeds\n")
+    print("\n".join(lines))
+    print()
+    print("\n".join(stats_lines(rows)))
+    print(f"\nwall time {wall_s:.0f} s ({workers} workers)")
+    plot(runs, setting.arms, png, f"TextWeb learning ({name}): {len(complete)} seeds per arm")
+    print(f"curves: {png}")
+    results = {"setting": dataclasses.asdict(setting), "pretraining": pretraining, "base": base, "runs": runs,
+               "comparisons": rows, "table": lines, "wall_s": wall_s, "workers": workers}
+    (out / "results.json").write_text(json.dumps(results, indent=2))
+    return results
+
+
+if __name__ == "__main__":
+    main()

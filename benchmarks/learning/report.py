@@ -1,0 +1,104 @@
+"""The learning benchmark's report: the papers' tables (method x split, mean +- sd over seeds,
+PAGE's share of equal-progress groups, BEPA's log-prob gap), each arm against GRPO (Welch,
+Holm, bootstrap, power: `gui_gym.benchmarks.learning.stats`) and the on-policy curves."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+from typing import Any
+
+from gui_gym.benchmarks.learning import stats
+
+TABLES = {"page": ("train", "held_out"), "bepa": ("expert_covered", "held_out_tasks")}
+"""Each table's two splits (the run record's keys). PAGE: the training and held-out instances
+of the RL tasks; BEPA: the tasks the expert covers and those it does not (both trained on)."""
+
+
+def comparisons(runs: list[dict[str, Any]], arms: tuple[str, ...], key: str) -> list[dict[str, Any]]:
+    """Each arm against GRPO on split `key`: the gap, Welch's one-sided p (Holm-adjusted over
+    the arms), the bootstrap 95 % interval, the power at the seeds run, the seeds needed."""
+    grpo = [r[key] for r in runs if r["arm"] == "grpo"]
+    rows = []
+    for arm in arms:
+        if arm == "grpo":
+            continue
+        mine = [r[key] for r in runs if r["arm"] == arm]
+        test = stats.welch_greater(mine, grpo)
+        sd = ((statistics.variance(mine) + statistics.variance(grpo)) / 2) ** 0.5  # the sd of a gap is sqrt(2 sd^2 / n)
+        rows.append({"arm": arm, "split": key, "diff": test.diff, "sd": sd, "t": test.t, "df": test.df, "p": test.p,
+                     "ci95": stats.bootstrap_diff_ci(mine, grpo), "power": stats.power(test.diff, sd, len(mine)),
+                     "seeds_needed": stats.seeds_needed(test.diff, sd)})
+    for row, adjusted in zip(rows, stats.holm([row["p"] for row in rows])):
+        row["p_holm"] = adjusted
+    return rows
+
+
+def table(runs: list[dict[str, Any]], base: dict[str, Any], arms: tuple[str, ...], name: str = "page") -> list[str]:
+    """The papers' table: method x success (%) on the table's two splits (greedy), mean +- sd
+    over seeds; the base's sampled success (its solve rate in RL's own rollouts). PAGE's adds
+    the share of groups with equal progress (A_inter exactly 0); BEPA's the cache's log-prob
+    gap, the mean log-prob of the injected tokens vs the policy's own under the weights of
+    each update (the paper's distribution-gap diagnostic), and the injections per run."""
+    keys = TABLES[name]
+    if name == "page":
+        lines = ["| method | train (greedy) | held-out (greedy) | groups with A_inter = 0 |", "|---|---|---|---|"]
+    else:
+        lines = ["| method | expert-covered (greedy) | held-out tasks (greedy) | cached log-prob | on-policy log-prob | "
+                 "gap | injections per run |", "|---|---|---|---|---|---|---|"]
+    pad = " |" * (len(lines[1].split("|")) - 5)  # the base has no value in the extra columns
+    lines += [f"| base (BC), greedy | {100 * base[keys[0]]:.1f} | {100 * base[keys[1]]:.1f} |" + pad,
+              f"| base (BC), sampled | {100 * base[keys[0] + '_sampled']:.1f} | {100 * base[keys[1] + '_sampled']:.1f} |"
+              + pad]
+    for arm in arms:
+        mine = [r for r in runs if r["arm"] == arm]
+        cells = [f"{100 * statistics.fmean(v):.1f} +- {100 * statistics.stdev(v):.1f}"
+                 for v in ([r[k] for r in mine] for k in keys)]
+        if name == "page":
+            groups = sum(r.get("groups", 0) for r in mine)
+            cells.append(f"{100 * sum(r.get('equal_progress_groups', 0) for r in mine) / groups:.0f} %" if groups else "-")
+        else:
+            cached = [r["cached_logp"] for r in mine if r.get("cached_logp") is not None]
+            own = [r["on_policy_logp"] for r in mine if r.get("on_policy_logp") is not None]
+            cells += ([f"{statistics.fmean(cached):.2f}", f"{statistics.fmean(own):.2f}",
+                       f"{statistics.fmean(cached) - statistics.fmean(own):+.2f}"] if cached and own else ["-", "-", "-"])
+            cells.append(f"{statistics.fmean(r.get('injections', 0) for r in mine):.1f}")
+        lines.append(f"| {arm} ({len(mine)} seeds) | " + " | ".join(cells) + " |")
+    return lines
+
+
+def stats_lines(rows: list[dict[str, Any]]) -> list[str]:
+    lines = ["| arm vs GRPO | split | gap (pts) | sd (pts) | Welch t (df) | p one-sided | p Holm | bootstrap 95 % CI | "
+             "power | seeds for 80 % |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lo, hi = r["ci95"]
+        lines.append(f"| {r['arm']} | {r['split']} | {100 * r['diff']:+.1f} | {100 * r['sd']:.1f} | {r['t']:.2f} "
+                     f"({r['df']:.1f}) | {r['p']:.4f} | {r['p_holm']:.4f} | [{100 * lo:+.1f}, {100 * hi:+.1f}] | "
+                     f"{r['power']:.2f} | {r['seeds_needed'] or '-'} |")
+    return lines
+
+
+def plot(runs: list[dict[str, Any]], arms: tuple[str, ...], path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for arm in arms:
+        curves = [r["curve"] for r in runs if r["arm"] == arm and r["curve"]]
+        length = min(len(c) for c in curves)
+        xs = [curves[0][k][0] for k in range(length)]
+        ys = [statistics.fmean(c[k][1] for c in curves) for k in range(length)]
+        smooth = [statistics.fmean(ys[max(0, k - 5):k + 1]) for k in range(length)]
+        ax.plot(xs, smooth, linewidth=1.8, label=f"{arm} ({len(curves)} seeds)")
+    ax.set_xlabel("env episodes spent")
+    ax.set_ylabel("on-policy success (mean over seeds, 6-iteration mean)")
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_title(title)
+    ax.legend(loc="upper left")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

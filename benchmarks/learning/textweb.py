@@ -1,0 +1,235 @@
+"""TextWeb: a browser-free model of LocalWeb's multi-step tasks, for the learning benchmark's
+multi-seed statistics.
+
+A LocalWeb episode costs seconds of Chromium time; the statistics of `gui_gym.benchmarks.learning.benchmark`
+need tens of seeds per method, so it trains on this env instead: pages are accessibility
+trees in the browser's own text form (`gui_gym.a11y_text.format_elements`), actions are the
+element actions of `gui_gym.actions.Action`, so `ElementPolicy` and the trainers run on it
+unchanged. A task is a chain of stages (open a section, pick a record, set a field, save),
+each a page of alike elements of which one is right:
+
+- a *named* stage: the right element's name is in the instruction ("open Billing");
+- a *hidden* stage: the right element is the template's own convention, named nowhere in
+  the instruction (LocalWeb's unnamed sort): a prior guesses it, RL has to learn it.
+
+A wrong click opens an error page whose "Back" link returns to the stage, so a mistake costs
+two steps of the step limit; ``done`` ends the episode. Difficulty compounds: success needs
+every stage right within the limit, and rollouts stop at different milestones. The env
+reports what PAGE's oracle judge and `SubtaskAnnotation` would: ``info["progress"]`` (the
+milestones reached, in order, over their number), ``info["subtasks"]`` (one span per stage,
+completed or not) and ``info["subtask_of_step"]``. Templates and instances are drawn from
+seeds, so the task set is fixed and reproducible.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import gymnasium as gym
+
+from gui_gym.a11y_text import format_elements
+from gui_gym.actions import Action
+
+POOLS = {
+    "section": ["Users", "Teams", "Billing", "Invoices", "Projects", "Reports", "Security", "Orders", "Products",
+                "Campaigns", "Tickets", "Calendars"],
+    "person": ["Keiko Fischer", "Farid Jovanovic", "Amara Lindqvist", "Tomas Okafor", "Priya Castellano",
+               "Jonas Abernathy", "Lena Moreau", "Ravi Stein", "Mia Kowalski", "Omar Duarte"],
+    "team": ["Finance", "Research", "Support", "Design", "Platform", "Marketing", "Legal", "Operations"],
+    "role": ["Viewer", "Editor", "Admin", "Owner", "Auditor", "Billing manager"],
+    "period": ["January", "February", "March", "April", "May", "June", "July", "August"],
+}
+"""Named stages draw their right element and its alike distractors from a pool."""
+CONVENTIONS = ["Advanced", "Details", "Permissions", "History", "Sort by price", "Show archived", "Bulk edit",
+               "Export", "Preview", "Settings", "Filters", "Overview", "Activity", "Drafts", "Templates", "Schedule"]
+"""Hidden stages: the template's right element and distractors come from these."""
+ROLES = ("link", "button", "tab", "menuitem")
+VERBS = {"section": "open {}", "person": "select {}", "team": "assign the {} team", "role": "give the {} role",
+         "period": "choose {}"}
+
+
+@dataclass(frozen=True)
+class Stage:
+    kind: str
+    """A `POOLS` key (a named stage), "hidden" or "varying" (a hidden stage whose right element
+    changes with the instance: only the instance's expert plan names it)."""
+    role: str
+    options: int
+    """Elements on the stage's page, the right one included."""
+    convention: tuple[str, ...] = ()
+    """A hidden or varying stage's elements; a hidden stage's first is right."""
+
+
+@dataclass(frozen=True)
+class Template:
+    task_id: str
+    stages: tuple[Stage, ...]
+    save: str
+
+
+def make_templates(count: int, seed: int, hidden: tuple[int, ...] = (0, 1, 2), stages: tuple[int, int] = (4, 6),
+                   options: tuple[int, int] = (3, 5), conventions: Sequence[str] = CONVENTIONS,
+                   hidden_kind: str = "hidden") -> list[Template]:
+    """`count` templates drawn from `seed`: each has a number of stages in `stages` (inclusive),
+    of which `hidden[i % len(hidden)]` are hidden (of `hidden_kind`: "hidden" or "varying"),
+    and pages of `options` elements; hidden stages draw from `conventions` (disjoint lists keep
+    pretraining's conventions from biasing the RL tasks')."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        n = rng.randint(*stages)
+        n_hidden = min(hidden[i % len(hidden)], n - 1)
+        hidden_at = set(rng.sample(range(1, n), n_hidden))  # a task opens with a named section
+        chain = []
+        for k in range(n):
+            role, m = rng.choice(ROLES), rng.randint(*options)
+            if k in hidden_at:
+                chain.append(Stage(hidden_kind, role, m, tuple(rng.sample(list(conventions), m))))
+            else:
+                chain.append(Stage("section" if k == 0 else rng.choice(sorted(set(POOLS) - {"section"})), role, m))
+        out.append(Template(f"textweb.s{seed}-t{i:02d}-h{n_hidden}", tuple(chain), rng.choice(["Save", "Apply", "Confirm"])))
+    return out
+
+
+class _Milestones:
+    """The episode's milestones, as a suite's task gives them (`gui_gym.suites.base.Milestone`),
+    so PAGE's own wrappers and `OracleJudge` (or its noisy variant) judge TextWeb as they judge
+    LocalWeb: milestone k holds once the chain is past stage k (the env is its own backend)."""
+
+    def __init__(self, descriptions: list[str]):
+        from gui_gym.suites.base import Milestone
+
+        self._milestones = [Milestone(d, lambda env, k=k: env.stage > k) for k, d in enumerate(descriptions)]
+
+    def milestones(self) -> list[Any]:
+        return self._milestones
+
+
+class TextWebEnv(gym.Env):
+    """The env over a list of `Template`s; reset with ``options={"task_id", "instance_seed"}``
+    as a `GUIEnv`, step with element actions (``click(element=i)``, ``done``). It is its own
+    `backend` and its `task` gives the milestones, for `OracleJudge`."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, templates: list[Template], max_extra_steps: int = 3):
+        self.templates = {t.task_id: t for t in templates}
+        self.task_ids = list(self.templates)
+        self.max_extra_steps = max_extra_steps
+        self.backend = self  # what `OracleJudge` checks the milestones on
+        self.observation_space = gym.spaces.Dict({})
+        self.action_space = gym.spaces.Discrete(1)  # actions are `Action`s, checked in `step`
+
+    # ---- Gymnasium ----------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        super().reset(seed=seed)
+        options = options or {}
+        self.template = self.templates[options.get("task_id", self.task_ids[0])]
+        instance = int(options.get("instance_seed", 0))
+        self.pages, goals = self._instance(self.template, instance)
+        named = [g for g in goals if g]
+        self.instruction = (f"{named[0][0].upper()}{named[0][1:]}, " + ", ".join(named[1:])
+                            + (", " if named[1:] else "") + f"then {self.template.save.lower()}.")
+        self.subtask_names = [g or f"the {s.role} step {k + 1}" for k, (g, s) in enumerate(zip(goals, self.template.stages))]
+        self.stage, self.on_error, self.steps, self.span_of_step = 0, False, 0, []
+        self.max_steps = len(self.template.stages) + 1 + self.max_extra_steps
+        self.task = _Milestones(self.subtask_names + [f"{self.template.save.lower()} the changes"])
+        return self._obs(), {"task_id": self.template.task_id, "instruction": self.instruction, "seed": instance}
+
+    def expert_plan(self, task_id: str, instance_seed: int) -> list[str]:
+        """The expert's plan of an instance (`gui_gym.env.GUIEnv.expert_plan`, BEPA's LEVEL-1):
+        one line per stage naming the element to click, hidden stages included, then the
+        save button: what an abstraction of the oracle's trajectory says."""
+        template = self.templates[task_id]
+        pages, _ = self._instance(template, int(instance_seed))
+        return ([f"click the {right} {stage.role}" for (_, right), stage in zip(pages, template.stages)]
+                + [f"click the {template.save} button"])
+
+    @staticmethod
+    def _instance(template: Template, instance: int) -> tuple[list[tuple[list[str], str]], list[str | None]]:
+        """Per stage, the page's element names in page order and the right one, and the
+        stage's goal in the instruction (None for a hidden stage)."""
+        rng = random.Random(f"{template.task_id}/{instance}")
+        pages: list[tuple[list[str], str]] = []
+        goals: list[str | None] = []
+        for stage in template.stages:
+            if stage.kind == "varying":
+                names = rng.sample(list(stage.convention), len(stage.convention))
+            elif stage.kind == "hidden":
+                names = list(stage.convention)
+            else:  # a pool's right names differ between stages ("choose March, choose June")
+                taken = {right for _, right in pages}
+                names = rng.sample([n for n in POOLS[stage.kind] if n not in taken], stage.options)
+            right = names[0]
+            rng.shuffle(names)
+            pages.append((names, right))
+            goals.append(VERBS[stage.kind].format(right) if stage.kind in VERBS else None)
+        return pages, goals
+
+    def step(self, action: Action) -> tuple[dict, float, bool, bool, dict]:
+        self.steps += 1
+        self.span_of_step.append(min(self.stage, len(self.pages) - 1))
+        elements = self._elements()
+        error = None
+        done = False
+        if not isinstance(action, Action):
+            error = f"expected a gui_gym Action, received {type(action).__name__}"
+        elif action.kind == "done":
+            done = True
+        elif action.kind == "click" and action.element is not None:
+            if not 0 <= action.element < len(elements):
+                error = f"no element {action.element} on the page (it has {len(elements)})"
+            else:
+                self._click(elements[action.element]["name"])
+        # any other action (a scroll, a key, a typed text) changes nothing on these pages
+        success = self.stage > len(self.pages)
+        terminated = done or success
+        truncated = not terminated and self.steps >= self.max_steps
+        info: dict[str, Any] = {"action_error": error, "parsed_action": action if error is None else None}
+        if terminated or truncated:
+            reached = min(self.stage, len(self.pages))
+            milestones = len(self.pages) + 1
+            info.update(success=success, score=float(success), progress=(reached + success) / milestones,
+                        subtasks=[{"description": name, "completed": k < reached}
+                                  for k, name in enumerate(self.subtask_names)],
+                        subtask_of_step=list(self.span_of_step))
+        return self._obs(), float(success) if terminated else 0.0, terminated, truncated, info
+
+    # ---- pages --------------------------------------------------------------------------------
+
+    def _click(self, name: str) -> None:
+        if self.on_error:
+            self.on_error = name != "Back"
+        elif self.stage == len(self.pages):
+            self.stage += name == self.template.save
+            self.on_error = name != self.template.save
+        elif name == self.pages[self.stage][1]:
+            self.stage += 1
+        else:
+            self.on_error = True
+
+    def _elements(self) -> list[dict[str, Any]]:
+        if self.on_error:
+            names, role = ["Back", "Help"], "link"
+        elif self.stage >= len(self.pages):
+            names, role = [self.template.save, "Cancel"], "button"
+        else:
+            names, role = self.pages[self.stage][0], self.template.stages[self.stage].role
+        return [{"index": i, "role": role, "name": name} for i, name in enumerate(names)]
+
+    def _obs(self) -> dict[str, Any]:
+        page = "error" if self.on_error else f"step{min(self.stage, len(self.pages))}"
+        return {"a11y_tree": format_elements(self._elements()), "url": f"http://textweb.local/{page}",
+                "instruction": self.instruction}
+
+    def oracle_action(self) -> Action:
+        """The right element of the current page (Back on an error page)."""
+        names = [el["name"] for el in self._elements()]
+        if self.on_error:
+            return Action.click_element(names.index("Back"))
+        if self.stage >= len(self.pages):
+            return Action.click_element(names.index(self.template.save))
+        return Action.click_element(names.index(self.pages[self.stage][1]))

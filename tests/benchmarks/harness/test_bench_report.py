@@ -1,0 +1,139 @@
+"""The HTML report in a real headless Chromium: the summary, the episode rows, and the
+trajectory viewer drawing each action where it happened (click points, typed text, drag and
+scroll arrows, answers); model output shown as text, never as markup. One run is the oracle,
+one a scripted UI-TARS model served on loopback, both through `gui-bench run`."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import pytest
+
+from gui_gym.benchmarks.cli import main
+from gui_gym.benchmarks.harness.report import build_report
+from gui_gym.action_formats.coords import CoordinateMapping
+from gui_gym.backends.browser.playwright_driver import DRIVERS, find_chromium
+from gui_gym.records import read_result
+from tests.fakes.chat_server import ChatServer
+
+pytestmark = pytest.mark.slow
+
+INJECTION = "<img src=x onerror=\"document.title='injected'\">"
+MODEL_SCRIPT = [f"Thought: {INJECTION} drag the page.\nAction: drag(start_box='(100,100)', end_box='(644,364)')",
+                "Thought: scroll.\nAction: scroll(start_box='(644,364)', direction='down')",
+                "Thought: finished.\nAction: finished(content='<b>done</b>')"]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("report")
+    assert main(["run", "--env", "GUI/Demo-v0", "--tasks", "demo.fill-form,demo.read-code", "--out", str(root / "oracle")]) == 0
+    with ChatServer(MODEL_SCRIPT, models=["ui-tars-1.5"]) as server:
+        assert main(["run", "--env", "GUI/Demo-v0", "--tasks", "demo.press-button", "--agent", "openai",
+                     "--agent-arg", f"base_url={server.base_url}", "--out", str(root / "model")]) == 0
+    return root
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver = DRIVERS.acquire()  # the module's driver: this thread runs one sync Playwright at most
+    try:
+        args = ["--no-sandbox"] if os.geteuid() == 0 else []
+        chromium = driver.playwright.chromium.launch(executable_path=find_chromium(), args=args)
+        yield chromium
+        chromium.close()
+    finally:
+        DRIVERS.release(driver)
+
+
+def _open(browser, path):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(path.as_uri())
+    return page, errors
+
+
+def _steps(folder):
+    return [json.loads(line) for line in (folder / "traj.jsonl").read_text().splitlines()]
+
+
+def test_the_viewer_draws_each_action_on_the_screen_it_was_taken_on(runs, browser):
+    out = runs / "oracle"
+    page, errors = _open(browser, out / "report.html")
+    assert page.locator("#summary tbody tr").first.inner_text().split()[:5] == ["overall", "2", "2", "100.0%", "1.00"]
+    assert page.locator("#tasks tbody tr").count() == 2
+    steps = _steps(out / "tasks" / "demo.fill-form__seed0")
+    page.click('#tasks tr[data-key="demo.fill-form__seed0"]')
+    assert page.locator("#viewer-body").is_visible()
+    assert page.locator("#v-instruction").inner_text() == steps[0]["instruction"]
+    assert page.locator("#position").inner_text() == f"step 1 / {len(steps) - 1}"
+    image = page.locator("#shot")
+    assert image.get_attribute("src") == f"tasks/demo.fill-form__seed0/{steps[0]['screenshot_file']}"
+    assert page.evaluate("document.getElementById('shot').naturalWidth") == 1280  # the file loaded
+    click = page.locator("#overlay .mark-click")
+    assert float(click.get_attribute("data-x")) == pytest.approx(steps[1]["parsed_action"]["x"])
+    assert float(click.get_attribute("data-y")) == pytest.approx(steps[1]["parsed_action"]["y"])
+    assert click.locator("circle").first.bounding_box()["width"] > 10  # drawn, at the screenshot's scale
+    page.click("#next")
+    assert page.locator("#overlay .mark-type text").text_content() == f"type \u201c{steps[2]['parsed_action']['text']}\u201d"
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#position").inner_text() == f"step 3 / {len(steps) - 1}"
+    key_step = next(n for n, step in enumerate(steps) if n and step["parsed_action"]["kind"] == "key")
+    page.locator("#slider").fill(str(key_step - 1))
+    assert page.locator("#overlay .mark-key text").text_content() == "key down"
+    page.locator("#slider").fill(str(len(steps) - 1))
+    assert page.locator("#position").inner_text() == "final screen"
+    assert "success" in page.locator("#details").inner_text()
+    page.click('#tasks tr[data-key="demo.read-code__seed0"]')
+    answer = _steps(out / "tasks" / "demo.read-code__seed0")[1]["parsed_action"]["text"]
+    assert page.locator("#overlay .mark-answer text").text_content() == f"answer: {answer}"
+    assert errors == []
+
+
+def test_model_output_is_drawn_and_shown_as_text_only(runs, browser):
+    out = runs / "model"
+    result = read_result(out / "tasks" / "demo.press-button__seed0")
+    assert result.error is None and result.success is False and result.steps == 3
+    page, errors = _open(browser, out / "report.html")
+    page.click('[data-filter="failure"]')
+    assert page.locator("#tasks tbody tr").count() == 1
+    page.click('#tasks tr[data-key="demo.press-button__seed0"]')
+    mapping = CoordinateMapping("smart_resize", (1280, 720))
+    line = page.locator("#overlay .mark-drag line")
+    (x1, y1), (x2, y2) = mapping.to_screen(100, 100), mapping.to_screen(644, 364)
+    for name, value in (("x1", x1), ("y1", y1), ("x2", x2), ("y2", y2)):
+        assert float(line.get_attribute(name)) == pytest.approx(value)
+    details = page.locator("#details").inner_text()
+    assert INJECTION in details and "drag(start_box='(100,100)'" in details
+    assert page.locator("#details img").count() == 0 and page.title() != "injected"
+    page.click("#next")
+    scroll = page.locator("#overlay .mark-scroll")
+    assert (float(scroll.get_attribute("data-x")), float(scroll.get_attribute("data-y"))) == pytest.approx((640, 360))
+    page.click("#next")
+    assert page.locator("#overlay .mark-done text").text_content() == "done: <b>done</b>"
+    assert errors == []
+
+
+def _report_data(path):
+    page = path.read_text(encoding="utf-8")
+    found = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page, re.S)
+    return json.loads(found.group(1))
+
+
+def test_the_report_references_each_episode_file_and_embeds_them_when_asked(runs, tmp_path):
+    out = runs / "oracle"
+    frames = [f for task in _report_data(out / "report.html")["tasks"] for f in task["frames"] if f]
+    shots = sorted(p.relative_to(out).as_posix() for p in (out / "tasks").glob("*/*.webp"))
+    assert sorted(f["src"] for f in frames) == shots and len(shots) > 4  # every screenshot, by its relative path
+    assert all((out / f["src"]).is_file() for f in frames)
+    elsewhere = build_report(out, dest=tmp_path / "elsewhere" / "report.html")  # the paths follow the report
+    assert all((elsewhere.parent / f["src"]).resolve().is_file()
+               for task in _report_data(elsewhere)["tasks"] for f in task["frames"] if f)
+    single = build_report(out, images="webp", dest=tmp_path / "single.html")
+    embedded = [f for task in _report_data(single)["tasks"] for f in task["frames"] if f]
+    assert len(embedded) == len(frames) and all(f["src"].startswith("data:image/webp;base64,") for f in embedded)
+    stored = sum((out / shot).stat().st_size for shot in shots)  # embedded as stored, in base64
+    assert single.stat().st_size - (out / "report.html").stat().st_size >= stored
