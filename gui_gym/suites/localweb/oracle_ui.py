@@ -145,6 +145,24 @@ class OracleUI:
             yield Action.key("down" if target > current else "up")
         yield Action.key("enter")
 
+    def type_ahead(self, selector: str, label: str) -> Iterator[Action]:
+        """Pick an option of a native ``<select>`` by typing its label while it has focus,
+        then Enter: three actions wherever the option sits in the list, so an oracle's length
+        does not depend on which option a seed drew."""
+        yield from self.click(selector)
+        yield Action.type(label)
+        yield self.press("enter")
+
+    def pick_suggestion(self, field: str, text: str) -> Iterator[Action]:
+        """Type `text` into the shared autocomplete widget ``#<field>-input`` (``widgets.js``)
+        and pick the first suggestion shown.
+
+        Meant for text that matches exactly one suggestion (a full name): the widget hides its
+        list on every keystroke and shows only the answer to what the field holds, so the
+        click waits for the last keystroke's suggestions."""
+        yield from self.type_into(f"#{field}-input", text)
+        yield from self.click(f"#{field}-field [role=listbox]:not([hidden]) [role=option]")
+
     @staticmethod
     def press(key: str) -> Action:
         return Action.key(key)

@@ -7,26 +7,23 @@ agent's answer for information tasks), ordered milestones, an oracle that acts t
 env's own action interface, and an expert plan in plain language.
 
 Difficulty is the length of the oracle's solution: easy 2-5 steps, medium 6-12, hard 13-30;
-a test holds every template to its class over several seeds.
+a test holds every template to its class over several seeds. How an answer is matched is
+`answers`; the suite adapts a template to the env's `Task` (`suite.LocalWebTask`).
 """
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator
 
 from gui_gym.actions import Action
-from gui_gym.suites.base import Episode, Milestone, Task
 from gui_gym.suites.localweb.framework import seeded
 
 if TYPE_CHECKING:
     import random
 
-    from gui_gym.backends.browser.backend import BrowserBackend
     from gui_gym.suites.localweb.oracle_ui import OracleUI
-    from gui_gym.suites.localweb.suite import LocalWebSuite
 
 World = dict[str, dict[str, Any]]
 """App name -> that app's server-side state for the current episode."""
@@ -47,8 +44,8 @@ class OnScreen:
 
 class TaskTemplate(ABC):
     """A parametric task. Subclasses set the class attributes and implement the methods; each
-    app has a base of its own that sets `app` and `initial_state` (`ShopTemplate`,
-    `MailTemplate`, `CalendarTemplate`, `AdminTemplate`, `WikiTemplate`)."""
+    app has a base of its own in its ``base.py`` that sets `app` and `initial_state`
+    (`ShopTemplate`, `MailTemplate`, `CalendarTemplate`, `AdminTemplate`, `WikiTemplate`)."""
 
     template_id: ClassVar[str]
     """``<app>.<name>``, e.g. ``shop.add-to-cart``; the task id agents and results see."""
@@ -125,66 +122,3 @@ class TaskTemplate(ABC):
     @property
     def max_steps(self) -> int:
         return DEFAULT_MAX_STEPS[self.difficulty]
-
-
-def normalize_answer(text: str | None) -> str:
-    """Case, whitespace, surrounding punctuation and thousands separators removed."""
-    if text is None:
-        return ""
-    text = text.strip().lower()
-    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
-    text = re.sub(r"\s+", " ", text)
-    return text.strip(" .!?\"'`")
-
-
-def answer_matches(answer: str | None, expected: Any) -> bool:
-    """Whether an agent's answer states `expected`: equal after normalisation, or, for
-    numbers, the same number (``$12.50`` answers 12.5)."""
-    got, want = normalize_answer(answer), normalize_answer(str(expected))
-    if got == want or (want and re.search(rf"(?<![\w.]){re.escape(want)}(?![\w])", got) and len(got) <= 3 * len(want) + 10):
-        return True
-    numbers = re.findall(r"-?\d+(?:\.\d+)?", got.replace("$", ""))
-    try:
-        return len(numbers) == 1 and float(numbers[0]) == float(want.replace("$", ""))
-    except ValueError:
-        return False
-
-
-class LocalWebTask(Task):
-    """Adapts a `TaskTemplate` instance to the env's `Task` contract."""
-
-    def __init__(self, suite: "LocalWebSuite", template: TaskTemplate, world: World):
-        self.suite = suite
-        self.template = template
-        self.world = world
-        self.task_id = template.template_id
-        self.instruction = template.instruction
-        self.domain = template.app
-        self.max_steps = template.max_steps
-        self.metadata = {"difficulty": template.difficulty, "app": template.app,
-                         "params": template.params, "expert_plan": template.expert_plan(),
-                         "answer_required": template.answer_required}
-
-    def setup(self, backend: "BrowserBackend") -> None:
-        self.suite.install_world(self.world)
-        backend.set_start_url(f"{self.suite.url}/{self.template.app}{self.template.start_path}")
-
-    def evaluate(self, backend: "BrowserBackend", episode: Episode) -> float:
-        with self.suite.server_lock:
-            return float(self.template.evaluate(self.world, episode.answer))
-
-    def oracle(self, backend: "BrowserBackend") -> Iterator[Action]:
-        from gui_gym.suites.localweb.oracle_ui import OracleUI
-
-        return self.template.oracle(OracleUI(backend))
-
-    def milestones(self) -> list[Milestone]:
-        from gui_gym.suites.localweb.oracle_ui import OracleUI
-
-        return [Milestone(text, (lambda backend, check=check: bool(check.check(OracleUI(backend))))
-                          if isinstance(check, OnScreen) else (lambda _backend, check=check: bool(check(self.world))))
-                for text, check in self.template.milestones()]
-
-    def sample_questions(self, backend: "BrowserBackend") -> list[dict[str, Any]]:
-        """The template's multiple-choice facts about the start page (MMBench-GUI samples)."""
-        return self.template.sample_questions(self.world)

@@ -12,7 +12,7 @@ import pytest
 import gui_gym  # noqa: F401  (registers the GUI/* ids)
 from gui_gym.actions import Action
 from gui_gym.suites.localweb.apps import admin
-from gui_gym.suites.localweb.apps.admin.users_views import filtered_users
+from gui_gym.suites.localweb.apps.admin.views_users import filtered_users
 from gui_gym.suites.localweb.framework import Request
 from gui_gym.suites.localweb.suite import LocalWebSuite
 

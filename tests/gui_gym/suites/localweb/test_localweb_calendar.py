@@ -13,8 +13,8 @@ import pytest
 
 import gui_gym  # noqa: F401  (registers the ids)
 from gui_gym.actions import Action
-from gui_gym.suites.localweb.apps.calendar import booking, data, store
-from gui_gym.suites.localweb.apps.calendar.common import pick_time
+from gui_gym.suites.localweb.apps.calendar import data, store
+from gui_gym.suites.localweb.apps.calendar.base import pick_time
 from gui_gym.suites.localweb.oracle_ui import OracleUI
 from gui_gym.suites.localweb.suite import LocalWebSuite
 
@@ -95,14 +95,14 @@ def test_booking_checks_capacity_and_people():
     state = data.initial_state(0)
     form = {"room": "aurora", "date": "2026-03-03", "start": "08:00", "duration": "30", "title": "Sync",
             "attendees": [p["email"] for p in state["people"][:2]]}
-    free = booking.check(state, "aurora", "2026-03-03", "08:00", 30) is None
+    free = store.check(state, "aurora", "2026-03-03", "08:00", 30) is None
     assert free, "the first half hour of a Tuesday morning is free in this world"
     with pytest.raises(store.CalendarError, match="Aurora seats 4: choose a bigger room or fewer people"):
-        booking.book(state, {**form, "people": "6"})
+        store.book(state, {**form, "people": "6"})
     with pytest.raises(store.CalendarError, match="must count you and your 2 attendee"):
-        booking.book(state, {**form, "people": "2"})
-    assert booking.book(state, {**form, "people": "3"})["room"] == "aurora"
-    assert booking.check(state, "aurora", "2026-03-07", "09:00", 60) == "Rooms cannot be booked on weekends."
+        store.book(state, {**form, "people": "2"})
+    assert store.book(state, {**form, "people": "3"})["room"] == "aurora"
+    assert store.check(state, "aurora", "2026-03-07", "09:00", 60) == "Rooms cannot be booked on weekends."
 
 
 def test_month_and_week_pages_over_http():

@@ -12,8 +12,8 @@ import pytest
 
 import gui_gym  # noqa: F401  (registers the GUI/* ids)
 from gui_gym.suites.localweb.apps import shop
-from gui_gym.suites.localweb.apps.shop.browse import query_products
-from gui_gym.suites.localweb.apps.shop.catalog import initial_state, product
+from gui_gym.suites.localweb.apps.shop.views_browse import query_products
+from gui_gym.suites.localweb.apps.shop.data import initial_state, product
 from gui_gym.suites.localweb.framework import Request, Response
 from gui_gym.suites.localweb.oracle_ui import OracleUI
 from gui_gym.suites.localweb.suite import LocalWebSuite

@@ -11,7 +11,7 @@ import re
 from typing import Any, Callable
 from urllib.parse import parse_qs
 
-from gui_gym.suites.localweb.apps.admin import data, settings_views, users_views
+from gui_gym.suites.localweb.apps.admin import data, views_settings, views_users
 from gui_gym.suites.localweb.apps.admin.views import STATIC, owner, url
 from gui_gym.suites.localweb.framework import (Request, Response, Routes, WebApp, html_response, json_response,
                                                not_found, redirect)
@@ -48,7 +48,7 @@ class AdminApp(WebApp):
     @routes("GET", "/")
     @routes("GET", "/general")
     def general(self, request: Request, state: dict[str, Any]) -> Response:
-        return html_response(settings_views.general_page(state))
+        return html_response(views_settings.general_page(state))
 
     @routes("POST", "/general")
     def save_general(self, request: Request, state: dict[str, Any]) -> Response:
@@ -63,7 +63,7 @@ class AdminApp(WebApp):
         if values["timezone"] not in data.TIMEZONES:
             errors["timezone"] = "Choose a time zone from the list."
         if errors:
-            return html_response(settings_views.general_page(state, values, errors), 422)
+            return html_response(views_settings.general_page(state, values, errors), 422)
         changed = [k for k, v in values.items() if state["org"][k] != v]
         state["org"].update(values)
         if changed:
@@ -75,7 +75,7 @@ class AdminApp(WebApp):
 
     @routes("GET", "/users")
     def users(self, request: Request, state: dict[str, Any]) -> Response:
-        return html_response(users_views.users_page(state, request.query))
+        return html_response(views_users.users_page(state, request.query))
 
     @routes("POST", "/users/invite")
     def invite(self, request: Request, state: dict[str, Any]) -> Response:
@@ -91,7 +91,7 @@ class AdminApp(WebApp):
         if values["team"] not in data.TEAMS:
             errors["team"] = "Choose a team."
         if errors:
-            return html_response(users_views.users_page(state, {}, values, errors), 422)
+            return html_response(views_users.users_page(state, {}, values, errors), 422)
         user = {"id": max(u["id"] for u in state["users"]) + 1, "name": values["email"].split("@")[0],
                 "email": values["email"], "role": values["role"], "team": values["team"], "status": "Invited",
                 "last_login": None, "joined": state["today"], "password_reset": False}
@@ -105,14 +105,14 @@ class AdminApp(WebApp):
         user = _find(state, uid)
         if user is None:
             return not_found("member")
-        return html_response(users_views.user_page(state, user, users_views.back_query(request.arg("from"))))
+        return html_response(views_users.user_page(state, user, views_users.back_query(request.arg("from"))))
 
     @routes("POST", "/users/{uid:int}")
     def save_user(self, request: Request, state: dict[str, Any], uid: int) -> Response:
         user = _find(state, uid)
         if user is None:
             return not_found("member")
-        back = users_views.back_query(request.arg("from"))
+        back = views_users.back_query(request.arg("from"))
         values = {"name": request.arg("name").strip(), "team": request.arg("team"),
                   "role": user["role"] if user["role"] == "Owner" else request.arg("role")}
         errors = {}
@@ -123,7 +123,7 @@ class AdminApp(WebApp):
         if values["team"] not in data.TEAMS:
             errors["team"] = "Choose a team."
         if errors:
-            return html_response(users_views.user_page(state, user, back, values, errors), 422)
+            return html_response(views_users.user_page(state, user, back, values, errors), 422)
         if values["role"] != user["role"]:
             audit(state, "user.role_changed", user["name"], f"Role set to {values['role']}")
         if (values["name"], values["team"]) != (user["name"], user["team"]):
@@ -142,7 +142,7 @@ class AdminApp(WebApp):
             user["status"] = status
             audit(state, "user.deactivated" if status == "Deactivated" else "user.reactivated", user["name"])
         state["flash"] = f"{user['name']} was {'deactivated' if status == 'Deactivated' else 'reactivated'}."
-        return redirect(url(f"/users/{uid}", **{"from": users_views.back_query(request.arg("from"))}))
+        return redirect(url(f"/users/{uid}", **{"from": views_users.back_query(request.arg("from"))}))
 
     @routes("POST", "/users/{uid:int}/reset-password")
     def reset_password(self, request: Request, state: dict[str, Any], uid: int) -> Response:
@@ -152,17 +152,17 @@ class AdminApp(WebApp):
         user["password_reset"] = True
         audit(state, "user.password_reset", user["name"])
         state["flash"] = f"A password reset link was sent to {user['email']}."
-        return redirect(url(f"/users/{uid}", **{"from": users_views.back_query(request.arg("from"))}))
+        return redirect(url(f"/users/{uid}", **{"from": views_users.back_query(request.arg("from"))}))
 
     @routes("POST", "/users/{uid:int}/delete")
     def delete_user(self, request: Request, state: dict[str, Any], uid: int) -> Response:
         user = _find(state, uid)
         if user is None or user["role"] == "Owner":
             return not_found("member")
-        back = users_views.back_query(request.arg("from"))
+        back = views_users.back_query(request.arg("from"))
         if request.arg("confirm").strip().lower() != user["email"]:
             errors = {"confirm": f"Type {user['email']} exactly to confirm."}
-            return html_response(users_views.user_page(state, user, back, errors=errors), 422)
+            return html_response(views_users.user_page(state, user, back, errors=errors), 422)
         state["users"].remove(user)
         audit(state, "user.deleted", user["name"])
         state["flash"] = f"{user['name']} was deleted."
@@ -172,7 +172,7 @@ class AdminApp(WebApp):
 
     @routes("GET", "/security")
     def security(self, request: Request, state: dict[str, Any]) -> Response:
-        return html_response(settings_views.security_page(state))
+        return html_response(views_settings.security_page(state))
 
     def security_switch(self, request: Request, state: dict[str, Any], key: str) -> Response:
         value = request.form.get("value")
@@ -195,7 +195,7 @@ class AdminApp(WebApp):
 
     @routes("GET", "/notifications")
     def notifications(self, request: Request, state: dict[str, Any]) -> Response:
-        return html_response(settings_views.notifications_page(state))
+        return html_response(views_settings.notifications_page(state))
 
     @routes("POST", "/notifications")
     def save_notifications(self, request: Request, state: dict[str, Any]) -> Response:
@@ -212,13 +212,13 @@ class AdminApp(WebApp):
 
     @routes("GET", "/billing")
     def billing(self, request: Request, state: dict[str, Any]) -> Response:
-        return html_response(settings_views.billing_page(state))
+        return html_response(views_settings.billing_page(state))
 
     @routes("POST", "/billing/contact")
     def save_billing(self, request: Request, state: dict[str, Any]) -> Response:
         email = request.arg("billing_email").strip()
         if email_error(email):
-            return html_response(settings_views.billing_page(state, {"billing_email": email_error(email)},
+            return html_response(views_settings.billing_page(state, {"billing_email": email_error(email)},
                                                               {"billing_email": email}), 422)
         state["billing"]["billing_email"] = email
         audit(state, "billing.updated", "Billing contact", email)
@@ -229,7 +229,7 @@ class AdminApp(WebApp):
 
     @routes("GET", "/api-keys")
     def api_keys(self, request: Request, state: dict[str, Any]) -> Response:
-        return html_response(settings_views.api_keys_page(state))
+        return html_response(views_settings.api_keys_page(state))
 
     @routes("POST", "/api-keys")
     def create_key(self, request: Request, state: dict[str, Any]) -> Response:
@@ -247,7 +247,7 @@ class AdminApp(WebApp):
             errors["expiry"] = "Choose when the key expires."
         if errors:
             values = {"name": name, "scopes": scopes, "expiry": expiry}
-            return html_response(settings_views.api_keys_page(state, values, errors), 422)
+            return html_response(views_settings.api_keys_page(state, values, errors), 422)
         key_id = max(k["id"] for k in state["api_keys"]) + 1
         days = data.EXPIRY_DAYS[expiry]
         secret = f"sk_{state['clock'] * 7919 + key_id * 104729:08x}"
@@ -270,7 +270,7 @@ class AdminApp(WebApp):
 
     @routes("GET", "/audit")
     def audit_log(self, request: Request, state: dict[str, Any]) -> Response:
-        return html_response(settings_views.audit_page(state, request.query))
+        return html_response(views_settings.audit_page(state, request.query))
 
 
 def _find(state: dict[str, Any], uid: int) -> dict[str, Any] | None:

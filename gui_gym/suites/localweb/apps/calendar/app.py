@@ -1,5 +1,5 @@
 """`CalendarApp`: the routes of the calendar and booking app. Pages are GETs; changes are
-native form posts through `store` and `booking`, answered with a redirect (post/redirect/get)
+native form posts through `store`, answered with a redirect (post/redirect/get)
 or, when refused, with the same form showing each field's error (422). The one JSON route
 feeds the attendees' autocomplete."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gui_gym.suites.localweb.apps.calendar import booking, data, store, views
+from gui_gym.suites.localweb.apps.calendar import data, store, views, views_booking
 from gui_gym.suites.localweb.framework import (Request, Response, Routes, WebApp, html_response, json_response,
                                                not_found, redirect)
 
@@ -83,7 +83,7 @@ class CalendarApp(WebApp):
 
     @routes("GET", "/book")
     def _rooms(self, request: Request, state: dict[str, Any]) -> Response:
-        return html_response(booking.rooms_page(state))
+        return html_response(views_booking.rooms_page(state))
 
     @routes("GET", "/book/{room_id}")
     @routes("GET", "/book/{room_id}/{step}")
@@ -93,15 +93,15 @@ class CalendarApp(WebApp):
             return not_found("room")
         day = store.parse_day(request.arg("date")) or data.TODAY
         length = request.arg("duration", "60")
-        duration = int(length) if length.isdigit() and int(length) in booking.DURATIONS else 60
+        duration = int(length) if length.isdigit() and int(length) in store.DURATIONS else 60
         start = request.arg("start")
         if not step:
-            return html_response(booking.grid_page(state, where, day, duration, start))
+            return html_response(views_booking.grid_page(state, where, day, duration, start))
         if step != "details":
             return not_found()
-        if booking.check(state, where["id"], day, start, duration):
+        if store.check(state, where["id"], day, start, duration):
             return redirect(f"/calendar/book/{where['id']}?date={day}&duration={duration}&start={start}")
-        return html_response(booking.details_page(state, where, day, start, duration))
+        return html_response(views_booking.details_page(state, where, day, start, duration))
 
     # ---- form posts ----------------------------------------------------------------------
 
@@ -142,12 +142,12 @@ class CalendarApp(WebApp):
     def _book(self, request: Request, state: dict[str, Any], room_id: str) -> Response:
         values = _form(request, ("room", "date", "start", "duration", "title", "people", "notes"))
         try:
-            event = booking.book(state, values)
+            event = store.book(state, values)
         except store.CalendarError as exc:
             where = store.room(state, values["room"])
             day = store.parse_day(values["date"])
             if where is None or day is None or not values["duration"].isdigit():
-                return html_response(booking.rooms_page(state), 422)
-            return html_response(booking.details_page(state, where, day, values["start"], int(values["duration"]),
+                return html_response(views_booking.rooms_page(state), 422)
+            return html_response(views_booking.details_page(state, where, day, values["start"], int(values["duration"]),
                                                       values, exc.errors), 422)
         return redirect(f"/calendar/event/{event['id']}?notice=booked")

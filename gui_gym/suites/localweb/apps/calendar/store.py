@@ -1,6 +1,7 @@
 """Reading and changing one calendar state: lookups, the event form's validation (end after
 start, known attendees, no double-booked room) and create/update/delete over single events
-and whole series. The app's handlers change the state only through here."""
+and whole series, and the room booking flow's rules (the free slots of a room's day, whether
+a length fits, the booking itself). The app's handlers change the state only through here."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
-from gui_gym.suites.localweb.apps.calendar.data import (DAY_END, DAY_START, REPEATS, RSVPS, hhmm, minutes,
-                                                        new_event, overlaps)
+from gui_gym.suites.localweb.apps.calendar.data import (BOOK_END, BOOK_START, DAY_END, DAY_START, REPEATS, RSVPS, TODAY,
+                                                        hhmm, minutes, new_event, overlaps, room_free)
 
 TITLE_MAX_CHARS = 80
 MAX_OCCURRENCES = 12
@@ -194,3 +195,68 @@ def answer(state: dict[str, Any], event: dict[str, Any], value: Any) -> None:
     if event["organizer"] == state["me"]["email"] or value not in RSVPS or value == "pending":
         raise CalendarError({"rsvp": f"Cannot answer {value!r} to this event"})
     event["rsvp"] = value
+
+
+# ---- the room booking flow's rules ------------------------------------------------------------
+
+DURATIONS = {30: "30 min", 60: "1 hour", 90: "1.5 hours", 120: "2 hours"}
+SLOT_MINUTES = 30
+
+
+def slots(state: dict[str, Any], room_id: str, day: str) -> list[tuple[str, bool]]:
+    """(start, free) for every half hour of the opening hours."""
+    return [(hhmm(m), room_free(state["events"], room_id, day, hhmm(m), hhmm(m + SLOT_MINUTES)))
+            for m in range(minutes(BOOK_START), minutes(BOOK_END), SLOT_MINUTES)]
+
+
+def check(state: dict[str, Any], room_id: str, day: str, start: str, duration: int) -> str | None:
+    """Why `room_id` cannot be booked then, or None when it can."""
+    name = room(state, room_id)["name"]  # type: ignore[index]
+    if day < TODAY:
+        return "Bookings cannot be made in the past."
+    if date.fromisoformat(day).weekday() >= 5:
+        return "Rooms cannot be booked on weekends."
+    if duration not in DURATIONS or start not in {s for s, _ in slots(state, room_id, day)}:
+        return "Choose a start time and a length on the grid."
+    end = minutes(start) + duration
+    if end > minutes(BOOK_END):
+        return f"{name} closes at {BOOK_END}: a {DURATIONS[duration]} booking cannot start at {start}."
+    busy = [e for e in day_events(state, day) if e["room"] == room_id
+            and minutes(e["start"]) < end and minutes(start) < minutes(e["end"])]
+    if busy:
+        return (f"{name} is not free for {DURATIONS[duration]} from {start}: it is booked "
+                f"{busy[0]['start']}\u2013{busy[0]['end']} ({busy[0]['title']}).")
+    return None
+
+
+def book(state: dict[str, Any], form: dict[str, Any]) -> dict[str, Any]:
+    where = room(state, str(form.get("room") or ""))
+    day = parse_day(form.get("date"))
+    duration = int(form["duration"]) if str(form.get("duration", "")).isdigit() else 0
+    start = str(form.get("start") or "")
+    if where is None or day is None:
+        raise CalendarError({"booking": "This booking has no valid room or day; start again from Book a room"})
+    problem = check(state, where["id"], day, start, duration)
+    if problem:
+        raise CalendarError({"booking": problem})
+    errors: dict[str, str] = {}
+    title = str(form.get("title") or "").strip()
+    if not title:
+        errors["title"] = "Give the booking a title"
+    attendees = form.get("attendees") or []
+    known = {p["email"] for p in state["people"]}
+    if not isinstance(attendees, list) or any(a not in known for a in attendees):
+        errors["attendees"] = "Pick attendees from the suggestions"
+        attendees = []
+    people = str(form.get("people") or "").strip()
+    if not people.isdigit() or int(people) < 1:
+        errors["people"] = "Enter the number of people (1 or more)"
+    elif int(people) > where["capacity"]:
+        errors["people"] = f"{where['name']} seats {where['capacity']}: choose a bigger room or fewer people"
+    elif int(people) < len(attendees) + 1:
+        errors["people"] = f"The number of people must count you and your {len(attendees)} attendee(s)"
+    if errors:
+        raise CalendarError(errors)
+    return new_event(state, title=title, date=day, start=start, end=hhmm(minutes(start) + duration), room=where["id"],
+                     attendees=list(dict.fromkeys(attendees)), description=str(form.get("notes") or "").strip(),
+                     people=int(people))

@@ -10,12 +10,10 @@ from typing import Any, Callable, Iterator
 
 from gui_gym.actions import Action
 from gui_gym.suites.localweb.apps.calendar import store
-from gui_gym.suites.localweb.apps.calendar.booking import slots
-from gui_gym.suites.localweb.apps.calendar.common import (
-    CalendarTemplate, choose_room, day_text, event, open_event, pick_date, pick_time, visited)
+from gui_gym.suites.localweb.apps.calendar.base import (CalendarTemplate, day_text, event, open_event, pick_date,
+                                                        pick_time, visited)
 from gui_gym.suites.localweb.apps.calendar.data import (BOOK_END, BOOK_START, TODAY, hhmm, minutes, new_event,
                                                         room_free, weekdays)
-from gui_gym.suites.localweb.apps.mail.common import add_recipient
 from gui_gym.suites.localweb.oracle_ui import OracleUI
 from gui_gym.suites.localweb.templates import World
 
@@ -31,8 +29,8 @@ def _hold(state: dict[str, Any], room: str, day: str, start: int, end: int, orga
 
 
 def earliest_window(state: dict[str, Any], room: str, day: str, length: int) -> str | None:
-    free = dict(slots(state, room, day))
-    for start, _ in slots(state, room, day):
+    free = dict(store.slots(state, room, day))
+    for start, _ in store.slots(state, room, day):
         if all(free.get(hhmm(m), False) for m in range(minutes(start), minutes(start) + length, 30)):
             return start
     return None
@@ -118,7 +116,7 @@ class BookRoom(CalendarTemplate):
         yield from ui.type_into("#book-title", p["title"])
         yield from ui.type_into("#people", str(p["people"]))
         for name in p["names"]:
-            yield from add_recipient(ui, "book-attendees", name)
+            yield from ui.pick_suggestion("book-attendees", name)
         yield from ui.click("#review")
         yield from ui.click("#confirm-booking")
 
@@ -188,11 +186,11 @@ class ConflictingRoom(CalendarTemplate):
         yield from ui.type_into("#title", p["title"])
         yield from pick_time(ui, "start", p["start"])
         yield from pick_time(ui, "end", p["end"])
-        yield from choose_room(ui, p["room_name"])
+        yield from ui.type_ahead("#room", p["room_name"])
         for name in p["names"]:
-            yield from add_recipient(ui, "attendees", name)
+            yield from ui.pick_suggestion("attendees", name)
         yield from ui.click("#save")  # the room is taken: the form says so under Room
-        yield from choose_room(ui, p["fallback_name"])
+        yield from ui.type_ahead("#room", p["fallback_name"])
         yield from ui.click("#save")
 
     def expert_plan(self) -> list[str]:
@@ -265,8 +263,8 @@ class ReworkSeries(CalendarTemplate):
         yield from open_event(ui, {"id": p["open"], "date": p["open_date"]})
         yield from ui.click("#edit")
         yield from pick_time(ui, "start", p["start"])
-        yield from choose_room(ui, p["room_name"])
-        yield from add_recipient(ui, "attendees", p["name"])
+        yield from ui.type_ahead("#room", p["room_name"])
+        yield from ui.pick_suggestion("attendees", p["name"])
         yield from ui.click("#scope-series")
         yield from ui.click("#save")
         yield from ui.click("#back")

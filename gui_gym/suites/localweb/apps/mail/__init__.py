@@ -6,9 +6,11 @@ to multi-page forwarding and summarising flows."""
 from __future__ import annotations
 
 from gui_gym.suites.localweb.apps.mail.app import MailApp
-from gui_gym.suites.localweb.apps.mail.tasks import DeleteMail, FileProject, MeetingTime, ReplyLatest, SendFile, StarMail
+from gui_gym.suites.localweb.apps.mail.tasks_easy import DeleteMail, MeetingTime, StarMail
 from gui_gym.suites.localweb.apps.mail.tasks_hard import ForwardAttachment, MailCompany, SummarizeDetails
+from gui_gym.suites.localweb.apps.mail.tasks_medium import FileProject, ReplyLatest, SendFile
 
 APP = MailApp()
-TEMPLATES = [StarMail, MeetingTime, DeleteMail, ReplyLatest, FileProject, SendFile,
-             ForwardAttachment, SummarizeDetails, MailCompany]
+TEMPLATES = [StarMail, MeetingTime, DeleteMail, ReplyLatest, FileProject, SendFile, ForwardAttachment, SummarizeDetails,
+             MailCompany]
+"""Easy, medium, hard: the order `load_apps` lists them in."""

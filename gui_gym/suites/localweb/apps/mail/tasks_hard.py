@@ -9,8 +9,8 @@ from typing import Any, Callable, Iterator
 
 from gui_gym.actions import Action
 from gui_gym.suites.localweb.apps.mail import store
-from gui_gym.suites.localweb.apps.mail.common import (
-    MailTemplate, add_recipient, attach, contact, from_contacts, message, open_row, says, search, sent, visited)
+from gui_gym.suites.localweb.apps.mail.base import (MailTemplate, attach, contact, from_contacts, message, open_row,
+                                                    says, search, sent, visited)
 from gui_gym.suites.localweb.apps.mail.data import HOME_COMPANY, WEEKDAYS
 from gui_gym.suites.localweb.oracle_ui import OracleUI
 from gui_gym.suites.localweb.templates import World
@@ -81,8 +81,8 @@ class ForwardAttachment(MailTemplate):
         yield from open_row(ui, p["id"])
         yield from ui.click("#forward")
         for name in p["to"]:
-            yield from add_recipient(ui, "to", name)
-        yield from add_recipient(ui, "cc", p["cc"])
+            yield from ui.pick_suggestion("to", name)
+        yield from ui.pick_suggestion("cc", p["cc"])
         yield from ui.type_into("#body", p["note"])
         yield from ui.click("#send")
         yield from ui.click("#move-button")
@@ -170,7 +170,7 @@ class SummarizeDetails(MailTemplate):
         yield Action("navigate_back")
         yield from open_row(ui, second)
         yield from ui.click("#compose")
-        yield from add_recipient(ui, "to", p["recipient"])
+        yield from ui.pick_suggestion("to", p["recipient"])
         yield from ui.type_into("#subject", self.subject)
         yield from ui.type_into("#body", f"The {p['event']} will be at {p['venue']} on {day:%B} {day.day}.")
         yield from ui.click("#send")
@@ -229,8 +229,8 @@ class MailCompany(MailTemplate):
         yield from ui.click(f".pills a[href$='company={p['company'].replace(' ', '+')}']")
         yield from ui.click("#compose")
         for name in p["people"]:
-            yield from add_recipient(ui, "to", name)
-        yield from add_recipient(ui, "cc", p["cc"])
+            yield from ui.pick_suggestion("to", name)
+        yield from ui.pick_suggestion("cc", p["cc"])
         yield from ui.type_into("#subject", p["subject"])
         yield from attach(ui, p["file"])
         yield from ui.click("#send")

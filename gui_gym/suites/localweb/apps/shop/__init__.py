@@ -11,5 +11,6 @@ from gui_gym.suites.localweb.apps.shop.tasks_medium import (BestPromo, CancelOrd
                                                             VariantQuantity)
 
 APP = ShopApp()
-TEMPLATES = (AddToCart, ProductInfo, AddToWishlist, RemoveFromCart, CheapestInCategory, VariantQuantity, FilterCount,
-             BestPromo, CancelOrder, CheckoutNewAddress, ReorderWithChange, BestRatedUnderBudget, WishlistCheckout)
+TEMPLATES = [AddToCart, ProductInfo, AddToWishlist, RemoveFromCart, CheapestInCategory, VariantQuantity, FilterCount,
+             BestPromo, CancelOrder, CheckoutNewAddress, ReorderWithChange, BestRatedUnderBudget, WishlistCheckout]
+"""Easy, medium, hard: the order `load_apps` lists them in."""

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gui_gym.suites.localweb.apps.shop import browse, checkout
-from gui_gym.suites.localweb.apps.shop.catalog import (CANCEL_REASONS, DELIVERY, PAYMENT, add_line, find_line,
-                                                       initial_state, make_order, product, promo, promo_error)
-from gui_gym.suites.localweb.apps.shop.layout import BASE, STATIC, options_text
+from gui_gym.suites.localweb.apps.shop import views_browse, views_checkout
+from gui_gym.suites.localweb.apps.shop.data import (CANCEL_REASONS, DELIVERY, PAYMENT, add_line, find_line,
+                                                    initial_state, make_order, product, promo, promo_error)
+from gui_gym.suites.localweb.apps.shop.views import BASE, STATIC, options_text
 from gui_gym.suites.localweb.framework import Request, Response, Routes, WebApp, esc, json_response, not_found, redirect
 
 TODAY = "2026-05-28"
@@ -38,7 +38,7 @@ class ShopApp(WebApp):
     @routes("GET", "/")
     @routes("GET", "/home")
     def _get_home(self, request: Request, state: dict[str, Any]) -> Response:
-        return browse.listing_page(state, request)
+        return views_browse.listing_page(state, request)
 
     @routes("GET", "/product/{product_id}")
     def _get_product(self, request: Request, state: dict[str, Any], product_id: str) -> Response:
@@ -53,28 +53,28 @@ class ShopApp(WebApp):
                        f"<a href='{BASE}/cart'>View cart</a>")
         elif request.query.get("wished"):
             message = f"Saved to your wishlist. <a href='{BASE}/wishlist'>View wishlist</a>"
-        return browse.product_page(state, prod, message=message)
+        return views_browse.product_page(state, prod, message=message)
 
     @routes("GET", "/wishlist")
     def _get_wishlist(self, request: Request, state: dict[str, Any]) -> Response:
         added = product(state, request.query.get("added", ""))
-        return browse.wishlist_page(state, f"Added {esc(added['name'])} to your cart." if added else "")
+        return views_browse.wishlist_page(state, f"Added {esc(added['name'])} to your cart." if added else "")
 
     @routes("GET", "/deals")
     def _get_deals(self, request: Request, state: dict[str, Any]) -> Response:
-        return browse.deals_page(state)
+        return views_browse.deals_page(state)
 
     @routes("GET", "/api/{endpoint}")
     def _get_api(self, request: Request, state: dict[str, Any], endpoint: str) -> Response:
         if endpoint == "suggest":
-            return json_response(browse.suggestions(state, request.query.get("q", "")))
+            return json_response(views_browse.suggestions(state, request.query.get("q", "")))
         return json_response({"error": f"no API endpoint {request.path!r}"}, 404)
 
     @routes("GET", "/cart")
     def _get_cart(self, request: Request, state: dict[str, Any]) -> Response:
         order = request.query.get("reordered", "")
         message = f"Items from order {esc(order)} were added to your cart." if order else ""
-        return checkout.cart_page(state, message=message)
+        return views_checkout.cart_page(state, message=message)
 
     @routes("GET", "/checkout")
     @routes("GET", "/checkout/{step}")
@@ -84,18 +84,18 @@ class ShopApp(WebApp):
         co = state["checkout"]
         missing = ("shipping" if co["address"] is None else "delivery" if co["delivery"] is None
                    else "payment" if co["payment"] is None else None)
-        steps = checkout.STEPS
+        steps = views_checkout.STEPS
         if step not in steps:
             return not_found("checkout step")
         if missing is not None and steps.index(step) > steps.index(missing):
             return redirect(f"{BASE}/checkout/{missing}")
-        pages = {"shipping": checkout.shipping_page, "delivery": checkout.delivery_page,
-                 "payment": checkout.payment_page, "review": checkout.review_page}
+        pages = {"shipping": views_checkout.shipping_page, "delivery": views_checkout.delivery_page,
+                 "payment": views_checkout.payment_page, "review": views_checkout.review_page}
         return pages[step](state)
 
     @routes("GET", "/orders")
     def _get_orders(self, request: Request, state: dict[str, Any]) -> Response:
-        return checkout.orders_page(state, request.query.get("page", ""))
+        return views_checkout.orders_page(state, request.query.get("page", ""))
 
     @routes("GET", "/orders/{number}")
     def _get_order(self, request: Request, state: dict[str, Any], number: str) -> Response:
@@ -103,7 +103,7 @@ class ShopApp(WebApp):
         if order is None:
             return not_found("order")
         message = f"Thank you! Your order {order['number']} has been placed." if request.query.get("placed") else ""
-        return checkout.order_page(state, order, message=message)
+        return views_checkout.order_page(state, order, message=message)
 
     # ---- changes --------------------------------------------------------------------------
 
@@ -120,13 +120,13 @@ class ShopApp(WebApp):
             typed = request.arg("code")
             problem = promo_error(promo(state, typed), typed, state["cart"])
             if problem:
-                return checkout.cart_page(state, promo_problem=problem, typed_code=typed, status=422)
+                return views_checkout.cart_page(state, promo_problem=problem, typed_code=typed, status=422)
             state["promo"] = promo(state, typed)["code"]
             _event(state, "promo", code=state["promo"])
             return redirect(f"{BASE}/cart")
         line = next((ln for ln in state["cart"] if str(ln["line"]) == request.arg("line")), None)
         if line is None or action not in ("update", "remove"):
-            return checkout.cart_page(state, problem="That item is no longer in your cart.", status=422)
+            return views_checkout.cart_page(state, problem="That item is no longer in your cart.", status=422)
         if action == "remove":
             state["cart"].remove(line)
             _event(state, "cart_remove", product=line["product"], colour=line["colour"], size=line["size"])
@@ -134,7 +134,7 @@ class ShopApp(WebApp):
         raw = request.arg("qty").strip()
         limit = min(10, product(state, line["product"])["stock"])
         if not raw.isdigit() or not 1 <= int(raw) <= limit:
-            return checkout.cart_page(
+            return views_checkout.cart_page(
                 state, problem=f"Quantity of {line['name']} must be a whole number from 1 to {limit}.", status=422)
         line["qty"] = int(raw)
         _event(state, "cart_update", product=line["product"], colour=line["colour"], size=line["size"], qty=line["qty"])
@@ -158,7 +158,7 @@ class ShopApp(WebApp):
                    else f"Only {prod['stock']} left in stock." if total > prod["stock"]
                    else "You can buy at most 10 of an item." if total > 10 else "")
         if problem:
-            return browse.product_page(state, prod, problem=problem, chosen=chosen, status=422)
+            return views_browse.product_page(state, prod, problem=problem, chosen=chosen, status=422)
         line = add_line(state, prod, chosen["colour"] or None, chosen["size"] or None, qty)
         _event(state, "cart_add", product=prod["id"], colour=line["colour"], size=line["size"], qty=qty)
         target = request.arg("next")
@@ -188,7 +188,7 @@ class ShopApp(WebApp):
             return self._set_address(request, state)
         if step == "delivery":
             if request.arg("delivery") not in DELIVERY:
-                return checkout.delivery_page(state, "Choose a delivery option.", status=422)
+                return views_checkout.delivery_page(state, "Choose a delivery option.", status=422)
             co["delivery"] = request.arg("delivery")
             _event(state, "delivery", option=co["delivery"])
             return redirect(f"{BASE}/checkout/payment")
@@ -216,18 +216,18 @@ class ShopApp(WebApp):
         if choice in saved:
             address = dict(saved[choice])
         elif choice == "new":
-            values = {key: request.arg(key).strip() for key in checkout.ADDRESS_FIELDS}
-            problems = {key: f"Enter the {label.lower()}." for key, label in checkout.ADDRESS_FIELDS.items()
+            values = {key: request.arg(key).strip() for key in views_checkout.ADDRESS_FIELDS}
+            problems = {key: f"Enter the {label.lower()}." for key, label in views_checkout.ADDRESS_FIELDS.items()
                         if not values[key]}
             if values["street"] and not STREET.match(values["street"]):
                 problems["street"] = "Start the street address with a house number, e.g. 12 Elm Street."
             if values["postcode"] and not POSTCODE.match(values["postcode"]):
                 problems["postcode"] = "A postcode is exactly 5 digits."
             if problems:
-                return checkout.shipping_page(state, choice="new", values=values, problems=problems, status=422)
+                return views_checkout.shipping_page(state, choice="new", values=values, problems=problems, status=422)
             address = {"label": "New", **values}
         else:
-            return checkout.shipping_page(state, problems={"address": "Choose where to ship."}, status=422)
+            return views_checkout.shipping_page(state, problems={"address": "Choose where to ship."}, status=422)
         state["checkout"]["address"] = address
         _event(state, "address", **address)
         return redirect(f"{BASE}/checkout/delivery")
@@ -249,7 +249,7 @@ class ShopApp(WebApp):
         if action == "cancel" and order["status"] == "Processing":
             reason = request.arg("reason")
             if reason not in CANCEL_REASONS:
-                return checkout.order_page(state, order, problem="Choose a reason to cancel the order.", status=422)
+                return views_checkout.order_page(state, order, problem="Choose a reason to cancel the order.", status=422)
             order["status"], order["cancel_reason"] = "Cancelled", reason
             _event(state, "cancel", number=order["number"], reason=reason)
             return redirect(f"{BASE}/orders/{order['number']}")

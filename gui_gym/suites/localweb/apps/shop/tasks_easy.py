@@ -6,11 +6,12 @@ import random
 from typing import Any, Callable, Iterator
 
 from gui_gym.actions import Action
-from gui_gym.suites.localweb.apps.shop.catalog import add_line, money, product, the
-from gui_gym.suites.localweb.apps.shop.tasks_common import (ShopTemplate, describe_options, happened, open_product,
-                                                            pick, shop, variants, visited)
+from gui_gym.suites.localweb.answers import answer_matches
+from gui_gym.suites.localweb.apps.shop.base import (ShopTemplate, describe_options, happened, open_product, pick, shop,
+                                                    variants, visited)
+from gui_gym.suites.localweb.apps.shop.data import add_line, money, product, the
 from gui_gym.suites.localweb.oracle_ui import OracleUI
-from gui_gym.suites.localweb.templates import World, answer_matches
+from gui_gym.suites.localweb.templates import World
 
 
 class AddToCart(ShopTemplate):

@@ -8,11 +8,11 @@ from abc import abstractmethod
 from typing import Any, Callable, Iterator
 
 from gui_gym.actions import Action
-from gui_gym.suites.localweb.apps.shop.catalog import (CATEGORIES, CITIES, DELIVERY, FIRST_NAMES, LAST_NAMES, STREETS,
-                                                       line_for, promo_error, the)
-from gui_gym.suites.localweb.apps.shop.tasks_common import (ShopTemplate, buy_now, checkout, describe_options,
-                                                            filter_category, happened, lines_match, open_product, pick,
-                                                            placed_orders, same_address, shop, sort_by, visited)
+from gui_gym.suites.localweb.apps.shop.base import (ShopTemplate, buy_now, checkout, describe_options, filter_category,
+                                                    happened, lines_match, open_product, pick, placed_orders,
+                                                    same_address, shop, sort_by, visited)
+from gui_gym.suites.localweb.apps.shop.data import (CATEGORIES, CITIES, DELIVERY, FIRST_NAMES, LAST_NAMES, STREETS,
+                                                    line_for, promo_error, the)
 from gui_gym.suites.localweb.oracle_ui import OracleUI
 from gui_gym.suites.localweb.templates import World
 

@@ -8,14 +8,14 @@ from typing import Any, Callable, Iterator
 
 from gui_gym.actions import Action
 from gui_gym.errors import TaskConfigError
-from gui_gym.suites.localweb.apps.shop.browse import slug
-from gui_gym.suites.localweb.apps.shop.catalog import (CANCEL_REASONS, CATEGORIES, add_line, discount, line_for,
-                                                       product, promo_error, the)
-from gui_gym.suites.localweb.apps.shop.tasks_common import (ShopTemplate, buy_now, describe_options, filter_category,
-                                                            happened, open_product, pick, shop, sort_by, variants,
-                                                            visited)
+from gui_gym.suites.localweb.answers import answer_matches
+from gui_gym.suites.localweb.apps.shop.base import (ShopTemplate, buy_now, describe_options, filter_category, happened,
+                                                    open_product, pick, shop, sort_by, variants, visited)
+from gui_gym.suites.localweb.apps.shop.data import (CANCEL_REASONS, CATEGORIES, add_line, discount, line_for, product,
+                                                    promo_error, the)
+from gui_gym.suites.localweb.apps.shop.views_browse import slug
 from gui_gym.suites.localweb.oracle_ui import OracleUI
-from gui_gym.suites.localweb.templates import World, answer_matches
+from gui_gym.suites.localweb.templates import World
 
 
 def _brand_groups(world: World, min_size: int) -> list[tuple[str, str, list[dict[str, Any]]]]:

@@ -11,7 +11,7 @@ import re
 from typing import Any, Callable
 from urllib.parse import quote
 
-from gui_gym.suites.localweb.apps.wiki import data, editing, views
+from gui_gym.suites.localweb.apps.wiki import data, views, views_editing
 from gui_gym.suites.localweb.apps.wiki.views import page_url, url
 from gui_gym.suites.localweb.framework import (Request, Response, Routes, WebApp, html_response, json_response,
                                                not_found, redirect)
@@ -93,13 +93,13 @@ class WikiApp(WebApp):
     @routes("GET", "/history/{slug}")
     @_on_page
     def history(self, request: Request, state: dict[str, Any], slug: str) -> Response:
-        return html_response(editing.history_page(state, slug))
+        return html_response(views_editing.history_page(state, slug))
 
     @routes("GET", "/diff/{slug}")
     @_on_page
     def diff(self, request: Request, state: dict[str, Any], slug: str) -> Response:
         rev = request.query.get("rev", "")
-        body = editing.diff_page(state, slug, int(rev)) if rev.isdigit() else None
+        body = views_editing.diff_page(state, slug, int(rev)) if rev.isdigit() else None
         return html_response(body) if body else not_found("revision")
 
     # ---- writing --------------------------------------------------------------------------
@@ -117,7 +117,7 @@ class WikiApp(WebApp):
         section = self._section_index(request.query.get("section", ""), state, slug)
         if section is False:
             return not_found("section")
-        return html_response(editing.edit_page(state, slug, section))
+        return html_response(views_editing.edit_page(state, slug, section))
 
     @routes("POST", "/edit/{slug}")
     @_on_page
@@ -134,14 +134,14 @@ class WikiApp(WebApp):
         elif new == old:
             errors["text"] = "You have not changed anything yet."
         if errors:
-            return html_response(editing.edit_page(state, slug, section, text, summary, errors), 422)
+            return html_response(views_editing.edit_page(state, slug, section, text, summary, errors), 422)
         add_revision(state, slug, new, summary)
         state["flash"] = "Your edit was saved."
         return redirect(page_url(slug))
 
     @routes("GET", "/new")
     def new_form(self, request: Request, state: dict[str, Any]) -> Response:
-        return html_response(editing.new_page(state, {k: request.query.get(k, "") for k in ("title", "section")}))
+        return html_response(views_editing.new_page(state, {k: request.query.get(k, "") for k in ("title", "section")}))
 
     @routes("POST", "/new")
     def create(self, request: Request, state: dict[str, Any]) -> Response:
@@ -158,7 +158,7 @@ class WikiApp(WebApp):
         if len(values["text"]) < 20:
             errors["text"] = "Write at least a sentence (20 characters)."
         if errors:
-            return html_response(editing.new_page(state, values, errors), 422)
+            return html_response(views_editing.new_page(state, values, errors), 422)
         slug = data.slug(values["title"])
         state["pages"][slug] = {"title": values["title"], "section": values["section"], "infobox": [], "facts": {},
                                 "revisions": [], "talk": []}
@@ -196,7 +196,7 @@ class WikiApp(WebApp):
     @routes("GET", "/talk/{slug}")
     @_on_page
     def talk(self, request: Request, state: dict[str, Any], slug: str) -> Response:
-        return html_response(editing.talk_page(state, slug))
+        return html_response(views_editing.talk_page(state, slug))
 
     @routes("POST", "/talk/{slug}")
     @_on_page
@@ -204,7 +204,7 @@ class WikiApp(WebApp):
         values = {"subject": request.arg("subject").strip(), "text": request.arg("text").strip()}
         errors = {k: f"Write a {'subject' if k == 'subject' else 'comment'}." for k, v in values.items() if not v}
         if errors:
-            return html_response(editing.talk_page(state, slug, errors, values), 422)
+            return html_response(views_editing.talk_page(state, slug, errors, values), 422)
         threads = state["pages"][slug]["talk"]
         threads.append({"id": 1 + max((t["id"] for t in threads), default=0), "subject": values["subject"],
                         "resolved": False, "comments": [self._comment(state, values["text"])]})

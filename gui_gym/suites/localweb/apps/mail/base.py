@@ -1,6 +1,7 @@
 """What every mail template shares: the world lookups, the original world (rebuilt from the
 seed, so an evaluator can check that nothing else changed), visit checks for milestones, and
-the oracle's recurring moves (search, open a row, pick a recipient, attach a file)."""
+the oracle's recurring moves (search, open a row, attach a file; a recipient is picked with
+`OracleUI.pick_suggestion`)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import re
 from typing import TYPE_CHECKING, Any, Iterator
 
 from gui_gym.actions import Action
+from gui_gym.suites.localweb.answers import normalize_answer
 from gui_gym.suites.localweb.apps.mail import data, store
 from gui_gym.suites.localweb.framework import log_has
-from gui_gym.suites.localweb.templates import TaskTemplate, World, normalize_answer
+from gui_gym.suites.localweb.templates import TaskTemplate, World
 
 if TYPE_CHECKING:
     from gui_gym.suites.localweb.oracle_ui import OracleUI
@@ -45,15 +47,6 @@ def visited(world: World, path: str, **query: Any) -> bool:
     return log_has(world["mail"]["log"], path, **query)
 
 
-def states_time(answer: str | None, hhmm: str) -> bool:
-    """Whether a short answer gives the time `hhmm`: 14:30, 9:30, 09:30 or 2:30 pm."""
-    hour, minute = map(int, hhmm.split(":"))
-    spoken = re.sub(r"\s*([ap])\.?m\.?", r" \1m", (answer or "").lower()).strip()
-    twelve = rf"(?<![\d:]){hour % 12 or 12}:{minute:02d} {'pm' if hour >= 12 else 'am'}"
-    clock = rf"(?<![\d:])0?{hour}:{minute:02d}(?![\d:])(?! {'am' if hour >= 12 else 'pm'})"
-    return len(spoken) <= 40 and bool(re.search(twelve, spoken) or re.search(clock, spoken))
-
-
 def says(text: str, phrase: str) -> bool:
     """Whether `text` contains `phrase`, ignoring case, spacing and end punctuation."""
     return normalize_answer(phrase) in re.sub(r"\s+", " ", text.lower())
@@ -81,16 +74,6 @@ def open_row(ui: "OracleUI", message_id: int) -> Iterator[Action]:
     while not ui.exists(row):
         yield from ui.click(".pagination a[aria-label='Next page']")
     yield from ui.click(row)
-
-
-def add_recipient(ui: "OracleUI", field: str, name: str) -> Iterator[Action]:
-    """Type the full name into To/Cc and pick the contact from the autocomplete list.
-
-    A full name matches exactly one contact, so the pick is the first option of the shown
-    list: the shared widget hides the list on every keystroke and shows only the answer to
-    what the field holds, so this waits for the last keystroke's suggestions."""
-    yield from ui.type_into(f"#{field}-input", name)
-    yield from ui.click(f"#{field}-field [role=listbox]:not([hidden]) [role=option]")
 
 
 def attach(ui: "OracleUI", filename: str) -> Iterator[Action]:

@@ -10,9 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gui_gym.suites.localweb.apps.shop.catalog import CATEGORIES, PAGE_SIZE, money, product
-from gui_gym.suites.localweb.apps.shop.layout import (BASE, error, shell, stars, stock_text, thumb,
-                                                      url)
+from gui_gym.suites.localweb.apps.shop.data import CATEGORIES, PAGE_SIZE, money, product
+from gui_gym.suites.localweb.apps.shop.views import BASE, error, shell, stars, stock_text, thumb, url
 from gui_gym.suites.localweb.framework import Request, Response, esc, notice
 
 SORTS = {"featured": "Featured", "price-asc": "Price: low to high", "price-desc": "Price: high to low",

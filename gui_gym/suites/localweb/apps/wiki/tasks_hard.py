@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from gui_gym.suites.localweb.answers import answer_matches, normalize_answer
 from gui_gym.suites.localweb.apps.wiki import markup
+from gui_gym.suites.localweb.apps.wiki.base import (WikiTemplate, add_revision, edit_section, open_page, page_params,
+                                                    page_tab, summary_is, text_of, visited, wiki)
 from gui_gym.suites.localweb.apps.wiki.data import EDITORS, VANDALS, number
-from gui_gym.suites.localweb.apps.wiki.tasks import (WikiTemplate, add_revision, edit_section, open_page, page_params,
-                                                     page_tab, summary_is, text_of, visited, wiki)
-from gui_gym.suites.localweb.templates import World, answer_matches, normalize_answer
+from gui_gym.suites.localweb.templates import World
 
 COMPARISONS = {"Cities": ("Population", "population", "Largest cities of Meridian"),
                "Mountains": ("Elevation", "elevation", "Highest peaks of Meridian"),

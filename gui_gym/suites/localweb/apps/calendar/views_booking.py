@@ -1,7 +1,8 @@
-"""The room booking flow: pick a room, a day and a free slot on the availability grid, fill
-in the booking form, confirm in a dialog. Whether the chosen length fits is checked by the
-server when the user continues (a busy stretch sends them back to the grid with the reason);
-the booking itself is checked again on confirm (capacity, attendees, the slot still free)."""
+"""The room booking flow's pages: pick a room, a day and a free slot on the availability
+grid, fill in the booking form, confirm in a dialog. Whether the chosen length fits is
+checked by the server when the user continues (a busy stretch sends them back to the grid
+with the reason); the booking itself is checked again on confirm (capacity, attendees, the
+slot still free): the rules are `store.check` and `store.book`."""
 
 from __future__ import annotations
 
@@ -9,71 +10,9 @@ from datetime import date, timedelta
 from typing import Any
 
 from gui_gym.suites.localweb.apps.calendar import store
-from gui_gym.suites.localweb.apps.calendar.data import BOOK_END, BOOK_START, TODAY, hhmm, minutes, new_event, room_free
+from gui_gym.suites.localweb.apps.calendar.data import BOOK_END, BOOK_START, TODAY, hhmm, minutes
 from gui_gym.suites.localweb.apps.calendar.views import attendee_field, error_slot, layout
 from gui_gym.suites.localweb.framework import esc
-
-DURATIONS = {30: "30 min", 60: "1 hour", 90: "1.5 hours", 120: "2 hours"}
-SLOT_MINUTES = 30
-
-
-def slots(state: dict[str, Any], room_id: str, day: str) -> list[tuple[str, bool]]:
-    """(start, free) for every half hour of the opening hours."""
-    return [(hhmm(m), room_free(state["events"], room_id, day, hhmm(m), hhmm(m + SLOT_MINUTES)))
-            for m in range(minutes(BOOK_START), minutes(BOOK_END), SLOT_MINUTES)]
-
-
-def check(state: dict[str, Any], room_id: str, day: str, start: str, duration: int) -> str | None:
-    """Why `room_id` cannot be booked then, or None when it can."""
-    name = store.room(state, room_id)["name"]  # type: ignore[index]
-    if day < TODAY:
-        return "Bookings cannot be made in the past."
-    if date.fromisoformat(day).weekday() >= 5:
-        return "Rooms cannot be booked on weekends."
-    if duration not in DURATIONS or start not in {s for s, _ in slots(state, room_id, day)}:
-        return "Choose a start time and a length on the grid."
-    end = minutes(start) + duration
-    if end > minutes(BOOK_END):
-        return f"{name} closes at {BOOK_END}: a {DURATIONS[duration]} booking cannot start at {start}."
-    busy = [e for e in store.day_events(state, day) if e["room"] == room_id
-            and minutes(e["start"]) < end and minutes(start) < minutes(e["end"])]
-    if busy:
-        return (f"{name} is not free for {DURATIONS[duration]} from {start}: it is booked "
-                f"{busy[0]['start']}\u2013{busy[0]['end']} ({busy[0]['title']}).")
-    return None
-
-
-def book(state: dict[str, Any], form: dict[str, Any]) -> dict[str, Any]:
-    where = store.room(state, str(form.get("room") or ""))
-    day = store.parse_day(form.get("date"))
-    duration = int(form["duration"]) if str(form.get("duration", "")).isdigit() else 0
-    start = str(form.get("start") or "")
-    if where is None or day is None:
-        raise store.CalendarError({"booking": "This booking has no valid room or day; start again from Book a room"})
-    problem = check(state, where["id"], day, start, duration)
-    if problem:
-        raise store.CalendarError({"booking": problem})
-    errors: dict[str, str] = {}
-    title = str(form.get("title") or "").strip()
-    if not title:
-        errors["title"] = "Give the booking a title"
-    attendees = form.get("attendees") or []
-    known = {p["email"] for p in state["people"]}
-    if not isinstance(attendees, list) or any(a not in known for a in attendees):
-        errors["attendees"] = "Pick attendees from the suggestions"
-        attendees = []
-    people = str(form.get("people") or "").strip()
-    if not people.isdigit() or int(people) < 1:
-        errors["people"] = "Enter the number of people (1 or more)"
-    elif int(people) > where["capacity"]:
-        errors["people"] = f"{where['name']} seats {where['capacity']}: choose a bigger room or fewer people"
-    elif int(people) < len(attendees) + 1:
-        errors["people"] = f"The number of people must count you and your {len(attendees)} attendee(s)"
-    if errors:
-        raise store.CalendarError(errors)
-    return new_event(state, title=title, date=day, start=start, end=hhmm(minutes(start) + duration), room=where["id"],
-                     attendees=list(dict.fromkeys(attendees)), description=str(form.get("notes") or "").strip(),
-                     people=int(people))
 
 
 def rooms_page(state: dict[str, Any]) -> str:
@@ -89,16 +28,16 @@ def rooms_page(state: dict[str, Any]) -> str:
 def grid_page(state: dict[str, Any], where: dict[str, Any], day: str, duration: int, start: str) -> str:
     moment = date.fromisoformat(day)
     base = f"/calendar/book/{where['id']}"
-    problem = check(state, where["id"], day, start, duration) if start else None
+    problem = store.check(state, where["id"], day, start, duration) if start else None
     lengths = "".join(
         f"<a role='radio' class='seg' id='duration-{m}' aria-checked='{str(m == duration).lower()}' "
-        f"href='{base}?date={day}&amp;duration={m}'>{label}</a>" for m, label in DURATIONS.items())
+        f"href='{base}?date={day}&amp;duration={m}'>{label}</a>" for m, label in store.DURATIONS.items())
     if moment.weekday() >= 5 or day < TODAY:
         grid = f"<p class='muted closed'>{'Rooms cannot be booked on weekends.' if day >= TODAY else 'This day is in the past.'}</p>"
     else:
         grid = "<div class='slots' role='group' aria-label='Start times'>" + "".join(
             f"<button type='button' class='slot {'free' if free else 'busy'}' data-start='{s}' aria-pressed='{str(s == start).lower()}' "
-            f"aria-label='{s} {'free' if free else 'busy'}'{'' if free else ' disabled'}>{s}</button>" for s, free in slots(state, where["id"], day)
+            f"aria-label='{s} {'free' if free else 'busy'}'{'' if free else ' disabled'}>{s}</button>" for s, free in store.slots(state, where["id"], day)
         ) + "</div>"
     step = timedelta(days=1)
     error = f"<div class='error banner' role='alert' id='slot-error'>{esc(problem)}</div>" if problem else ""

@@ -1,9 +1,9 @@
-"""What admin oracles do and what admin checks read, shared by the easy/medium and the
-hard templates.
+"""The admin templates' base (`AdminTemplate`), the oracle moves they share and what their
+checks read.
 
-Native ``<select>`` fields are set the way a keyboard user does it (click, type the option's
-label, Enter), which costs the same three steps for every option, so a template's oracle
-length does not depend on where the drawn option sits in the list.
+Native ``<select>`` fields are set the way a keyboard user does it (`OracleUI.type_ahead`:
+click, type the option's label, Enter), which costs the same three steps for every option, so
+a template's oracle length does not depend on where the drawn option sits in the list.
 """
 
 from __future__ import annotations
@@ -28,11 +28,6 @@ KEY_NAMES = ("Access review", "Quarterly export", "Offboarding audit", "SIEM for
 
 # ---- what the oracles do ---------------------------------------------------------------------
 
-def pick(ui: "OracleUI", selector: str, label: str) -> Iterator[Action]:
-    """Set a native select by typing its option label (type-ahead), then Enter."""
-    yield from ui.click(selector)
-    yield Action.type(label)
-    yield ui.press("enter")
 
 
 def open_section(ui: "OracleUI", section: str) -> Iterator[Action]:
@@ -59,7 +54,7 @@ def create_key(ui: "OracleUI", name: str, scopes: list[str], expiry: str | None 
     for scope in scopes:
         yield from ui.click(f"input[data-scope='{scope}']")
     if expiry is not None:
-        yield from pick(ui, "#expiry", expiry)
+        yield from ui.type_ahead("#expiry", expiry)
     yield from ui.click("#create-key-dialog button[type=submit]")
 
 

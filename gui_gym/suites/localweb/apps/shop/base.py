@@ -12,12 +12,12 @@ from typing import Any, Iterator
 
 from gui_gym.actions import Action
 from gui_gym.errors import ActionExecutionError, TaskConfigError
-from gui_gym.suites.localweb.apps.shop.catalog import initial_state, money, the
-from gui_gym.suites.localweb.apps.shop.checkout import ADDRESS_FIELDS
+from gui_gym.runtime.waiting import wait_until
+from gui_gym.suites.localweb.apps.shop.data import initial_state, money, the
+from gui_gym.suites.localweb.apps.shop.views_checkout import ADDRESS_FIELDS
 from gui_gym.suites.localweb.framework import log_has, seeded
 from gui_gym.suites.localweb.oracle_ui import OracleUI
 from gui_gym.suites.localweb.templates import TaskTemplate, World
-from gui_gym.runtime.waiting import wait_until
 
 ShopState = dict[str, Any]
 

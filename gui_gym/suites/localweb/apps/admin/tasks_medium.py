@@ -1,160 +1,13 @@
-"""Admin console task templates, easy and medium."""
+"""Admin console task templates, medium: a form or a dialog of several fields (6-12 steps)."""
 
 from __future__ import annotations
 
+from gui_gym.suites.localweb.apps.admin.base import (AdminTemplate, admin, audited, create_key, free_key_name,
+                                                     key_named, open_section, others_unchanged, snapshot, visited)
 from gui_gym.suites.localweb.apps.admin.data import (EXPIRIES, EXPIRY_DAYS, FIRST_NAMES, FREQUENCIES, LAST_NAMES,
-                                                     NOTIFICATION_EVENTS, ORGS, ROLES, SCOPES, SECURITY_SWITCHES, TEAMS,
-                                                     TIMEZONES, day, money)
-from gui_gym.suites.localweb.apps.admin.helpers import (AdminTemplate, admin, audited, confirm, create_key,
-                                                        free_key_name, key_named, open_section, others_unchanged, pick,
-                                                        snapshot, visited)
-from gui_gym.suites.localweb.apps.admin.users_views import filtered_users
-from gui_gym.suites.localweb.templates import OnScreen, answer_matches
+                                                     NOTIFICATION_EVENTS, ORGS, ROLES, SCOPES, TEAMS, TIMEZONES, day)
+from gui_gym.suites.localweb.templates import OnScreen
 
-# ---- easy ----------------------------------------------------------------------------------
-
-class SecurityToggle(AdminTemplate):
-    template_id = "admin.security-toggle"
-    difficulty = "easy"
-    start_page_questions = True
-
-    def sample_params(self, world, rng):
-        key = rng.choice(sorted(SECURITY_SWITCHES))
-        return {"setting": key, "label": SECURITY_SWITCHES[key][0], "on": not admin(world)["security"][key]}
-
-    def prepare(self, world):
-        self.before = dict(admin(world)["security"])
-
-    @property
-    def instruction(self):
-        return f"In the Security settings, turn {'on' if self.params['on'] else 'off'} “{self.params['label']}”."
-
-    def _done(self, world):
-        return admin(world)["security"][self.params["setting"]] == self.params["on"]
-
-    def evaluate(self, world, answer):
-        sec = admin(world)["security"]
-        return float(self._done(world) and all(sec[k] == v for k, v in self.before.items() if k != self.params["setting"]))
-
-    def milestones(self):
-        return [("Opened the Security settings", visited("/security")),
-                (f"Turned {'on' if self.params['on'] else 'off'} {self.params['label']}", self._done)]
-
-    def oracle(self, ui):
-        yield from open_section(ui, "security")
-        yield from ui.click(f"button[data-switch='{self.params['setting']}']")
-
-    def expert_plan(self):
-        return ["Open the Security tab", f"Click the switch next to “{self.params['label']}” so it reads "
-                f"{'on' if self.params['on'] else 'off'}"]
-
-
-class UserRole(AdminTemplate):
-    template_id = "admin.user-role"
-    difficulty = "easy"
-    start_path = "/users"
-    answer_required = True
-
-    def sample_params(self, world, rng):
-        later_pages = filtered_users(admin(world), {})[10:]
-        user = rng.choice([u for u in later_pages if u["role"] != "Owner"])
-        return {"user_id": user["id"], "name": user["name"], "role": user["role"]}
-
-    @property
-    def instruction(self):
-        return f"What role does {self.params['name']} have in the organization? Answer with the role's name."
-
-    def evaluate(self, world, answer):
-        return float(answer_matches(answer, self.params["role"]))
-
-    def _searched(self, world):
-        name = self.params["name"].lower()
-        return any(e["path"] == "/users" and e["query"].get("q") and e["query"]["q"].lower() in name
-                   for e in admin(world)["log"]) or visited(f"/users/{self.params['user_id']}")(world)
-
-    def milestones(self):
-        return [(f"Found {self.params['name']} in the member list", self._searched)]
-
-    def oracle(self, ui):
-        yield from ui.type_into("input[name=q]", self.params["name"])
-        yield ui.press("enter")
-        yield ui.answer(self.params["role"])
-
-    def expert_plan(self):
-        return [f"Type “{self.params['name']}” in the member search box and press Enter",
-                "Read the Role column of their row", "Answer with that role"]
-
-    def sample_questions(self, world):
-        rows = [u for u in filtered_users(admin(world), {})[:10] if u["role"] != "Owner"][:3]
-        return [{"question": f"What role does {u['name']} have?", "answer": u["role"],
-                 "distractors": [r for r in ROLES if r != u["role"]]} for u in rows]
-
-
-class RevokeKey(AdminTemplate):
-    template_id = "admin.revoke-key"
-    difficulty = "easy"
-    start_page_questions = True
-
-    def sample_params(self, world, rng):
-        key = rng.choice([k for k in admin(world)["api_keys"] if k["status"] == "Active"])
-        return {"key_id": key["id"], "name": key["name"]}
-
-    def prepare(self, world):
-        self.before = {k["id"]: k["status"] for k in admin(world)["api_keys"]}
-
-    @property
-    def instruction(self):
-        return f"Revoke the API key named “{self.params['name']}”."
-
-    def _revoked(self, world):
-        return any(k["id"] == self.params["key_id"] and k["status"] == "Revoked" for k in admin(world)["api_keys"])
-
-    def evaluate(self, world, answer):
-        keys = admin(world)["api_keys"]
-        return float(self._revoked(world) and all(k["status"] == self.before.get(k["id"], "Active") for k in keys
-                                                  if k["id"] != self.params["key_id"]))
-
-    def milestones(self):
-        return [("Opened the API keys section", visited("/api-keys")), (f"Revoked {self.params['name']}", self._revoked)]
-
-    def oracle(self, ui):
-        yield from open_section(ui, "api-keys")
-        yield from confirm(ui, f"button[data-key-id='{self.params['key_id']}']", f"revoke-{self.params['key_id']}")
-
-    def expert_plan(self):
-        return ["Open the API keys tab", f"Press Revoke on the “{self.params['name']}” row", "Confirm in the dialog"]
-
-
-class InvoiceAmount(AdminTemplate):
-    template_id = "admin.invoice-amount"
-    difficulty = "easy"
-    answer_required = True
-
-    def sample_params(self, world, rng):
-        invoice = rng.choice(admin(world)["billing"]["invoices"])
-        return {"period": invoice["period"], "amount": money(invoice["amount"])}
-
-    @property
-    def instruction(self):
-        return f"How much was the organization's invoice for {self.params['period']}? Answer with the amount."
-
-    def evaluate(self, world, answer):
-        return float(answer_matches(answer, self.params["amount"]))
-
-    def milestones(self):
-        return [("Opened the Billing section", visited("/billing"))]
-
-    def oracle(self, ui):
-        yield from open_section(ui, "billing")
-        yield from ui.click("#tab-invoices")
-        yield ui.answer(self.params["amount"])
-
-    def expert_plan(self):
-        return ["Open the Billing tab", "Switch to the Invoices view",
-                f"Read the amount on the {self.params['period']} row and answer it"]
-
-
-# ---- medium --------------------------------------------------------------------------------
 
 class InviteUser(AdminTemplate):
     template_id = "admin.invite-user"
@@ -209,8 +62,8 @@ class InviteUser(AdminTemplate):
         yield from open_section(ui, "users")
         yield from ui.click("[data-dialog-open='#invite-dialog']")
         yield from ui.type_into("#invite-dialog #email", self.params["email"])
-        yield from pick(ui, "#invite-dialog #role", self.params["role"])
-        yield from pick(ui, "#invite-dialog #team", self.params["team"])
+        yield from ui.type_ahead("#invite-dialog #role", self.params["role"])
+        yield from ui.type_ahead("#invite-dialog #team", self.params["team"])
         yield from ui.click("#invite-dialog button[type=submit]")
 
     def expert_plan(self):
@@ -252,7 +105,7 @@ class OrgProfile(AdminTemplate):
     def oracle(self, ui):
         yield from ui.type_into("#name", self.params["name"], clear=True)
         yield from ui.type_into("#support_email", self.params["support_email"], clear=True)
-        yield from pick(ui, "#timezone", self.params["timezone"])
+        yield from ui.type_ahead("#timezone", self.params["timezone"])
         yield from ui.click("form button[type=submit]")
 
     def expert_plan(self):
@@ -300,7 +153,7 @@ class NotificationPolicy(AdminTemplate):
         yield from open_section(ui, "notifications")
         for key in (*self.params["on"], self.params["off"]):
             yield from ui.click(f"button[data-event='{key}']")
-        yield from pick(ui, "#frequency", self.params["frequency"])
+        yield from ui.type_ahead("#frequency", self.params["frequency"])
         yield from ui.click("form.notifications button[type=submit]")
 
     def expert_plan(self):

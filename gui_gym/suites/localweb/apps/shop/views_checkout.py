@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from gui_gym.suites.localweb.apps.shop.catalog import (CANCEL_REASONS, DELIVERY, ORDERS_PAGE_SIZE, discount,
-                                                       money, product, promo, promo_error, shipping, subtotal)
-from gui_gym.suites.localweb.apps.shop.layout import BASE, error, options_text, shell, thumb, url
+from gui_gym.suites.localweb.apps.shop.data import (CANCEL_REASONS, DELIVERY, ORDERS_PAGE_SIZE, discount, money,
+                                                    product, promo, promo_error, shipping, subtotal)
+from gui_gym.suites.localweb.apps.shop.views import BASE, error, options_text, shell, thumb, url
 from gui_gym.suites.localweb.framework import Response, esc, notice
 
 STEPS = ("shipping", "delivery", "payment", "review")

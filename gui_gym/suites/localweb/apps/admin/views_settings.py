@@ -7,9 +7,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from gui_gym.suites.localweb.apps.admin.data import (
-    AUDIT_ACTIONS, EXPIRIES, FREQUENCIES, LANGUAGES, NOTIFICATION_EVENTS, PASSWORD_LENGTHS, SCOPES,
-    SEAT_PRICE, SECURITY_SWITCHES, SESSION_TIMEOUTS, TIMEZONES, TODAY, day, money, pretty_date)
+from gui_gym.suites.localweb.apps.admin.data import (AUDIT_ACTIONS, EXPIRIES, FREQUENCIES, LANGUAGES,
+                                                     NOTIFICATION_EVENTS, PASSWORD_LENGTHS, SCOPES, SEAT_PRICE,
+                                                     SECURITY_SWITCHES, SESSION_TIMEOUTS, TIMEZONES, TODAY, day, money,
+                                                     pretty_date)
 from gui_gym.suites.localweb.apps.admin.views import PREFIX, dialog, field, options, select, shell, status_badge
 from gui_gym.suites.localweb.framework import esc
 

@@ -1,6 +1,7 @@
 """What every calendar template shares: the original world (rebuilt from the seed, so an
 evaluator sees exactly what changed), target choice among events the month view shows, and
-the oracle's recurring moves (open an event, pick a date, a time, a room)."""
+the oracle's recurring moves (open an event, pick a date, a time); a room is picked with
+`OracleUI.type_ahead`, attendees with `OracleUI.pick_suggestion`."""
 
 from __future__ import annotations
 
@@ -102,9 +103,3 @@ def pick_time(ui: "OracleUI", field: str, hhmm: str) -> Iterator[Action]:
     yield from ui.click(f"#{field}")
     yield from ui.click(f"#{field}-options [data-value='{hhmm}']")
 
-
-def choose_room(ui: "OracleUI", name: str) -> Iterator[Action]:
-    """The room select by typing the room's name while it is open (type-ahead)."""
-    yield from ui.click("#room")
-    yield Action.type(name)
-    yield ui.press("enter")

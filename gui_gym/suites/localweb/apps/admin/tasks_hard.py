@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from gui_gym.suites.localweb.apps.admin.base import (AdminTemplate, admin, audited, confirm, create_key, free_key_name,
+                                                     key_named, open_section, open_user, others_unchanged, snapshot,
+                                                     user_by_id, visited)
 from gui_gym.suites.localweb.apps.admin.data import PAGE_SIZE, ROLES, SCOPES, SECURITY_SWITCHES, TEAMS, day, pretty_date
-from gui_gym.suites.localweb.apps.admin.helpers import (AdminTemplate, admin, audited, confirm, create_key,
-                                                        free_key_name, key_named, open_section, open_user,
-                                                        others_unchanged, pick, snapshot, user_by_id, visited)
 from gui_gym.suites.localweb.templates import World
 
 STALE_CUTOFF_DAYS = 60
@@ -79,7 +79,7 @@ class StaleTeamCleanup(AdminTemplate):
     def oracle(self, ui):
         p = self.params
         yield from open_section(ui, "users")
-        yield from pick(ui, "select[name=team]", p["team"])
+        yield from ui.type_ahead("select[name=team]", p["team"])
         yield from ui.click("form.filters button[type=submit]")
         yield from ui.click("a.sort[data-sort='last_login']")
         stale = sorted(p["stale"], key=lambda uid: p["logins"][str(uid)])
@@ -144,7 +144,7 @@ class AuditInvestigation(AdminTemplate):
 
     def oracle(self, ui):
         yield from open_section(ui, "audit")
-        yield from pick(ui, "select[name=action]", "API key revoked")
+        yield from ui.type_ahead("select[name=action]", "API key revoked")
         yield from ui.click("form.filters button[type=submit]")
         yield from open_section(ui, "users")
         yield from open_user(ui, {"id": self.params["user_id"], "name": self.params["name"]})
@@ -208,7 +208,7 @@ class AccessReshuffle(AdminTemplate):
         for who, role in (("promote", "Admin"), ("demote", p["new_role"])):
             yield from open_section(ui, "users")
             yield from open_user(ui, p[who])
-            yield from pick(ui, "#role", role)
+            yield from ui.type_ahead("#role", role)
             yield from ui.click("form.profile button[type=submit]")
         yield from open_section(ui, "users")
         yield from open_user(ui, p["leaver"])

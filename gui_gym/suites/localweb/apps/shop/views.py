@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from gui_gym.suites.localweb.apps.shop.catalog import CATEGORIES
+from gui_gym.suites.localweb.apps.shop.data import CATEGORIES
 from gui_gym.suites.localweb.framework import SHARED_STATIC, Response, assets, esc, html_response, page
 
 BASE = "/shop"
