@@ -8,7 +8,7 @@ The L2 env also reads ScreenSpot, ScreenSpot-v2 and ScreenSpot-Pro (``format=``)
 grounding env covers the four sets. Data comes from a local folder in the official layout
 (``data_root=`` or an environment variable, see docs/mmbench.md); ``data_root="sample"``
 runs a small sample bundled with gui-gym, generated from LocalWeb pages by
-``python -m gui_gym.suites.mmbench.make_sample``.
+``python -m gui_gym.benchmarks.samples.mmbench``.
 
 >>> import gymnasium as gym, gui_gym
 >>> env = gym.make("GUI/MMBench-GUI-L2-v0", data_root="sample")

@@ -102,7 +102,7 @@ class LocalTask(Task):
             raise TaskConfigError(
                 f"local task {spec.task_id!r}: LocalWeb template {template!r} with seed {seed} now reads "
                 f"{self.inner.instruction!r}, but the task file says {spec.task!r}; regenerate the file with "
-                "python -m gui_gym.suites.mind2web.make_local")
+                "python -m gui_gym.benchmarks.samples.mind2web_local")
         self.task_id, self.instruction = spec.task_id, spec.task
         self.domain, self.max_steps = self.inner.domain, self.inner.max_steps
         self.metadata = {**self.inner.metadata, "website": spec.website, "level": spec.level,

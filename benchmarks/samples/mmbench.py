@@ -1,6 +1,6 @@
 """Generate the bundled MMBench-GUI sample from a live browser env, deterministically by seed:
 
-    python -m gui_gym.suites.mmbench.make_sample --seed 0 --out DIR [--env GUI/LocalWeb-v0]
+    python -m gui_gym.benchmarks.samples.mmbench --seed 0 --out DIR [--env GUI/LocalWeb-v0]
 
 Each screen is a real screenshot of a task of the env (``GUI/LocalWeb-v0`` by default; any
 browser env works, e.g. ``GUI/Demo-v0``), taken at the start of the task or a few steps into
@@ -34,7 +34,7 @@ import numpy as np
 from PIL import Image
 
 from gui_gym.errors import TaskConfigError
-from gui_gym.registration import parse_kwarg  # upward: a generator run by hand, reading --env-arg as gui-bench does
+from gui_gym.registration import parse_kwarg
 from gui_gym.suites.mmbench.data import DIFFICULTIES
 from gui_gym.suites.mmbench.page_facts import grounding_targets, page_questions, question_group
 
@@ -180,7 +180,7 @@ def generate(out: Path, *, env_id: str = DEFAULT_ENV, seed: int = 0, screens: in
     """Capture `screens` screens from `env_id` and write the sample under `out`."""
     import gymnasium as gym
 
-    import gui_gym  # noqa: F401  upward: this generator, run by hand, plays the registered LocalWeb env
+    import gui_gym  # noqa: F401  registers the GUI/* ids this generator plays
 
     if screens < 1 or max_steps < 0 or targets_per_screen < 0:
         raise ValueError(f"expected screens >= 1, max_steps >= 0, targets_per_screen >= 0, received "
@@ -195,7 +195,7 @@ def generate(out: Path, *, env_id: str = DEFAULT_ENV, seed: int = 0, screens: in
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gui_gym.suites.mmbench.make_sample",
+    parser = argparse.ArgumentParser(prog="python -m gui_gym.benchmarks.samples.mmbench",
                                      description="Generate an MMBench-GUI L1/L2 sample from a live browser env.")
     parser.add_argument("--seed", type=int, default=0, help="seed of everything drawn (default 0)")
     parser.add_argument("--out", type=Path, required=True, help="folder to write MMBench-GUI/ into")

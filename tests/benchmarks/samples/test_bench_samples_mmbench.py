@@ -10,7 +10,7 @@ import gymnasium as gym
 import pytest
 
 from gui_gym.suites.demo import ReadCode
-from gui_gym.suites.mmbench.make_sample import generate, main, write_sample
+from gui_gym.benchmarks.samples.mmbench import generate, main, write_sample
 
 
 def _read(root):

@@ -1,4 +1,4 @@
-"""The bundled local task file is what `make_local` generates from LocalWeb: the Online-Mind2Web
+"""The bundled local task file is what `mind2web_local` generates from LocalWeb: the Online-Mind2Web
 fields, every instruction still the one its template produces at its seed, levels by the
 benchmark's rule over the oracle's length, and a record regenerated in a browser exactly."""
 
@@ -9,7 +9,7 @@ import json
 from gui_gym.suites.localweb.apps import APP_MODULES
 from gui_gym.suites.localweb.suite import LocalWebSuite
 from gui_gym.suites.mind2web.loader import LEVELS, level_of, load_task_file
-from gui_gym.suites.mind2web.make_local import SELECTION, generate, local_task_id
+from gui_gym.benchmarks.samples.mind2web_local import SELECTION, generate, local_task_id
 from gui_gym.suites.mind2web.suite import LOCAL_TASK_FILE
 
 BUNDLED = json.loads(LOCAL_TASK_FILE.read_text())

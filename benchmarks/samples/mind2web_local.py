@@ -1,6 +1,6 @@
 """Generate the bundled local Online-Mind2Web task file from LocalWeb, deterministically:
 
-    python -m gui_gym.suites.mind2web.make_local [--out gui_gym/suites/mind2web/local_tasks.json]
+    python -m gui_gym.benchmarks.samples.mind2web_local [--out gui_gym/suites/mind2web/local_tasks.json]
 
 Each entry of `SELECTION` (a LocalWeb template and a seed) becomes one task in the benchmark's
 own format: ``confirmed_task`` is the template's instruction at that seed, ``website`` the URL
@@ -64,7 +64,7 @@ def measure(env: Any, template: str, seed: int) -> dict[str, Any]:
 def generate(selection: Sequence[tuple[str, int]] = SELECTION) -> list[dict[str, Any]]:
     import gymnasium as gym
 
-    import gui_gym  # noqa: F401  upward: this generator, run by hand, plays the registered LocalWeb env
+    import gui_gym  # noqa: F401  registers the GUI/* ids this generator plays
 
     env = gym.make("GUI/LocalWeb-v0", apps=sorted({template.split(".")[0] for template, _ in selection}))
     tasks = []
