@@ -1,6 +1,6 @@
 """`GUIEnv`: one Gymnasium env for every GUI benchmark, built from a Backend and a TaskSuite.
 
-The contract (DESIGN.md) in short: ``reset(seed, options={"task_id"})`` draws or picks a task;
+The contract (docs/env_contract.md) in short: ``reset(seed, options={"task_id"})`` draws or picks a task;
 ``step`` takes an `Action` or a string in the env's `action_format`; the reward is 0 until
 the episode ends, then the task's evaluator score; `terminated` when the agent says
 done/fail/answer, `truncated` at the step limit or when the infrastructure fails. A string

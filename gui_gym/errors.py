@@ -46,6 +46,17 @@ class MissingResourceError(GUIGymError, RuntimeError):
     """
 
 
+class MissingDependencyError(MissingResourceError, ImportError):
+    """An optional part of gui-gym was asked for on an install without its extra (the desktop
+    sandbox without python-xlib, training without torch). The message is one line naming the
+    extra to install; `extra` holds its name and `missing` the modules that were not found."""
+
+    def __init__(self, message: str, extra: str = "", missing: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.extra = extra
+        self.missing = missing
+
+
 class JudgeError(GUIGymError):
     """A judge could not be reached or answered off-format after its retries."""
 

@@ -1,4 +1,5 @@
-"""Shared fixtures. The benchmark data in ``../shared/data`` is read in place, never copied."""
+"""Shared fixtures. A benchmark's real data (OSWorld's task files, AndroidWorld's task list) is
+read in place from where an environment variable points, never copied; see `DATA_VARIABLES`."""
 
 from __future__ import annotations
 
@@ -16,18 +17,40 @@ import pytest
 for _variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = Path(os.environ.get("GUI_GYM_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+DATA_VARIABLES = {
+    "osworld": ("GUI_GYM_OSWORLD_TASKS", "OSWorld's evaluation_examples folder (examples/<domain>/<id>.json, "
+                "test_*.json)", Path.is_dir),
+    "androidworld": ("GUI_GYM_ANDROIDWORLD_TASKS", "AndroidWorld's task_metadata.json", Path.is_file),
+}
+"""The benchmark data the tests read, by name: (the variable that points at it, what it must point
+at, the check that it does). The data is not ours to ship; `.ci/run` sets every variable, so CI
+skips none of the tests that need it."""
+
+
+def benchmark_data(name: str) -> Path:
+    """Where the variable for `name` points. Unset: the test is skipped, the reason naming the
+    variable (a bare clone runs the rest). Set but wrong: an error, not a skip, so a mistyped path
+    in CI cannot silently drop tests."""
+    variable, what, exists = DATA_VARIABLES[name]
+    value = os.environ.get(variable, "")
+    if not value:
+        pytest.skip(f"needs {what}: set {variable} to its path")
+    path = Path(value)
+    if not exists(path):
+        raise FileNotFoundError(f"{variable} points at {path}, which is not {what}")
+    return path
 
 
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    """The shared benchmark data folder (OSWorld-Verified tasks, AndroidWorld task list)."""
-    if not SHARED_DATA.is_dir():
-        raise FileNotFoundError(
-            f"shared data not found at {SHARED_DATA}; set GUI_GYM_SHARED_DATA to the folder holding "
-            "osworld-verified/ and androidworld/")
-    return SHARED_DATA
+def osworld_tasks() -> Path:
+    """OSWorld(-Verified)'s evaluation_examples folder, from $GUI_GYM_OSWORLD_TASKS."""
+    return benchmark_data("osworld")
+
+
+@pytest.fixture(scope="session")
+def androidworld_tasks() -> Path:
+    """AndroidWorld's task_metadata.json, from $GUI_GYM_ANDROIDWORLD_TASKS."""
+    return benchmark_data("androidworld")
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -1,4 +1,4 @@
-"""BEPA: bi-level expert-to-policy assimilation (see reference/algorithms.md).
+"""BEPA: bi-level expert-to-policy assimilation (docs/algorithms.md, BEPA).
 
 LEVEL-1 turns expert traces into plans, lets the base policy act on the plan, and keeps only
 the successes ("self-rolled reachable" trajectories, stored without the plan). LEVEL-2 keeps
@@ -185,7 +185,7 @@ def task_plan(env: gym.Env, task_id: str, seed: int) -> list[str]:
 
 @dataclass
 class BEPAConfig(GRPOConfig):
-    """GRPO's settings plus BEPA's options (algorithms.md, BEPA)."""
+    """GRPO's settings plus BEPA's options (docs/algorithms.md, BEPA)."""
 
     level1_groups: int = 1
     """Plan-conditioned groups (group_size rollouts each) per task before training; their

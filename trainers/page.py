@@ -1,4 +1,4 @@
-"""PAGE: progress-aware RL with hierarchical advantages (see reference/algorithms.md).
+"""PAGE: progress-aware RL with hierarchical advantages (docs/algorithms.md, PAGE).
 
 GRPO's binary outcome gives no signal across rollouts that all fail and spreads one advantage
 over every step. PAGE replaces the outcome by the progress p_i of each rollout (criteria met,
@@ -81,14 +81,14 @@ def hierarchical_advantages(progress: Sequence[float], intra: Sequence[Sequence[
 
 @dataclass
 class PAGEConfig(GRPOConfig):
-    """GRPO's settings plus PAGE's options (algorithms.md, PAGE definitions 2-5)."""
+    """GRPO's settings plus PAGE's options (docs/algorithms.md, PAGE definitions 2-5)."""
 
     lam: float = 0.5
     """lambda: weight of the intra-rollout (subtask) advantage."""
     inter_weight: float = 1.0
     """Weight of the inter-rollout (progress) advantage; 0 is the intra-only ablation."""
     inter_norm_std: bool = False
-    """Divide A_inter by the group's progress std (algorithms.md, PAGE definition 3, as GRPO
+    """Divide A_inter by the group's progress std (docs/algorithms.md, PAGE definition 3, as GRPO
     does the outcome). Off by default: A_intra is never std-normalized, so a normalized
     A_inter outweighs it by 1/std and flips the sign of steps' subtask credit (2 rollouts at
     milestone 2 and 6 at milestone 1: the leaders' failed span gets +1.29, the others'

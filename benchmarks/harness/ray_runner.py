@@ -27,7 +27,8 @@ from typing import Any
 from gui_gym.benchmarks.harness.mind2web_layout import write_from_episode
 from gui_gym.benchmarks.harness.results import TASKS_DIR, Job, ResultsStore
 from gui_gym.benchmarks.harness.runner import MAX_STARTUP_FAILURES, POLL_S, Runner, run_episode
-from gui_gym.errors import HarnessError, MissingResourceError
+from gui_gym.errors import HarnessError
+from gui_gym.extras import require_extra
 from gui_gym.records import EpisodeResult, atomic_write
 from gui_gym.remote.env import init_failure
 
@@ -106,10 +107,9 @@ class RayRunner(Runner):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        try:
-            import ray
-        except ImportError:
-            raise MissingResourceError("gui-bench run --ray needs Ray: pip install 'gui-gym[distributed]'") from None
+        require_extra("distributed", "gui-bench run --ray")
+        import ray
+
         from gui_gym.remote import connect
 
         self._ray = ray

@@ -60,8 +60,8 @@ ARMS: dict[str, tuple[str, dict[str, Any]]] = {
     "bepa": ("bepa", {"seed_source": "level1", "mixing": "dynamic"}),
 }
 """Arm name -> (method, config overrides). "page" is PAGE's default (A_inter unnormalized,
-centered A_intra, lambda 0.5); "page-std" divides A_inter by the group's std (algorithms.md's
-definition 3 taken literally); "page-inter" drops the subtask term (lambda 0), "page-intra"
+centered A_intra, lambda 0.5); "page-std" divides A_inter by the group's std (docs/algorithms.md,
+PAGE definition 3 taken literally); "page-inter" drops the subtask term (lambda 0), "page-intra"
 the progress term. The judged arms run PAGE's own wrappers (`gui_gym.trainers.page.wrap_env`) instead
 of the env's report: "page-oracle" with the exact `OracleJudge` (its subtask spans end at the
 first milestone missed), "page-noisyK" with `NoisyOracleJudge` (each criterion's mark flipped

@@ -17,6 +17,7 @@ from typing import Any
 from gui_gym.backends.android.backend import AndroidBackend, AndroidConfig
 from gui_gym.env import GUIEnv
 from gui_gym.errors import TaskConfigError
+from gui_gym.extras import require_extra
 from gui_gym.suites.android import AndroidControlSuite, AndroidWorldSuite
 
 
@@ -30,7 +31,9 @@ def make_env(androidworld_tasks: str | os.PathLike | None = None, provider: str 
     ready snapshot). `androidworld_tasks` (AndroidWorld's task_metadata.json, or
     $GUI_GYM_ANDROIDWORLD_TASKS) and `GUIEnv` kwargs. Actions default to AndroidWorld's
     JSONAction (``action_format="androidworld"``); the observation adds ``app``, the package
-    in focus, and ``a11y_tree`` with ``observe_a11y=True``."""
+    in focus, and ``a11y_tree`` with ``observe_a11y=True``. Needs the android extra (adbutils),
+    checked before any adb server is asked for."""
+    require_extra("android", "GUI/Android-v0")
     config = AndroidConfig.pop_from(kwargs)
     if provider == "emulator":
         from gui_gym.backends.android.emulator import EmulatorBackend, EmulatorConfig

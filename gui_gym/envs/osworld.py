@@ -18,6 +18,7 @@ from typing import Any
 
 from gui_gym.backends.desktop import DesktopBackend, DesktopConfig
 from gui_gym.env import GUIEnv
+from gui_gym.extras import require_extra
 from gui_gym.suites.osworld import OSWorldSuite
 
 SUITE_ARGS = tuple(p for p in inspect.signature(OSWorldSuite.__init__).parameters if p != "self")
@@ -25,7 +26,10 @@ SUITE_ARGS = tuple(p for p in inspect.signature(OSWorldSuite.__init__).parameter
 
 def make_env(**kwargs: Any):
     """Entry point of ``GUI/OSWorld-v0``: `OSWorldSuite` and `DesktopConfig` fields, then
-    `GUIEnv` kwargs (``action_format`` defaults to "pyautogui")."""
+    `GUIEnv` kwargs (``action_format`` defaults to "pyautogui"). Needs the desktop extra (the
+    local desktop's X input and screenshots, and the metrics' document readers), checked here so
+    a core install fails at once rather than when the sandbox's server cannot start."""
+    require_extra("desktop", "GUI/OSWorld-v0")
     suite = OSWorldSuite(**{k: kwargs.pop(k) for k in list(kwargs) if k in SUITE_ARGS})
     backend = DesktopBackend(DesktopConfig.pop_from(kwargs))
     kwargs.setdefault("action_format", "pyautogui")

@@ -1,4 +1,4 @@
-"""From judging rounds to one progress value (PAGE, algorithms.md, definition 2).
+"""From judging rounds to one progress value (docs/algorithms.md, PAGE definition 2).
 
 Each of `rounds` independent passes marks every criterion met or not; per criterion the
 rounds are aggregated (`mean`: the share of rounds that said met; `majority`: 1 when more

@@ -9,7 +9,7 @@ gives an env with the real env's spaces and the same ``reset``/``step``/``close`
 resources asked for (`RemoteOptions`). Observations come back as they are, numpy screenshots
 through Ray's object store.
 
-What the network between adds, and how it is answered (STYLE.md, the android_env coordinator):
+What the network between adds, and how it is answered (as android_env's coordinator answers it; docs/reliability.md):
 every call has a timeout; an actor that dies (its process, its node) or overruns a call is
 killed and forgotten, the episode it was running ends ``truncated`` with
 ``info["infra_error"]`` (never a task failure), and the next ``reset`` starts a fresh actor and

@@ -4,7 +4,7 @@ A binary outcome gives GRPO no signal in a group where every rollout fails; prog
 The wrapper keeps the episode's trajectory (screenshots, parsed actions, the judge's probes)
 and asks the judge, in `rounds` independent passes, which of the task's criteria the
 trajectory has met; the passes are aggregated per criterion, and progress is the mean over
-criteria, in [0, 1]; the env's own success forces 1 (algorithms.md, PAGE, definition 2).
+criteria, in [0, 1]; the env's own success forces 1 (docs/algorithms.md, PAGE definition 2).
 
 Criteria come from the judge itself (the oracle's milestones) or from a `CriteriaStore`
 built by ``gui-bench criteria``. A judge failure (unreachable, or off-format after its

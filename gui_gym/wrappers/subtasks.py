@@ -1,5 +1,5 @@
 """Subtask annotation: which steps of an episode worked towards which subtask, and whether
-each subtask got done (PAGE's intra-rollout signal, algorithms.md definition 4).
+each subtask got done (PAGE's intra-rollout signal, docs/algorithms.md, PAGE definition 4).
 
 At the episode's end the annotator segments the trajectory into consecutive spans and
 verifies each; a trainer gives every step of a completed span credit and every step of an

@@ -1,4 +1,4 @@
-"""The env contract (DESIGN.md) on GUI/Demo-v0: spaces, reset options, info keys, reward at
+"""The env contract (docs/env_contract.md) on GUI/Demo-v0: spaces, reset options, info keys, reward at
 the end, terminated vs truncated, malformed input, determinism, check_env, close."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""GRPO advantages and losses against hand-computed values (reference/algorithms.md)."""
+"""GRPO advantages and losses against hand-computed values (docs/algorithms.md, GRPO)."""
 
 from __future__ import annotations
 

@@ -36,7 +36,7 @@ GROUP = [rollout(1.0, [span("A", 0, 1, True), span("B", 2, 2, True)], [0, 0, 1],
 
 def test_hierarchical_advantages_from_info_by_hand():
     # progress [1, .5]: inter +-0.7071; rollout 0 completes both spans (intra 0); rollout 1: u = [1, 0], mean .5
-    adv = page_advantages(GROUP, lam=0.5, norm_std=True)  # algorithms.md's definition 3
+    adv = page_advantages(GROUP, lam=0.5, norm_std=True)  # docs/algorithms.md, PAGE definition 3
     assert adv[0] == pytest.approx([R2] * 3, abs=1e-4)
     assert adv[1] == pytest.approx([-R2 + 0.25, -R2 - 0.25, -R2 - 0.25], abs=1e-4)
     signed = page_advantages(GROUP, lam=0.5, intra_mode="signed", norm_std=True)

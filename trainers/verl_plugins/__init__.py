@@ -23,12 +23,8 @@ dependencies, which would replace torch and transformers) and the ``verl`` extra
 
 from __future__ import annotations
 
-from gui_gym.errors import MissingResourceError
+from gui_gym.extras import require_extra
 
-try:
-    import verl  # noqa: F401
-except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise MissingResourceError(f"the verl plug-ins need verl ({exc}): pip install --no-deps 'verl==0.9.1' and "
-                               "pip install 'gui-gym[verl]' (scripts/setup.sh does both)") from exc
+require_extra("verl", "the verl plug-ins")  # verl itself and what its imported modules need, before importing them
 
 from gui_gym.trainers.verl_plugins import advantages, agent_loop, bepa  # noqa: E402,F401 - registers the plug-ins

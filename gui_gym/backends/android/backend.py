@@ -38,6 +38,7 @@ from gui_gym.backends.android.input import (direction_swipe, key_command, keycod
 from gui_gym.backends.android.sync import SyncSession
 from gui_gym.backends.base import DEFAULT_STEP_TIMEOUT_S, Backend, Observation
 from gui_gym.errors import ActionExecutionError, GUIGymError, InfraError, MissingResourceError
+from gui_gym.extras import require_extra
 from gui_gym.runtime.waiting import wait_until
 
 DEFAULT_SCREEN_SIZE = (1080, 2400)
@@ -473,10 +474,8 @@ class AndroidBackend(Backend):
 @functools.lru_cache(maxsize=None)
 def _client_class():
     """adbutils' AdbClient, except that it never spawns an adb server of its own."""
-    try:
-        import adbutils
-    except ImportError:
-        raise MissingResourceError("the Android backend needs adbutils: pip install 'gui-gym[android]'") from None
+    require_extra("android", "the Android backend")
+    import adbutils
 
     class Connection(adbutils.AdbConnection):
         def _safe_connect(self):

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Iterable
 
 from gui_gym.errors import MissingResourceError, TaskConfigError
+from gui_gym.extras import require_extra
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +119,7 @@ def html_dir() -> Path:
     """The installed package's ``html`` folder (found without importing the package)."""
     spec = importlib.util.find_spec("miniwob")
     if spec is None or not spec.origin:
-        raise MissingResourceError(f"GUI/MiniWoB-v0 needs the `miniwob` package: {INSTALL_HINT}")
+        require_extra("miniwob", "GUI/MiniWoB-v0")
     folder = Path(spec.origin).parent / "html"
     if not (folder / "core" / "core.js").is_file():
         raise MissingResourceError(f"the installed `miniwob` package has no task pages under {folder}; reinstall it: {INSTALL_HINT}")

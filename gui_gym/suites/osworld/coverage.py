@@ -7,7 +7,7 @@ start all work in the local sandbox on this machine, given its files in the cach
 internet for tasks that open web pages; *offline* counts those that need none). For a task
 that is not runnable, `local_blocker` gives the one reason (the first that applies).
 
-    python -m gui_gym.suites.osworld ../shared/data/osworld-verified
+    python -m gui_gym.suites.osworld path/to/evaluation_examples
 """
 
 from __future__ import annotations

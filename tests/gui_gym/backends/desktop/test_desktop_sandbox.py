@@ -80,7 +80,7 @@ def as_agent(client: ServerClient, code: str, *args: str) -> dict:
     return json.loads(reply["output"])
 
 
-def test_the_agent_is_an_unprivileged_stranger_to_the_host(sandbox, client, shared_data):
+def test_the_agent_is_an_unprivileged_stranger_to_the_host(sandbox, client):
     seen = as_agent(client, """
         import json, os, sys
         try:
@@ -89,16 +89,18 @@ def test_the_agent_is_an_unprivileged_stranger_to_the_host(sandbox, client, shar
             shadow = type(exc).__name__
         project, package = sys.argv[2], sys.argv[3]
         print(json.dumps({"uid": os.getuid(), "map": open("/proc/self/uid_map").read().split(),
-                          "shadow": shadow, "root": sorted(os.listdir("/")), "data": os.path.exists(sys.argv[1]),
+                          "shadow": shadow, "root": sorted(os.listdir("/")), "beside": os.listdir(sys.argv[1]),
                           "project": os.listdir(project), "package": os.listdir(package),
                           "gold": os.path.exists(sys.argv[4])}))
-    """, str(shared_data), PACKAGE_ROOT, PACKAGE_DIR, str(OSWORLD_GOLD))
+    """, os.path.dirname(PACKAGE_ROOT), PACKAGE_ROOT, PACKAGE_DIR, str(OSWORLD_GOLD))
     mapped = dict(zip(seen["map"][0::3], seen["map"][1::3]))
     assert seen["uid"] == 1000 and "0" not in mapped.values()  # was "1000 0 1": the agent was host root
     assert {int(host) for host in mapped.values()} == set(host_ids(sandbox.pid).values())
     assert min(host_ids(sandbox.pid).values()) >= HOST_ID_BASE
     assert seen["shadow"] == "PermissionError"  # was readable
-    assert not {"srv", "mnt", "media", "boot"} & set(seen["root"]) and not seen["data"]  # the host's data: not there
+    assert not {"srv", "mnt", "media", "boot"} & set(seen["root"])
+    # of the folder holding the project, only the project: not what lies beside it (data, other checkouts)
+    assert seen["beside"] == [os.path.basename(PACKAGE_ROOT)]
     # of the project, only the venv and the package's code; not the suites' task and gold files
     assert set(seen["project"]) <= {".venv", "gui_gym"} and "suites" not in seen["package"] and not seen["gold"]
     assert {"backends", "actions.py"} <= set(seen["package"]) and OSWORLD_GOLD.is_file()  # was all of the project

@@ -12,13 +12,8 @@ from gui_gym.suites.android.catalog import ENV_VAR
 from gui_gym.suites.android.tasks import TASKS
 
 
-@pytest.fixture
-def task_list(shared_data):
-    return shared_data / "androidworld" / "task_metadata.json"
-
-
-def test_all_116_tasks_with_the_implemented_ones_marked(task_list):
-    entries = load_catalog(task_list, TASKS)
+def test_all_116_tasks_with_the_implemented_ones_marked(androidworld_tasks):
+    entries = load_catalog(androidworld_tasks, TASKS)
     assert len(entries) == 116 and len({e.task_name for e in entries}) == 116
     implemented = {e.task_name for e in entries if e.implemented}
     assert implemented == {name for name, cls in TASKS.items() if cls.source == "androidworld"}
@@ -28,16 +23,16 @@ def test_all_116_tasks_with_the_implemented_ones_marked(task_list):
         ("Turn wifi {on_or_off}.", "easy", 3, True)
 
 
-def test_templates_are_androidworlds(task_list):
+def test_templates_are_androidworlds(androidworld_tasks):
     """The goal templates are AndroidWorld's code's; its metadata file words some differently."""
-    metadata = {e.task_name: e.task_template for e in load_catalog(task_list, TASKS)}
+    metadata = {e.task_name: e.task_template for e in load_catalog(androidworld_tasks, TASKS)}
     for name in ("SystemWifiTurnOn", "ClockTimerEntry", "ContactsAddContact", "FilesDeleteFile", "OpenAppTaskEval",
                  "TurnOffWifiAndTurnOnBluetooth", "SystemCopyToClipboard"):
         assert TASKS[name].template == metadata[name], name
 
 
-def test_the_suite_describes_with_the_list(task_list):
-    suite = AndroidWorldSuite(task_list)
+def test_the_suite_describes_with_the_list(androidworld_tasks):
+    suite = AndroidWorldSuite(androidworld_tasks)
     assert suite.describe("FilesDeleteFile") == {
         "task_id": "FilesDeleteFile", "domain": "files", "apps": ["files"], "complexity": 2.2, "max_steps": 22,
         "source": "androidworld", "template": TASKS["FilesDeleteFile"].template, "faithful": True,
@@ -45,8 +40,8 @@ def test_the_suite_describes_with_the_list(task_list):
     assert suite.describe("ClockAddAlarm")["source"] == "gui-gym" and "difficulty" not in suite.describe("ClockAddAlarm")
 
 
-def test_asking_for_an_unimplemented_androidworld_task_says_so(task_list, tmp_path):
-    records = json.loads(task_list.read_text()) + [
+def test_asking_for_an_unimplemented_androidworld_task_says_so(androidworld_tasks, tmp_path):
+    records = json.loads(androidworld_tasks.read_text()) + [
         {"task_name": "PhoneMakeCall", "task_template": "Call {number}.", "difficulty": "easy", "tags": [],
          "optimal_steps": "3"}]  # one of AndroidWorld's disabled phone tasks
     path = tmp_path / "task_metadata.json"
@@ -56,13 +51,13 @@ def test_asking_for_an_unimplemented_androidworld_task_says_so(task_list, tmp_pa
     with pytest.raises(TaskConfigError, match=r"AndroidWorld task 'PhoneMakeCall' is not implemented by gui-gym"):
         suite.make_task("PhoneMakeCall", 0)
     with pytest.raises(TaskConfigError, match=r"unknown task id 'SystemWifiTurnOnn' .*did you mean"):
-        AndroidWorldSuite(task_list).make_task("SystemWifiTurnOnn", 0)
+        AndroidWorldSuite(androidworld_tasks).make_task("SystemWifiTurnOnn", 0)
 
 
-def test_the_list_comes_from_the_environment_or_nowhere(task_list, monkeypatch):
+def test_the_list_comes_from_the_environment_or_nowhere(androidworld_tasks, monkeypatch):
     monkeypatch.delenv(ENV_VAR, raising=False)
     assert AndroidWorldSuite().catalog is None
-    monkeypatch.setenv(ENV_VAR, str(task_list))
+    monkeypatch.setenv(ENV_VAR, str(androidworld_tasks))
     assert len(AndroidWorldSuite().catalog) == 116
     monkeypatch.setenv(ENV_VAR, "/nonexistent/task_metadata.json")
     with pytest.raises(MissingResourceError, match=rf"\${ENV_VAR} points at '/nonexistent/task_metadata.json'"):
@@ -85,8 +80,8 @@ def test_malformed_lists_name_the_file_entry_and_field(tmp_path, content, messag
         load_catalog(path, TASKS)
 
 
-def test_a_list_missing_an_implemented_task_is_refused(tmp_path, task_list):
-    records = [r for r in json.loads(task_list.read_text()) if r["task_name"] != "ClockTimerEntry"]
+def test_a_list_missing_an_implemented_task_is_refused(tmp_path, androidworld_tasks):
+    records = [r for r in json.loads(androidworld_tasks.read_text()) if r["task_name"] != "ClockTimerEntry"]
     path = tmp_path / "task_metadata.json"
     path.write_text(json.dumps(records))
     with pytest.raises(TaskConfigError, match=r"\['ClockTimerEntry'\] implemented by gui-gym are not in this list"):

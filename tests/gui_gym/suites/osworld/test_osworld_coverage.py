@@ -12,8 +12,8 @@ from gui_gym.suites.osworld.loader import load_tasks
 
 
 @pytest.fixture(scope="module")
-def specs(shared_data: Path):
-    return load_tasks(shared_data / "osworld-verified")
+def specs(osworld_tasks: Path):
+    return load_tasks(osworld_tasks)
 
 
 def test_needs_of_a_real_calc_task(specs):
@@ -54,8 +54,8 @@ def test_programs_of_shell_commands():
     assert coverage.command_programs(["google-chrome", "--remote-debugging-port=1337"]) == ["google-chrome"]
 
 
-def test_cli_prints_the_table(shared_data: Path, capsys):
-    coverage.main([str(shared_data / "osworld-verified")])
+def test_cli_prints_the_table(osworld_tasks: Path, capsys):
+    coverage.main([str(osworld_tasks)])
     out = capsys.readouterr().out
     assert "369 tasks loaded" in out and "libreoffice_calc" in out and "evaluable" in out
     assert "TOTAL                  369        369" in out

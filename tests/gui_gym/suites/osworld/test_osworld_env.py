@@ -26,8 +26,8 @@ def test_make_env_routes_arguments_without_starting_anything(tmp_path):
     base.close()
 
 
-def test_a_task_with_unmet_needs_fails_at_reset_naming_them(tmp_path, shared_data):
-    env = gym.make("GUI/OSWorld-v0", tasks=shared_data / "osworld-verified", domains=["multi_apps"],
+def test_a_task_with_unmet_needs_fails_at_reset_naming_them(tmp_path, osworld_tasks):
+    env = gym.make("GUI/OSWorld-v0", tasks=osworld_tasks, domains=["multi_apps"],
                    provider="local", screen_size=(640, 480), accessibility=False)
     try:
         task_id = "22a4636f-8179-4357-8e87-d1743ece1f81"  # uploads to OSWorld's Google Drive account

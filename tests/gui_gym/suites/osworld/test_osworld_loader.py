@@ -11,13 +11,8 @@ from gui_gym.errors import MissingResourceError, TaskConfigError
 from gui_gym.suites.osworld.loader import load_task_file, load_tasks, parse_evaluator, parse_task
 
 
-@pytest.fixture(scope="module")
-def osworld(shared_data: Path) -> Path:
-    return shared_data / "osworld-verified"
-
-
-def test_all_369_real_tasks_load_with_every_field(osworld: Path):
-    specs = load_tasks(osworld)
+def test_all_369_real_tasks_load_with_every_field(osworld_tasks: Path):
+    specs = load_tasks(osworld_tasks)
     assert len(specs) == 369 and len({s.id for s in specs}) == 369
     assert {s.domain for s in specs} == {"chrome", "gimp", "libreoffice_calc", "libreoffice_impress",
                                          "libreoffice_writer", "multi_apps", "os", "thunderbird", "vlc", "vs_code"}
@@ -32,18 +27,18 @@ def test_all_369_real_tasks_load_with_every_field(osworld: Path):
 
 @pytest.mark.parametrize("index, count", [("test_nogdrive.json", 361), ("test_small.json", 39),
                                           ("test_infeasible.json", 28)])
-def test_index_files_select_tasks(osworld: Path, index: str, count: int):
-    assert len(load_tasks(osworld, index=index)) == count
+def test_index_files_select_tasks(osworld_tasks: Path, index: str, count: int):
+    assert len(load_tasks(osworld_tasks, index=index)) == count
 
 
-def test_domain_filter_and_a_folder_without_index(osworld: Path):
-    calc = load_tasks(osworld, domains=["libreoffice_calc"])
+def test_domain_filter_and_a_folder_without_index(osworld_tasks: Path):
+    calc = load_tasks(osworld_tasks, domains=["libreoffice_calc"])
     assert len(calc) == 47 and {s.domain for s in calc} == {"libreoffice_calc"}
-    assert len(load_tasks(osworld / "examples" / "os")) == 24
+    assert len(load_tasks(osworld_tasks / "examples" / "os")) == 24
     with pytest.raises(TaskConfigError, match=r"unknown domain\(s\) \['excel'\]"):
-        load_tasks(osworld, domains=["excel"])
+        load_tasks(osworld_tasks, domains=["excel"])
     with pytest.raises(MissingResourceError, match="index file .*test_none.json' not found; available here"):
-        load_tasks(osworld, index="test_none.json")
+        load_tasks(osworld_tasks, index="test_none.json")
 
 
 def test_bundled_sample_loads_and_every_task_has_an_oracle():

@@ -96,7 +96,7 @@ def test_gimp_thunderbird_and_impress_open(desktop, tmp_path):
 
 
 @pytest.mark.slow
-def test_a_verified_chrome_task_end_to_end(shared_data):
+def test_a_verified_chrome_task_end_to_end(osworld_tasks):
     """chrome/12086550 of OSWorld-Verified, as it is: its setup starts "google-chrome" with
     its debugging port and socat, the agent opens the password manager from the address bar,
     and OSWorld's check (the address bar read from the accessibility tree) scores 1."""
@@ -104,7 +104,7 @@ def test_a_verified_chrome_task_end_to_end(shared_data):
 
     from gui_gym.actions import Action
 
-    env = gym.make("GUI/OSWorld-v0", tasks=shared_data / "osworld-verified", domains=["chrome"], provider="local",
+    env = gym.make("GUI/OSWorld-v0", tasks=osworld_tasks, domains=["chrome"], provider="local",
                    screen_size=(1280, 800), allow_download=False)
     try:
         env.reset(options={"task_id": "12086550-11c0-466b-b367-1d9e75b3910e"})
