@@ -23,7 +23,7 @@ from typing import Any, Union
 from gui_gym.agents.base import BaseAgent
 from gui_gym.actions import Action
 from gui_gym.errors import ActionParseError, AgentError, TaskConfigError
-from gui_gym.records import TRAJECTORY_FILE, TrajectoryStep, load_episode
+from gui_gym.records import TRAJECTORY_FILE, TrajectoryStep, iter_jsonl, load_episode
 
 Recorded = Union[Action, str]
 """One replayed step: an action, or text for the env to parse."""
@@ -73,17 +73,15 @@ class ReplayAgent(BaseAgent):
 
 def _read_jsonl(path: Path) -> dict[tuple[str, Any], list[Recorded]]:
     episodes: dict[tuple[str, Any], list[Recorded]] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
+    try:
+        entries = list(iter_jsonl(path, cut_short_ok=False))
+    except TaskConfigError as exc:
+        raise AgentError(f"replay: {exc}") from exc
+    for number, entry in entries:
         where = f"replay: {path.name} line {number}"
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise AgentError(f"{where}: expected a JSON object, received invalid JSON ({exc.msg})") from exc
-        if not isinstance(entry, dict) or "task_id" not in entry or not isinstance(entry.get("actions"), list):
+        if "task_id" not in entry or not isinstance(entry.get("actions"), list):
             raise AgentError(f"{where}: expected {{\"task_id\": ..., \"seed\": ..., \"actions\": [...]}}, "
-                             f"received {line[:80]!r}")
+                             f"received {json.dumps(entry, ensure_ascii=False)[:80]!r}")
         actions: list[Recorded] = []
         for action in entry["actions"]:
             if isinstance(action, str):

@@ -17,6 +17,8 @@ from typing import Any
 
 import torch
 
+from gui_gym.records import append_jsonl
+
 
 class RunLog:
     """Appends one JSON line per iteration to ``<run_dir>/metrics.jsonl`` (when a folder is
@@ -53,15 +55,13 @@ class RunLog:
         """Append a branched group's tree (`gui_gym.trainers.branching.tree_record`) to
         ``<run_dir>/branched_groups.jsonl``, which `gui_gym.benchmarks.learning.group_tree` draws."""
         if self.run_dir is not None:
-            with open(self.run_dir / "branched_groups.jsonl", "a") as out:
-                out.write(json.dumps(record, sort_keys=True) + "\n")
+            append_jsonl(self.run_dir / "branched_groups.jsonl", record, sort_keys=True)
 
     def log(self, step: int, metrics: dict[str, Any]) -> dict[str, Any]:
         record = {"iteration": step, "time_s": round(time.monotonic() - self._started, 3), **metrics}
         self.records.append(record)
         if self.run_dir is not None:
-            with open(self.run_dir / "metrics.jsonl", "a") as out:
-                out.write(json.dumps(record, sort_keys=True) + "\n")
+            append_jsonl(self.run_dir / "metrics.jsonl", record, sort_keys=True)
         scalars = {k: v for k, v in record.items() if isinstance(v, (int, float)) and math.isfinite(v)}
         if self._writer is not None:
             for key, value in scalars.items():

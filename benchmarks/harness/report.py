@@ -25,6 +25,7 @@ from typing import Any
 from gui_gym.benchmarks.harness.results import TASKS_DIR, ResultsStore, summarize
 from gui_gym.errors import HarnessError
 from gui_gym.records import TRAJECTORY_FILE, EpisodeResult, atomic_write, json_safe, read_trajectory
+from gui_gym.records.jsonl import escape_line_breaks
 
 TEMPLATE = Path(__file__).with_name("report_template.html")
 REPORT_FILE = "report.html"
@@ -107,7 +108,8 @@ def build_report(out_dir: str | Path, *, images: str = "link", dest: str | Path 
     title = f"gui-bench: {run.get('env_id')} / {run.get('agent')}" if run else f"gui-bench: {root.name}"
     data = json_safe({"title": title, "run": {k: v for k, v in (run or {}).items() if k != "jobs"},
                       "summary": summary, "suite_report": summary.get("suite_report"), "tasks": tasks})
-    payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/").replace("<!--", "<\\u0021--")
+    payload = escape_line_breaks(json.dumps(data, ensure_ascii=False))
+    payload = payload.replace("</", "<\\/").replace("<!--", "<\\u0021--")
     page = TEMPLATE.read_text(encoding="utf-8").replace("__TITLE__", html.escape(title)).replace("__REPORT_DATA__", payload)
     atomic_write(target, page)
     return target

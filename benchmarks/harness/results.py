@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from gui_gym.errors import HarnessError, TaskConfigError
-from gui_gym.records import RESULT_FILE, TRAJECTORY_FILE, EpisodeResult, atomic_write_json, episode_key, json_safe
+from gui_gym.records import (RESULT_FILE, TRAJECTORY_FILE, EpisodeResult, atomic_write_json, episode_key, json_safe,
+                             read_trajectory)
 
 logger = logging.getLogger(__name__)
 
@@ -244,10 +245,7 @@ class ResultsStore:
     def write_error_result(self, job: Job, error: str, kind: str, wall_s: float) -> EpisodeResult:
         """The result of an episode whose worker crashed or hung (nothing else could write it)."""
         folder = self.task_dir(job.key)
-        steps = 0
-        traj = folder / TRAJECTORY_FILE
-        if traj.is_file():
-            steps = max(0, sum(1 for line in traj.read_text(encoding="utf-8").splitlines() if line.strip()) - 1)
+        steps = max(0, len(read_trajectory(folder)) - 1)  # line 0 is the reset
         result = EpisodeResult.from_dict(json_safe({
             "task_id": job.task_id, "seed": job.seed, "domain": job.meta.get("domain"), "success": False,
             "steps": steps, "truncated": True, "error": error, "error_kind": kind, "timings": {"total_s": wall_s},

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from gui_gym.benchmarks.learning.report import TABLES, comparisons, plot, stats_lines, table
+from gui_gym.records import append_jsonl, read_jsonl
 from gui_gym.runtime.processes import die_with_parent
 
 ARMS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -307,7 +308,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.summarize or args.resume:
         saved = json.loads((out / "base.json").read_text())
         pretraining, base, tasks, covered = saved["pretraining"], saved["base"], saved["tasks"], saved["covered"]
-        done = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines() if line.strip()]
+        done = read_jsonl(out / "runs.jsonl")
         if args.summarize:
             return report(setting, name, out, pretraining, base, done, float("nan"), args.workers, png)
     else:
@@ -349,8 +350,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             r = runs[-1]
             print(f"  {r['arm']:<11} seed {r['seed']:>2}: {keys[0]} {r[keys[0]]:.3f} {keys[1]} {r[keys[1]]:.3f} "
                   f"({r['wall_s']:.0f} s)", flush=True)
-            with (out / "runs.jsonl").open("a") as log:
-                log.write(json.dumps(r) + "\n")
+            append_jsonl(out / "runs.jsonl", r)
     return report(setting, name, out, pretraining, base, runs, time.monotonic() - started, args.workers, png)
 
 

@@ -18,6 +18,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from gui_gym.records import read_jsonl
+
 STEP_PX, ROW_PX, MARGIN_PX = 34, 22, 40
 
 
@@ -25,7 +27,7 @@ def load_groups(run_dir: str | Path) -> list[dict[str, Any]]:
     path = Path(run_dir) / "branched_groups.jsonl"
     if not path.is_file():
         raise FileNotFoundError(f"{path} does not exist: the run wrote no branched group (was branching on?)")
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return read_jsonl(path)
 
 
 def tree_svg(group: dict[str, Any]) -> str:

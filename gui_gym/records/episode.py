@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
-import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,8 +27,7 @@ import numpy as np
 
 from gui_gym.errors import TaskConfigError
 from gui_gym.records.files import RESULT_FILE, TRAJECTORY_FILE, final_answer
-
-logger = logging.getLogger(__name__)
+from gui_gym.records.jsonl import iter_jsonl
 
 ImageLike = Union[np.ndarray, bytes]
 """A screenshot: a uint8 array (HxW, HxWx3 or HxWx4) or PNG-encoded bytes."""
@@ -209,25 +207,8 @@ def load_episode(folder: str | os.PathLike, *, screenshots: bool = True) -> Traj
     result = read_result(folder)
     if not traj_path.exists() and result is None:
         raise TaskConfigError(f"{folder} holds no recorded episode: expected {TRAJECTORY_FILE} or {RESULT_FILE}")
-    try:
-        text = traj_path.read_text(encoding="utf-8") if traj_path.exists() else ""
-    except OSError as exc:
-        raise TaskConfigError(f"cannot read {traj_path}: {exc}") from exc
-    lines = text.splitlines()
     trajectory = Trajectory(task_id="", instruction="")
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            if number == len(lines) and not text.endswith("\n"):  # a writer killed mid-line: the steps before stand
-                logger.info("%s: line %d was cut short; reading the %d step(s) before it", traj_path, number,
-                            len(trajectory.steps))
-                break
-            raise TaskConfigError(f"{traj_path} line {number} is not JSON: {exc}") from exc
-        if not isinstance(record, dict):
-            raise TaskConfigError(f"{traj_path} line {number}: expected a JSON object, received {line[:80]!r}")
+    for _, record in iter_jsonl(traj_path):
         name = record.get("screenshot_file")
         screenshot = _read_screenshot(folder, name, traj_path) if screenshots else None
         if record.get("event") == "reset":

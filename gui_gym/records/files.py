@@ -9,6 +9,7 @@ Every file is written whole or not at all (`atomic_write`); values are made JSON
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import re
@@ -19,6 +20,10 @@ from typing import Any
 import numpy as np
 
 from gui_gym.actions import Action
+from gui_gym.errors import TaskConfigError
+from gui_gym.records.jsonl import iter_jsonl
+
+logger = logging.getLogger(__name__)
 
 TRAJECTORY_FILE = "traj.jsonl"
 RESULT_FILE = "result.json"
@@ -33,20 +38,15 @@ def episode_key(task_id: str, seed: int | None) -> str:
 
 
 def read_trajectory(folder: str | os.PathLike) -> list[dict[str, Any]]:
-    """The step records of an episode folder's ``traj.jsonl`` (none when it is missing). Lines
-    are appended one per step, so a run killed mid-write leaves a last line cut short: the
-    records end at the first line that does not parse."""
-    path = Path(folder) / TRAJECTORY_FILE
+    """The step records of an episode folder's ``traj.jsonl`` (none when it is missing), for
+    readers that show what there is (the report, an error result's step count): the records
+    end at the first line that does not parse, which is logged."""
     records: list[dict[str, Any]] = []
-    if not path.is_file():
-        return records
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            break
+    try:
+        for _, record in iter_jsonl(Path(folder) / TRAJECTORY_FILE):
+            records.append(record)
+    except TaskConfigError as exc:
+        logger.warning("%s; showing the %d record(s) before it", exc, len(records))
     return records
 
 

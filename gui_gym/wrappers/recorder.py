@@ -39,7 +39,7 @@ import gymnasium as gym
 import numpy as np
 
 from gui_gym.records import (RESULT_FILE, TRAJECTORY_FILE, EpisodeResult, action_text, atomic_write, atomic_write_json,
-                             episode_key, final_answer, json_safe)
+                             episode_key, final_answer, json_safe, write_jsonl)
 
 _OWN_FILES = re.compile(r"^(traj\.jsonl|result\.json|step_\d+\.(?:png|webp)|\..+\.tmp)$")
 """The files a recorded episode folder holds (cleared when an attempt starts again)."""
@@ -233,7 +233,7 @@ class TrajectoryRecorder(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._episode = {"task_id": task_id, "seed": seed, "instance_seed": None, "instruction": None,
                          "domain": None, "steps": 0, "env_s": 0.0, "agent_s": 0.0, "reset_s": None,
                          "started": started, "started_at": started_at}
-        self._traj = open(folder / TRAJECTORY_FILE, "a", encoding="utf-8", errors="backslashreplace")
+        self._traj = open(folder / TRAJECTORY_FILE, "a", encoding="utf-8")
 
     def _save_screenshot(self, obs: Any, step: int) -> str | None:
         image = obs.get("screenshot") if isinstance(obs, dict) else None
@@ -250,8 +250,7 @@ class TrajectoryRecorder(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     def _write_line(self, record: dict[str, Any]) -> None:
         assert self._traj is not None
-        self._traj.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self._traj.flush()
+        write_jsonl(self._traj, record)
 
     def _finish(self, *, score: SupportsFloat | None, success: bool, terminated: bool, truncated: bool,
                 answer: str | None, error: str | None, error_kind: str | None) -> EpisodeResult:

@@ -1,5 +1,6 @@
 """`gui-bench`: the subcommand table, argument parsing, task selection, list, run, report, and a
-real ``kill -9`` in the middle of a run followed by ``--resume``."""
+real ``kill -9`` in the middle of a run followed by ``--resume``, and any Unicode text through
+run, resume and report."""
 
 from __future__ import annotations
 
@@ -9,15 +10,19 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from gui_gym.benchmarks.cli import COMMANDS, main
 from gui_gym.benchmarks.harness.results import Job, ResultsStore
 from gui_gym.benchmarks.harness.summary import finalize, print_summary
 from gui_gym.benchmarks.harness.task_selection import select_tasks
 from gui_gym.errors import HarnessError
+from gui_gym.records import load_episode, read_result
 from gui_gym.runtime.processes import descendants, running
 from gui_gym.registration import DEFAULT_ENV_ID
 from gui_gym.runtime.waiting import wait_until
@@ -273,3 +278,108 @@ def test_kill_9_mid_run_then_resume_records_every_task_exactly_once(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["overall"]["tasks"] == summary["overall"]["successes"] == EPISODES
     assert len(list(out.glob("mind2web/*/result.json"))) == EPISODES
+
+
+ECHO = '''
+"""Echo/Demo-v0: GUI/Demo-v0 whose tasks ask what the test says, and an agent whose every
+output (raw text, typed text, answer, response, thought) is what the test says."""
+import gymnasium
+
+from gui_gym import Action
+from gui_gym.backends.browser.backend import BrowserBackend, BrowserConfig
+from gui_gym.backends.browser.web_access import OWN_SERVERS_ONLY
+from gui_gym.env import GUIEnv
+from gui_gym.suites.demo import DemoSuite
+
+
+class EchoSuite(DemoSuite):
+    def __init__(self, instructions):
+        super().__init__()
+        self.instructions = instructions
+
+    def make_task(self, task_id, seed):
+        task = super().make_task(task_id, seed)
+        task.instruction = self.instructions[task_id]
+        return task
+
+
+def make_env(instructions, **kwargs):
+    config = BrowserConfig.pop_from(kwargs, allowed_hosts=OWN_SERVERS_ONLY, disable_animations=True)
+    return GUIEnv(BrowserBackend(config), EchoSuite(instructions), **kwargs)
+
+
+if "Echo/Demo-v0" not in gymnasium.registry:
+    gymnasium.register("Echo/Demo-v0", entry_point=make_env)
+
+
+class EchoAgent:
+    action_format = "json"
+
+    def __init__(self, texts):
+        self.texts = texts
+
+    def reset(self, task_info):
+        self.text = self.texts[task_info["task_id"]]
+        self.moves = [self.text, Action.type(self.text), Action.answer(self.text)]
+
+    def act(self, obs, info):
+        self.last_response = self.last_thought = self.text
+        return self.moves.pop(0)
+'''
+ECHO_TASKS = ("demo.press-button", "demo.fill-form")
+"""Tasks an answer never solves: whatever the text, each episode is the agent's failure."""
+LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+"""Every character `str.splitlines()` breaks at."""
+
+
+def _echo_run(root: Path, texts: dict[str, str]) -> Path:
+    """gui-bench run of `EchoAgent` on Echo/Demo-v0, then --resume after one episode's result
+    is lost (as a run killed mid-episode leaves it), then gui-bench report; returns the run folder."""
+    (root / "echo_demo.py").write_text(ECHO)
+    out = root / "run"
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    first = subprocess.run([GUI_BENCH, "run", "--env", "echo_demo:Echo/Demo-v0", "--agent", f"{root / 'echo_demo.py'}:EchoAgent",
+                            "--env-arg", f"instructions={json.dumps(texts)}", "--agent-arg", f"texts={json.dumps(texts)}",
+                            "--tasks", ",".join(ECHO_TASKS), "--out", str(out)],
+                           capture_output=True, text=True, timeout=240, env=env)
+    assert first.returncode == 0 and "2 of 2 episodes to run" in first.stdout, first.stdout + first.stderr
+    (out / "tasks" / f"{ECHO_TASKS[1]}__seed0" / "result.json").unlink()
+    resumed = subprocess.run([GUI_BENCH, "run", "--resume", "--out", str(out)], capture_output=True, text=True,
+                             timeout=240, env=env)
+    assert resumed.returncode == 0 and "1 of 2 episodes to run" in resumed.stdout, resumed.stdout + resumed.stderr
+    (out / "report.html").unlink()
+    report = subprocess.run([GUI_BENCH, "report", str(out)], capture_output=True, text=True, timeout=120, env=env)
+    assert report.returncode == 0, report.stderr
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+@settings(max_examples=1, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.text(st.characters(exclude_categories=("Cs",)) | st.sampled_from(LINE_BREAKS), min_size=1, max_size=30),
+                min_size=2, max_size=2))
+@example(["no idea\u2028sorry", LINE_BREAKS + "\x00\t\"\\</script><!--"])
+def test_any_text_an_agent_or_a_task_writes_is_the_agents_failure_through_run_resume_and_report(texts):
+    """Issue 36: an agent that answered "no idea\\u2028sorry" got failures 0, errors 3 (its
+    step records split at U+2028) and no report."""
+    texts = dict(zip(ECHO_TASKS, texts))
+    with tempfile.TemporaryDirectory() as folder:
+        out = _echo_run(Path(folder), texts)
+        summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+        overall = summary["overall"]
+        assert (overall["tasks"], overall["successes"], overall["failures"], overall["errors"]) == (2, 0, 2, 0)
+        for task_id, text in texts.items():
+            folder_of_task = out / "tasks" / f"{task_id}__seed0"
+            result = read_result(folder_of_task)
+            assert (result.outcome, result.final_answer, result.instruction, result.steps) == ("failure", text, text, 3)
+            episode = load_episode(folder_of_task, screenshots=False)
+            assert episode.instruction == text and [s.action for s in episode.steps][0] == text
+            assert episode.steps[0].info["action_error"] and episode.steps[0].thought == text
+            assert episode.steps[1].parsed_action == {"kind": "type", "text": text}
+            assert episode.final_answer == text and not episode.infra_error
+        page = (out / "report.html").read_text(encoding="utf-8")
+        payload = page.split('<script type="application/json" id="report-data">', 1)[1].split("</script>", 1)[0]
+        assert not set(payload) & set(LINE_BREAKS)  # each on one line, for any reader of the page
+        shown = {t["task_id"]: t for t in json.loads(payload)["tasks"]}
+        assert {t: (shown[t]["instruction"], shown[t]["final_answer"], shown[t]["outcome"]) for t in texts} == \
+            {t: (text, text, "failure") for t, text in texts.items()}

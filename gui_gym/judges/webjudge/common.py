@@ -22,6 +22,7 @@ import numpy as np
 from gui_gym.errors import JudgeFormatError, excerpt
 from gui_gym.judges.parsing import check_answer
 from gui_gym.models.chat import PNG_SIGNATURE, ImageLike
+from gui_gym.records import append_jsonl
 
 VERDICT_FILE = "verdict.json"
 CALLS_FILE = "calls.jsonl"
@@ -177,8 +178,7 @@ class _CallLog:
         with self._lock:
             self.calls += 1
             if self.path is not None:
-                with open(self.path, "a", encoding="utf-8") as handle:
-                    handle.write(json.dumps({"call": self.calls, **entry}, ensure_ascii=False) + "\n")
+                append_jsonl(self.path, {"call": self.calls, **entry})
 
 
 def load_image(source: ImageSource) -> ImageLike:
