@@ -14,19 +14,24 @@ unprivileged host id) and execs bubblewrap, which now runs as that id.
 Run as a script, by path, with ``python -I -S``: it must not import the package (whose files
 it is about to make reachable) and imports only the standard library.
 
-    launcher.py READY_FD GO_FD [--reach PATH]... -- bwrap ARGS...
+    launcher.py READY_FD GO_FD PARENT_PID [--reach PATH]... -- bwrap ARGS...
+
+PARENT_PID is the host process that starts it: the launcher, and bubblewrap after it, die
+with that process however it ends (`die_with`).
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import signal
 import stat
 import sys
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
 MS_BIND, MS_REC, MS_PRIVATE = 0x1000, 0x4000, 0x40000
+PR_SET_PDEATHSIG = 1
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -66,14 +71,14 @@ def make_reachable(paths: list[str]) -> None:
 
 
 def main(argv: list[str]) -> None:
-    ready_fd, go_fd = int(argv[0]), int(argv[1])
-    rest = argv[2:]
+    ready_fd, go_fd, parent = int(argv[0]), int(argv[1]), int(argv[2])
+    rest = argv[3:]
     reach = []
     while rest and rest[0] == "--reach":
         reach.append(rest[1])
         rest = rest[2:]
     if not rest or rest[0] != "--":
-        raise SystemExit("usage: launcher.py READY_FD GO_FD [--reach PATH]... -- COMMAND...")
+        raise SystemExit("usage: launcher.py READY_FD GO_FD PARENT_PID [--reach PATH]... -- COMMAND...")
     command = rest[1:]
     make_reachable(reach)
     _check(_libc.unshare(CLONE_NEWUSER), "unshare(CLONE_NEWUSER)")
@@ -85,7 +90,21 @@ def main(argv: list[str]) -> None:
     os.setgroups([])
     os.setresgid(0, 0, 0)
     os.setresuid(0, 0, 0)
+    die_with(parent)
     os.execvp(command[0], command)
+
+
+def die_with(parent: int) -> None:
+    """Be killed when the host process that started us dies, from here on through the exec.
+
+    Bubblewrap's ``--die-with-parent`` arms this only once bubblewrap runs: a host process
+    killed between our start and then (a spare desktop booting in the background when the
+    run gets ``kill -9``) left a whole session reparented to init, running for good. So it is
+    armed here, after the id switch (a change of ids disarms it), and the parent is checked
+    after arming: one that died before is seen as a parent that is no longer ours."""
+    _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
+    if os.getppid() != parent:
+        raise SystemExit(f"the host process {parent} that started the sandbox is gone")
 
 
 if __name__ == "__main__":

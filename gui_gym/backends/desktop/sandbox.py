@@ -19,7 +19,10 @@ against a hostile agent (see docs/security.md for what it guarantees and what it
 - Limits: tmpfs sizes, rlimits and a cgroup (pids, memory) per sandbox (`limits.py`).
 - No leftovers: the server's log is an unnamed file, and ending the sandbox ends everything in
   it (bubblewrap is PID 1 of the sandbox's PID namespace, whose processes the kernel kills when
-  it exits; ``--die-with-parent`` covers a host process that dies without closing).
+  it exits). A host process that dies without closing, ``kill -9`` included, takes its sandboxes
+  with it from the moment the launcher starts bubblewrap: the launcher arms the parent-death
+  signal before its exec and checks the parent is still there (`launcher.die_with`), and
+  bubblewrap's ``--die-with-parent`` keeps it armed.
 
 The sandbox needs root on the host: mapping several ids takes privilege outside the namespace.
 """
@@ -162,7 +165,7 @@ class Sandbox:
                  "--hostname", "osworld", "--die-with-parent", "--new-session",
                  "--setenv", "HOME", HOME, "--setenv", "PATH", SANDBOX_PATH, "--setenv", "PYTHONPATH", PACKAGE_ROOT,
                  "--setenv", "LANG", os.environ.get("LANG", "C.UTF-8"), "--chdir", HOME]
-        server = [sys.executable, "-m", "gui_gym.backends.desktop.server", "--socket", f"{INSIDE_DIR}/server.sock",
+        server = [interpreter(), "-m", "gui_gym.backends.desktop.server", "--socket", f"{INSIDE_DIR}/server.sock",
                   "--token-fd", str(fds["token"]), "--ready-fd", str(fds["ready"]),
                   "--width", str(self.spec.width), "--height", str(self.spec.height)]
         if not self.spec.accessibility:
@@ -183,7 +186,7 @@ class Sandbox:
             info, info_w = fds.pipe()
             launched, launched_w = fds.pipe()
             go_r, go = fds.pipe()
-            launcher = [sys.executable, "-I", "-S", str(LAUNCHER), str(launched_w), str(go_r),
+            launcher = [sys.executable, "-I", "-S", str(LAUNCHER), str(launched_w), str(go_r), str(os.getpid()),
                         *(arg for path in paths for arg in ("--reach", path)), "--"]
             bwrap = self.command(inside)
             bwrap[1:1] = ["--info-fd", str(info_w)]
@@ -343,6 +346,16 @@ class _Descriptors:
 
 HIDDEN_SUBPACKAGES = ("__pycache__", "suites", "agents", "trainers", "benchmarks")
 """Folders of the ``gui_gym`` package the sandbox never shows (`package_sources`)."""
+
+
+def interpreter() -> str:
+    """The interpreter the server runs with, as the sandbox sees it: `sys.executable` with its
+    folder resolved. `runtime_paths` binds resolved folders only, so a venv reached through a
+    link (``.venv -> elsewhere``) does not exist inside at its linked path. The file itself is
+    left unresolved: a venv's ``bin/python`` links to the base interpreter, and Python finds
+    the venv (its ``pyvenv.cfg``) only when started through the venv's own path."""
+    folder, name = os.path.split(sys.executable)
+    return os.path.join(os.path.realpath(folder), name)
 
 
 def runtime_paths() -> list[str]:

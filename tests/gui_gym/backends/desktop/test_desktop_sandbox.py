@@ -11,6 +11,7 @@ import json
 import os
 import secrets
 import socket
+import subprocess
 import sys
 import tempfile
 import textwrap
@@ -312,3 +313,32 @@ def test_an_interpreter_in_a_private_folder_is_bound_back_read_only(monkeypatch)
     assert package > binds[0]  # a package installed in the venv: its data hidden all the same
     monkeypatch.setattr(sys, "prefix", "/usr")
     assert not any(arg.startswith("/tmp/checkout") for arg in Sandbox(SandboxSpec()).command(fds))
+
+
+VENV_LINK_RUN = """
+import json, sys
+from gui_gym.backends.desktop.client import Endpoint, ServerClient
+from gui_gym.backends.desktop.sandbox import Sandbox, SandboxSpec
+box = Sandbox(SandboxSpec(width=640, height=480, accessibility=False))
+box.start()
+try:
+    reply = ServerClient(Endpoint(socket_path=box.socket_path, token=box.token)).execute(
+        ["python", "-c", "import sys; print(sys.prefix)"], timeout_s=60)
+finally:
+    box.stop()
+print(json.dumps({"executable": sys.executable, "inside": reply["output"].strip()}))
+"""
+
+
+def test_a_venv_reached_through_a_link_runs_the_sandbox(tmp_path):
+    """``.venv -> elsewhere``: the sandbox binds the resolved venv, so it must also exec the
+    interpreter there (it ran the linked path, which does not exist inside: every start failed)."""
+    link = tmp_path / ".venv"
+    link.symlink_to(Path(sys.prefix).resolve())
+    python = link / "bin" / Path(sys.executable).name
+    done = subprocess.run([str(python), "-c", VENV_LINK_RUN], capture_output=True, text=True, timeout=180,
+                          env={**os.environ, "PYTHONPATH": PACKAGE_ROOT})
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["executable"] == str(python)  # the host ran the venv through its link
+    assert seen["inside"] == str(Path(sys.prefix).resolve())  # inside, the same venv at its real place
