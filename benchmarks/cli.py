@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "perf": "gui_gym.benchmarks.commands.perf",
     "judge": "gui_gym.benchmarks.commands.judge",
     "criteria": "gui_gym.benchmarks.commands.criteria",
+    "osworld": "gui_gym.benchmarks.commands.osworld",
 }
 """Subcommand name -> the module that implements it, imported when the CLI starts."""
 

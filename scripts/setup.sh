@@ -12,7 +12,9 @@ DEBIAN_PACKAGES=(chromium chromium-driver fonts-dejavu-core
                  # the apps of OSWorld's tasks that Debian packages (Chromium stands in for Chrome), and the
                  # programs their setup commands and evaluators run
                  gimp vlc thunderbird evince nautilus socat xsel jq git unzip zip expect sysstat
-                 pulseaudio pulseaudio-utils desktop-file-utils ffmpeg tesseract-ocr tesseract-ocr-eng)
+                 pulseaudio pulseaudio-utils desktop-file-utils ffmpeg tesseract-ocr tesseract-ocr-eng
+                 # the desktop around them as on OSWorld's Ubuntu VM: a dock (tint2), Ubuntu's video player
+                 tint2 totem)
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

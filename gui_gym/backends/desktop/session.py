@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import secrets
 import shlex
+import shutil
 import signal
 import socket
 import struct
@@ -28,6 +29,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gui_gym.backends.desktop.accounts import DISPLAY_ID, USER_ID
+from gui_gym.backends.desktop.shell import write_shell_files
+from gui_gym.backends.desktop.vm_state import APPLICATION_FOLDERS, write_home_state, write_system_state
 from gui_gym.runtime.processes import signal_quietly
 from gui_gym.runtime.waiting import wait_until
 
@@ -52,10 +55,15 @@ VLC_PREFS = "[qt]\nqt-privacy-ask=0\n[core]\nextraintf=http\n[http]\nhttp-host=l
 desktop's port 8080 with the password "password" (OSWorld's ``vlc_playing_info`` reads it)."""
 
 CHROME_FLAGS = ("--user-data-dir=/home/user/.config/google-chrome", "--no-first-run", "--no-default-browser-check",
-                "--password-store=basic", "--disable-dev-shm-usage", "--force-renderer-accessibility")
+                "--password-store=basic", "--disable-dev-shm-usage", "--force-renderer-accessibility",
+                "--disable-features=LocalNetworkAccessChecks")
 """Chromium as OSWorld's Chrome: its profile where OSWorld's getters read Chrome's (under
 ``~/.config/google-chrome``), no first-run or default-browser questions, no keyring prompt,
-its accessibility tree on (OSWorld reads the address bar from it)."""
+its accessibility tree on (OSWorld reads the address bar from it), and no local-network-access
+checks, which the VM's older Chrome lacks: their migration writes
+``profile.default_content_setting_values`` at the first start, the key OSWorld's
+``data_delete_automacally`` getter reads as "delete site data on close" (chrome/99146c54 scored
+1 on an untouched desktop)."""
 SHIMS: dict[str, tuple[str, ...]] = {
     "python": (sys.executable,), "python3": (sys.executable,),
     "gnome-terminal": ("/usr/bin/lxterminal",), "x-terminal-emulator": ("/usr/bin/lxterminal",),
@@ -79,6 +87,29 @@ exec /usr/bin/pkill "$@"
 tasks' ``pkill chrome`` (after which Chrome has written its preferences) ends the stand-in."""
 
 
+SUDO_SHIM = """#!/bin/sh
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -S|--stdin) read -r _password ;;
+    -u|-g|-p|-C|-D|-h|-r|-t|-U|-T) shift ;;
+    --) shift; break ;;
+    -*) ;;
+    *) break ;;
+  esac
+  shift
+done
+exec "$@"
+"""
+"""``sudo`` as the tasks use it (``echo {CLIENT_PASSWORD} | sudo -S mkdir ~/Desktop/x``): the
+VM's user may sudo with the password "password"; the sandbox has no root to give, so the command
+runs as the user (the password line ``-S`` reads is consumed). What needs root still fails, as
+it would without sudo; what does not (a folder in the home, os/e0df059f) now happens instead of
+"sudo: not found"."""
+SHARE_DIR = Path("/tmp/.gui-gym-share")
+"""The desktop's own XDG data folder (the VM's system defaults, the stand-ins' desktop entries)
+and the shell's configuration; the server's, like the shims: the user cannot change them."""
+DEFAULT_DATA_DIRS = "/usr/local/share:/usr/share"
+"""XDG's default data folders, searched after `SHARE_DIR`."""
 DISPLAY_DIR = Path("/run/gui-gym-display")
 """The display's private folder (its Xauthority); the server reads it too."""
 READ_SCRIPT = '[ -f "$1" ] && exec head -c "$2" -- "$1"'
@@ -212,6 +243,7 @@ class Session:
         vlc = home / ".config" / "vlc"
         vlc.mkdir(parents=True, exist_ok=True)
         (vlc / "vlcrc").write_text(VLC_PREFS)
+        write_home_state(home)
         runtime = Path("/tmp/runtime-user")
         runtime.mkdir(mode=0o700, exist_ok=True)
         self._give(home, runtime)
@@ -222,6 +254,9 @@ class Session:
         if Path("/usr/bin/pkill").exists() and not (shims / "pkill").exists():
             (shims / "pkill").write_text(PKILL_SHIM)
             (shims / "pkill").chmod(0o755)
+        if shutil.which("sudo", path=self.env.get("PATH")) is None and not (shims / "sudo").exists():
+            (shims / "sudo").write_text(SUDO_SHIM)
+            (shims / "sudo").chmod(0o755)
         for name, (target, *arguments) in SHIMS.items():
             shim = shims / name
             if Path(target).exists() and not shim.exists():
@@ -229,12 +264,15 @@ class Session:
                 environment = f"{SHIM_ENV[name]} " if name in SHIM_ENV else ""
                 shim.write_text(f'#!/bin/sh\n{environment}exec {command} "$@"\n')  # exec keeps venv detection
                 shim.chmod(0o755)
+        write_system_state(SHARE_DIR)
+        self._shell_files = write_shell_files(SHARE_DIR, list(APPLICATION_FOLDERS))
         self.env.update({
             "HOME": str(home), "USER": "user", "LOGNAME": "user", "DISPLAY": ":0", "XAUTHORITY": str(self._cookie_file),
             "XDG_RUNTIME_DIR": str(runtime), "XDG_SESSION_TYPE": "x11",
             "PATH": f"{shims}:{self.env.get('PATH', '/usr/local/bin:/usr/bin:/bin')}",
             "SAL_USE_VCLPLUGIN": "gtk3", "NO_AT_BRIDGE": "0" if self.accessibility else "1",
             "GTK_A11Y": "atspi" if self.accessibility else "none", "LANG": self.env.get("LANG", "C.UTF-8"),
+            "XDG_DATA_DIRS": f"{SHARE_DIR}:{self.env.get('XDG_DATA_DIRS') or DEFAULT_DATA_DIRS}",
         })
         self.env.pop("VIRTUAL_ENV", None)
 
@@ -275,18 +313,37 @@ class Session:
         self.env["DBUS_SESSION_BUS_ADDRESS"] = address
 
     def _start_window_manager(self, timeout_s: float) -> None:
+        """openbox with the desktop's configuration (`shell.py`), then the dock; each ready when
+        the display shows it (the window manager's check window, the dock's room in the work area)."""
         from Xlib import display as xdisplay
 
-        self._core.append(subprocess.Popen([self.window_manager], env=self.env, stdin=subprocess.DEVNULL,
-                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                           start_new_session=True, **self.as_user()))
+        command = [self.window_manager]
+        if self.window_manager == "openbox":
+            command += ["--config-file", str(self._shell_files["openbox"])]
+        self._start_core(command)
         conn = xdisplay.Display(":0")
         try:
             check = conn.intern_atom("_NET_SUPPORTING_WM_CHECK")
             if not wait_until(lambda: conn.screen().root.get_full_property(check, 0) is not None, timeout_s):
                 raise RuntimeError(f"{self.window_manager} did not become ready within {timeout_s} s")
+            if shutil.which("tint2") is None:
+                return
+            workarea = conn.intern_atom("_NET_WORKAREA")
+            self._start_core(["tint2", "-c", str(self._shell_files["tint2"])])
+            if not wait_until(lambda: _workarea_left(conn, workarea) > 0, timeout_s):
+                raise RuntimeError(f"the dock (tint2) did not take its room within {timeout_s} s")
         finally:
             conn.close()
+
+    def _start_core(self, command: list[str]) -> None:
+        self._core.append(subprocess.Popen(command, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                           stderr=subprocess.DEVNULL, start_new_session=True, **self.as_user()))
+
+
+def _workarea_left(conn, atom: int) -> int:
+    """The left edge of the work area (what maximised windows fill): past 0 once a dock is on the left."""
+    prop = conn.screen().root.get_full_property(atom, 0)
+    return int(prop.value[0]) if prop is not None and len(prop.value) else 0
 
 
 def xauthority_entry(host: str, display: str, cookie: bytes) -> bytes:

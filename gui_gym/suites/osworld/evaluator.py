@@ -49,6 +49,17 @@ def _get(ctx: EpisodeContext, config: dict[str, Any] | None) -> Any:
     return get_getter(kind)(ctx, config)
 
 
+READ_CHARS = 300
+"""How much of what a result getter read the details keep (a file's path, a setting's value)."""
+
+
+def summarize(value: Any) -> str:
+    """What a result getter read, short enough for a report line: why a task scored as it did
+    on a desktop nobody touched is mostly there."""
+    text = repr(value)
+    return text if len(text) <= READ_CHARS else text[:READ_CHARS] + f"... ({len(text)} chars)"
+
+
 class MetricCrash(Exception):
     """A getter or metric raised on its input: OSWorld's evaluation would fail; the task scores 0."""
 
@@ -62,6 +73,7 @@ def _score_one(ctx: EpisodeContext, evaluator: Evaluator, index: int, fallback: 
             result = _get(ctx, evaluator.results[index])
         except FileNotFoundError as exc:
             return {**entry, "score": 0.0, "error": f"result not found: {exc}"}
+        entry["read"] = summarize(result)
         if result is None or (isinstance(result, list) and None in result):
             entry["note"] = "the result getter found nothing (scored as OSWorld's metric scores None)"
         options = evaluator.options[index]

@@ -68,6 +68,10 @@ class OSWorldTask(Task):
                                         fallback=self.suite.metric_fallback)
         return self.last_evaluation.score
 
+    def evaluation_details(self) -> dict[str, Any]:
+        """Each metric that ran, with its score and what its result getter read."""
+        return {"metrics": self.last_evaluation.details} if self.last_evaluation is not None else {}
+
     def oracle(self, backend: Backend) -> Iterator[Action]:
         return oracles.solve(self.task_id, backend)
 

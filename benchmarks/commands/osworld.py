@@ -1,0 +1,91 @@
+"""``gui-bench osworld``: checks of OSWorld on the local desktop.
+
+    gui-bench osworld check                                  # every task runnable here offline
+    gui-bench osworld check --tasks domain:os --tasks-root DIR --json out.json
+
+``check`` runs the two no-op agents (`gui_gym.benchmarks.harness.noop_check`) and prints per
+task the score expected on OSWorld's VM, the score got, and for a mismatch what the evaluator
+read; then the per-domain table. It exits 1 when any task mismatches. The task folder is
+OSWorld's ``evaluation_examples`` layout (``examples/<domain>/<id>.json`` and ``test_all.json``):
+``--tasks-root``, else ``$GUI_GYM_OSWORLD_TASKS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+from gui_gym.benchmarks.harness.noop_check import (ANSWERS, as_records, default_cache, domain_table, offline_runnable,
+                                                   result_line, run_check)
+from gui_gym.benchmarks.harness.task_selection import select_tasks
+from gui_gym.errors import HarnessError
+from gui_gym.suites.osworld import OSWorldSuite
+from gui_gym.suites.osworld.coverage import format_table
+
+HELP = "OSWorld on the local desktop: `check` runs the no-op agents (DONE at once, FAIL at once) over the tasks"
+TASKS_VARIABLE = "GUI_GYM_OSWORLD_TASKS"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="osworld_command", metavar="ACTION", required=True)
+    check = actions.add_parser("check", help="no-op agents: DONE must score 0 everywhere, FAIL 1 exactly on "
+                                             "infeasible tasks; prints each mismatch with what the evaluator read")
+    check.add_argument("--tasks-root", help=f"OSWorld's evaluation_examples folder (default ${TASKS_VARIABLE})")
+    check.add_argument("--index", help="index file in it (default test_all.json)")
+    check.add_argument("--tasks", action="append", metavar="SPEC",
+                       help="task ids, a file of ids, or domain:NAME; default every task runnable here offline")
+    check.add_argument("--cache", help="OSWorld file cache to take downloads from (never downloads)")
+    check.add_argument("--answers", default=",".join(ANSWERS), help="which no-op agents (default DONE,FAIL)")
+    check.add_argument("--screen-size", default="1920x1080", help="desktop size WxH (default 1920x1080, OSWorld's)")
+    check.add_argument("--json", help="also write every result to this JSON file")
+
+
+def tasks_root(value: str | None) -> Path:
+    """The task folder from the option, else the environment; a clear error without either."""
+    root = value or os.environ.get(TASKS_VARIABLE)
+    if not root:
+        raise HarnessError(f"no OSWorld task folder: pass --tasks-root or set ${TASKS_VARIABLE} to OSWorld's "
+                           "evaluation_examples folder (holding examples/ and test_all.json)")
+    if not (Path(root) / "examples").is_dir():
+        raise HarnessError(f"{root} is not an OSWorld task folder: it has no examples/ folder")
+    return Path(root)
+
+
+def run(args: argparse.Namespace) -> int:
+    return check(args)
+
+
+def check(args: argparse.Namespace) -> int:
+    import gymnasium as gym
+
+    root = tasks_root(args.tasks_root)
+    answers = [a.strip().upper() for a in args.answers.split(",") if a.strip()]
+    if not answers or set(answers) - set(ANSWERS):
+        raise HarnessError(f"--answers takes {', '.join(ANSWERS)} (comma-separated), received {args.answers!r}")
+    try:
+        width, height = (int(v) for v in args.screen_size.lower().split("x"))
+    except ValueError as exc:
+        raise HarnessError(f"--screen-size expects WxH such as 1920x1080, received {args.screen_size!r}") from exc
+    cache = default_cache(args.cache)
+    suite = OSWorldSuite(root, index=args.index, cache_dir=cache.root, allow_download=False)
+    runnable = {s.id: s for s in offline_runnable(suite.specs.values(), cache)}
+    chosen = select_tasks(list(runnable), suite.describe, args.tasks, None) if args.tasks else list(runnable)
+    skipped = len(suite.specs) - len(runnable)
+    print(f"no-op check of {len(chosen)} task(s) from {root} ({skipped} of {len(suite.specs)} are not runnable "
+          f"here offline: `python -m gui_gym.suites.osworld {root}` says why); agents: {', '.join(answers)}",
+          flush=True)
+    if not chosen:
+        raise HarnessError("no task to check: --tasks selects none of the tasks runnable here offline")
+
+    def make_env():
+        return gym.make("GUI/OSWorld-v0", tasks=root, index=args.index, provider="local", cache_dir=cache.root,
+                        allow_download=False, screen_size=(width, height))
+
+    results = run_check(make_env, [runnable[t] for t in chosen], answers,
+                        report=lambda r: print(result_line(r), flush=True))
+    print(format_table(domain_table(results)))
+    if args.json:
+        Path(args.json).write_text(json.dumps(as_records(results), indent=1))
+    return 0 if all(r.ok for r in results) else 1

@@ -1,0 +1,59 @@
+"""``gui-bench osworld check``: the no-op agents on real OSWorld-Verified tasks in the local
+sandbox, and the command's errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gui_gym.benchmarks.cli import COMMANDS, main
+from gui_gym.benchmarks.commands.osworld import TASKS_VARIABLE
+
+CHECKED = {
+    "b3d4a89c-53f2-4d6b-8b6a-541fb5d205fa": "os (infeasible)",
+    "e0df059f-28a6-4169-924f-b9623e7184cc": "os: rename a Desktop folder",
+    "28cc3b7e-b194-4bc9-8353-d04c0f4d56d2": "os: maximum volume (scored 1 untouched while the sandbox's audio started at 100 %)",
+}
+
+
+def test_the_command_is_registered():
+    assert COMMANDS["osworld"] == "gui_gym.benchmarks.commands.osworld"
+
+
+@pytest.mark.slow
+def test_the_noop_agents_score_as_on_osworld_s_vm(shared_data, tmp_path, capsys):
+    out = tmp_path / "noop.json"
+    code = main(["osworld", "check", "--tasks-root", str(shared_data / "osworld-verified"), "--tasks",
+                 ",".join(CHECKED), "--cache", str(tmp_path / "cache"), "--screen-size", "1280x800",
+                 "--json", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    records = json.loads(out.read_text())
+    assert {(r["task_id"], r["answer"]) for r in records} == {(t, a) for t in CHECKED for a in ("DONE", "FAIL")}
+    assert all(r["got"] == r["expected"] for r in records), printed
+    assert "MISMATCH" not in printed
+    assert "os          3           1          3        3           0" in printed
+
+
+def test_without_a_task_folder_the_error_names_the_option_and_the_variable(monkeypatch, capsys):
+    monkeypatch.delenv(TASKS_VARIABLE, raising=False)
+    assert main(["osworld", "check"]) == 2
+    assert f"pass --tasks-root or set ${TASKS_VARIABLE}" in capsys.readouterr().err
+
+
+def test_a_folder_without_examples_is_refused(tmp_path, capsys):
+    assert main(["osworld", "check", "--tasks-root", str(tmp_path)]) == 2
+    assert "has no examples/ folder" in capsys.readouterr().err
+
+
+def test_an_unknown_agent_is_refused(shared_data, capsys):
+    assert main(["osworld", "check", "--tasks-root", str(shared_data / "osworld-verified"), "--answers", "WAIT"]) == 2
+    assert "--answers takes DONE, FAIL" in capsys.readouterr().err
+
+
+def test_a_selection_outside_the_offline_tasks_says_so(shared_data, tmp_path, capsys):
+    code = main(["osworld", "check", "--tasks-root", str(shared_data / "osworld-verified"), "--tasks",
+                 "domain:os", "--tasks", "domain:vs_code", "--cache", str(tmp_path)])
+    assert code == 2
+    assert "--tasks 'domain:vs_code' selects nothing" in capsys.readouterr().err
