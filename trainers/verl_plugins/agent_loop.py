@@ -16,8 +16,10 @@ same conversation (tests/trainers/test_trainers_verl_agent_loop.py). The screens
 output's ``multi_modal_data["images"]``, in the order their placeholders appear.
 
 The env is ``gym.make(env_id, **env_kwargs)`` or, with ``remote``, a Ray actor
-(`gui_gym.remote.make`); with ``page`` it is wrapped in PAGE's `ProgressReward` and
-`SubtaskAnnotation` (`gui_gym.trainers.page.wrap_env`). Envs are kept per worker process and reused
+(`gui_gym.remote.make`); with ``page`` it is wrapped in PAGE's `ProgressReward` and, when the
+config's advantage will use the subtask term (``algorithm.adv_estimator=page`` with a non-zero
+``page_lam``: `uses_subtasks`), `SubtaskAnnotation` inside it (`gui_gym.trainers.page.wrap_env`);
+otherwise the segmentation's judge calls would be paid for and thrown away. Envs are kept per worker process and reused
 across episodes, each on its own thread (`gui_gym.trainers.rollout.EnvPool`: Playwright's objects
 belong to the thread that made them). The episode is ``extra_info["task_id"]`` at
 ``extra_info["instance_seed"]`` of the dataset row (`gui_gym.trainers.verl_plugins.tasks` writes such
@@ -43,6 +45,7 @@ import atexit
 import json
 import logging
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any, Callable
 from uuid import uuid4
 
@@ -103,8 +106,9 @@ class EpisodeSettings:
             raise UsageError(f"gui_gym config: unknown key(s) {unknown}; expected some of {sorted(known)}")
         return cls(**values)
 
-    def make_env(self) -> gym.Env:
-        """The env this section names, made to read the prompt format's answers."""
+    def make_env(self, subtasks: bool = True) -> gym.Env:
+        """The env this section names, made to read the prompt format's answers; with ``page``,
+        PAGE's wrappers (`SubtaskAnnotation` only when `subtasks`)."""
         import gui_gym  # noqa: F401 - registers the GUI/* envs
 
         prompt_format = get_prompt_format(self.prompt)
@@ -127,8 +131,23 @@ class EpisodeSettings:
             from gui_gym.trainers.page import PAGEConfig, make_judge, wrap_env
 
             cfg = PAGEConfig(**self.page)
-            env = wrap_env(env, make_judge(cfg), cfg)
+            if subtasks:
+                return wrap_env(env, make_judge(cfg), cfg)
+            from gui_gym.wrappers.progress import ProgressReward
+
+            env = ProgressReward(env, make_judge(cfg), criteria_store=cfg.criteria_store,
+                                 rounds=cfg.rounds, aggregate=cfg.aggregate)
         return env
+
+
+def uses_subtasks(config: Any) -> bool:
+    """Whether a verl config's advantage reads subtask spans: PAGE with a non-zero lambda."""
+    from gui_gym.trainers.verl_plugins.advantages import ESTIMATOR, PAGE_OPTIONS
+
+    algorithm = config.get("algorithm") if config is not None else None
+    if algorithm is None or algorithm.get("adv_estimator") != ESTIMATOR:
+        return False
+    return float(algorithm.get("page_lam", PAGE_OPTIONS["page_lam"])) != 0.0
 
 
 class _IdleEnvs:
@@ -139,13 +158,13 @@ class _IdleEnvs:
         self.idle: dict[str, list[EnvPool]] = {}
         atexit.register(self.close)
 
-    async def borrow(self, settings: EpisodeSettings) -> tuple[str, EnvPool]:
-        key = json.dumps(asdict(settings), sort_keys=True, default=str)
+    async def borrow(self, settings: EpisodeSettings, subtasks: bool) -> tuple[str, EnvPool]:
+        key = json.dumps([asdict(settings), subtasks], sort_keys=True, default=str)
         idle = self.idle.setdefault(key, [])
         if idle:
             return key, idle.pop()
         loop = asyncio.get_running_loop()
-        return key, await loop.run_in_executor(None, EnvPool, settings.make_env, 1)
+        return key, await loop.run_in_executor(None, EnvPool, partial(settings.make_env, subtasks), 1)
 
     def give_back(self, key: str, pool: EnvPool) -> None:
         self.idle.setdefault(key, []).append(pool)
@@ -175,6 +194,7 @@ class GUIGymAgentLoop(AgentLoopBase):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.settings = EpisodeSettings.from_config(self.config.get("gui_gym"))
+        self.subtasks = uses_subtasks(self.config)
         self.format = get_prompt_format(self.settings.prompt)
         self.response_length = int(self.rollout_config.response_length)
         vocab = self.tokenizer.get_vocab()
@@ -188,7 +208,7 @@ class GUIGymAgentLoop(AgentLoopBase):
         if "task_id" not in extra:
             raise UsageError("the gui_gym agent loop needs each dataset row's extra_info.task_id (and instance_seed); "
                              "python -m gui_gym.trainers.verl_plugins.tasks writes such rows")
-        key, pool = await _ENVS.borrow(self.settings)
+        key, pool = await _ENVS.borrow(self.settings, self.subtasks)
         try:
             return await self._episode(pool, str(extra["task_id"]), extra.get("instance_seed"), sampling_params)
         finally:
