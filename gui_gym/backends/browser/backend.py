@@ -61,7 +61,7 @@ from gui_gym.backends.base import DEFAULT_STEP_TIMEOUT_S, Backend, Observation
 from gui_gym.backends.browser.page_scripts import (AWAIT_SCROLL_JS, ELEMENTS_JS, INIT_JS, NO_ANIMATIONS_JS, READY_JS,
                                            READY_WITH_ELEMENTS_JS,
                                            SCROLL_STATE_JS)
-from gui_gym.backends.browser.playwright_driver import DRIVERS, QUIET_FLAGS, Driver, find_chromium
+from gui_gym.backends.browser.playwright_driver import DRIVERS, QUIET_FLAGS, WEBRTC_FLAGS, Driver, find_chromium
 from gui_gym.backends.browser.web_access import AccessPolicy
 from gui_gym.errors import ActionExecutionError, InfraError
 from gui_gym.runtime.processes import kill_tree, parent
@@ -326,7 +326,7 @@ class BrowserBackend(Backend):
         executable = find_chromium(self.config.executable_path)
         self._driver = DRIVERS.acquire()
         self._playwright = self._driver.playwright
-        args = list(QUIET_FLAGS) + list(self.config.extra_args)
+        args = list(QUIET_FLAGS) + list(WEBRTC_FLAGS) + list(self.config.extra_args)
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             args.append("--no-sandbox")  # Chromium refuses its sandbox as root
         try:

@@ -63,6 +63,16 @@ INIT_JS = r"""
   deferring(MessagePort.prototype, 'postMessage');
   deferring(HTMLFormElement.prototype, 'submit');
   document.addEventListener('submit', queued, true);
+  // No peer connections: WebRTC sends UDP (STUN, media) that no request filter sees. This runs
+  // in every frame and popup, an inline frame's first blank document included; workers have no
+  // RTCPeerConnection. The browser's own policy (playwright_driver.WEBRTC_FLAGS) holds as well.
+  for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection']) {
+    if (!(name in window)) continue;
+    const refused = function RTCPeerConnection() {
+      throw new DOMException('WebRTC peer connections are disabled in gui-gym browsers', 'NotAllowedError');
+    };
+    Object.defineProperty(window, name, {value: refused, writable: false, configurable: false, enumerable: false});
+  }
 })();
 """
 

@@ -3,7 +3,8 @@
 A driver is a node process (~0.8 s of CPU to start) that Playwright's sync API allows once per
 thread; `DRIVERS` hands each thread's browsers the same one and stops it with its last user.
 `find_chromium` picks the browser binary (a system Chromium where Playwright's download is
-absent), `QUIET_FLAGS` keeps it off the network it would otherwise probe.
+absent), `QUIET_FLAGS` keeps it off the network it would otherwise probe, `WEBRTC_FLAGS` keeps
+a page's WebRTC inside the env's network policy.
 """
 
 from __future__ import annotations
@@ -31,6 +32,13 @@ QUIET_FLAGS = (
 """Chromium flags that stop it phoning home: on a closed network it otherwise floods
 connection attempts and stalls on DNS at every start. And a wheel scroll past a page's edge
 is no history navigation (Chromium's overscroll gesture would go back a page)."""
+WEBRTC_FLAGS = ("--webrtc-ip-handling-policy=disable_non_proxied_udp",)
+"""WebRTC may use no UDP that does not pass the context's proxy (an HTTP proxy carries none),
+so a peer connection sends no STUN or media packet, which no request filter would see; its
+TCP goes through the proxy, which a restricted context points at a closed port. The page
+scripts refuse peer connections as well (`page_scripts.INIT_JS`): this holds where a script
+runs before them. (Chromium 156 reads ``--webrtc-ip-handling-policy``; the older
+``--force-webrtc-ip-handling-policy`` is ignored by it.)"""
 
 
 class Driver:

@@ -13,9 +13,10 @@ import pytest
 
 from gui_gym.benchmarks.cli import main
 from gui_gym.benchmarks.harness.report import build_report
+from gui_gym.benchmarks.harness.results import Job, ResultsStore
 from gui_gym.action_formats.coords import CoordinateMapping
 from gui_gym.backends.browser.playwright_driver import DRIVERS, find_chromium
-from gui_gym.records import read_result
+from gui_gym.records import RESULT_FILE, EpisodeResult, atomic_write_json, read_result
 from tests.fakes.chat_server import ChatServer
 
 pytestmark = pytest.mark.slow
@@ -137,3 +138,37 @@ def test_the_report_references_each_episode_file_and_embeds_them_when_asked(runs
     assert len(embedded) == len(frames) and all(f["src"].startswith("data:image/webp;base64,") for f in embedded)
     stored = sum((out / shot).stat().st_size for shot in shots)  # embedded as stored, in base64
     assert single.stat().st_size - (out / "report.html").stat().st_size >= stored
+
+
+LONG_IDS = ("shop.best-rated-under-budget", "0a0faba3-5580-44df-965d-f562a99b291c", "wiki.event-river-tributary")
+"""LocalWeb's longest template name, an OSWorld task id, another long one."""
+HIDDEN_COLUMNS_JS = """() => {
+  // Each episode-table cell whose right edge lies past the list's box or the window.
+  const section = document.getElementById('tasks').closest('section');
+  const box = section.getBoundingClientRect(), right = box.right - parseFloat(getComputedStyle(section).paddingRight);
+  const cells = [...document.querySelectorAll('#tasks th, #tasks td')];
+  return {hidden: cells.filter(c => c.getBoundingClientRect().right > Math.min(right, innerWidth) + 0.5).map(c => c.textContent),
+          scrolls: section.scrollWidth > section.clientWidth, cells: cells.length};
+}"""
+
+
+def test_every_column_of_the_episode_list_is_in_view_at_1400_and_1000_px(browser, tmp_path):
+    """Issue 40: at a 1400 px window the list hid its last columns (score, steps, time) behind a
+    scroll of its own, and an episode's error showed only as a tooltip."""
+    store = ResultsStore(tmp_path)
+    jobs = [Job(task_id, 12345, {"domain": task_id.split(".")[0]}) for task_id in LONG_IDS]
+    store.write_run({"env_id": "GUI/LocalWeb-v0", "env_kwargs": {}, "agent": "oracle", "agent_kwargs": {},
+                     "created_at": "2026-01-01T00:00:00+00:00", "jobs": [job.to_dict() for job in jobs]})
+    error = "InfraError: the browser did not answer within step_timeout_s=120 s; relaunched"
+    for index, job in enumerate(jobs):
+        result = EpisodeResult(job.task_id, seed=job.seed, key=job.key, success=index == 0, score=float(index == 0),
+                               steps=15, error=error if index == 1 else None, timings={"total_s": 123.4}, meta=job.meta)
+        atomic_write_json(store.task_dir(job.key) / RESULT_FILE, result.to_dict())
+    report = build_report(tmp_path)
+    for width in (1400, 1000):
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.goto(report.as_uri())
+        assert page.evaluate(HIDDEN_COLUMNS_JS) == {"hidden": [], "scrolls": False, "cells": 6 * 4}, width
+        shown = page.locator(f'#tasks tr[data-key="{jobs[1].key}"] .task-error')
+        assert shown.is_visible() and shown.inner_text() == error, width
+        page.close()

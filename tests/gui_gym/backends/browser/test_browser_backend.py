@@ -17,7 +17,7 @@ from PIL import Image
 
 from gui_gym import Action
 from gui_gym.backends.browser.backend import BrowserBackend, playwright_key
-from gui_gym.backends.browser.playwright_driver import DRIVERS, find_chromium
+from gui_gym.backends.browser.playwright_driver import DRIVERS, QUIET_FLAGS, find_chromium
 from gui_gym.errors import ActionExecutionError, MissingResourceError
 from gui_gym.runtime.processes import descendants
 from gui_gym.suites.http_server import LoopbackServer
@@ -300,6 +300,119 @@ def test_another_server_on_loopback_is_out_of_reach_by_any_route(page, server):
     finally:
         other.stop()
         spy.close()
+
+
+PEER_CONNECTION_JS = """async ([stun, turn]) => {
+  // A peer connection whose ICE servers are loopback ports: gathering sends STUN binding
+  // requests to `stun` (UDP) and opens TURN over TCP to `turn`. `window.probeGathered` ends
+  // when every try has (or says it has not, after 30 s).
+  const pc = new RTCPeerConnection({iceServers: [{urls: stun}, {urls: turn, username: 'u', credential: 'p'}]});
+  pc.createDataChannel('probe');
+  const gathered = new Promise(done => {
+    pc.onicegatheringstatechange = () => { if (pc.iceGatheringState === 'complete') done('gathered'); };
+  });
+  window.probeGathered = Promise.race([gathered, new Promise(done => setTimeout(() => done('still gathering'), 30000))]);
+  await pc.setLocalDescription(await pc.createOffer());
+  return 'gathering';
+}"""
+REFUSALS_JS = """async ([stun, turn]) => {
+  const tries = {main: window};
+  const frame = document.createElement('iframe');  // a new frame's first, blank document
+  document.body.appendChild(frame);
+  tries.frame = frame.contentWindow;
+  const outcomes = {};
+  for (const [name, scope] of Object.entries(tries)) {
+    try { new scope.RTCPeerConnection({iceServers: [{urls: stun}, {urls: turn, username: 'u', credential: 'p'}]});
+          outcomes[name] = 'connection made'; }
+    catch (error) { outcomes[name] = error.name + ': ' + error.message; }
+  }
+  frame.remove();
+  return outcomes;
+}"""
+
+
+class _UdpListener:
+    """A loopback UDP port that counts what arrives (a STUN server that never answers)."""
+
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.setblocking(False)
+        self.port = self.sock.getsockname()[1]
+        self.received = 0
+
+    def drain(self) -> int:
+        """Datagrams arrived so far (loopback delivers at send, so a sent one is already here)."""
+        while True:
+            try:
+                self.sock.recv(2048)
+            except BlockingIOError:
+                return self.received
+            self.received += 1
+
+    def close(self):
+        self.sock.close()
+
+
+def _gather_behind_the_init_script(page, stun: str, turn: str) -> str:
+    """PEER_CONNECTION_JS in an isolated world of the page, where the init script's refusal does not
+    reach: what a script that got past it could do. Only the browser's own policy stands there."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        frame_id = cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"]
+        world = cdp.send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": "past-the-init-script"})
+        answers = [cdp.send("Runtime.evaluate", {"expression": expression, "contextId": world["executionContextId"],
+                                                 "awaitPromise": True, "returnByValue": True})
+                   for expression in (f"({PEER_CONNECTION_JS})({json.dumps([stun, turn])})", "window.probeGathered")]
+    finally:
+        cdp.detach()
+    return " then ".join(str(answer["result"].get("value", answer)) for answer in answers)
+
+
+@pytest.mark.parametrize("allowed_hosts", [(), ("127.0.0.1",), None], ids=["own-servers", "live-allowed-hosts", "live"])
+def test_webrtc_sends_no_udp_and_pages_get_no_peer_connection(server, allowed_hosts):
+    """Issue 36: a page's RTCPeerConnection sent STUN packets to another loopback port, which no
+    request filter sees. Pages are refused a peer connection; past that refusal the browser's
+    policy sends no UDP; TURN over TCP passes the proxy, which refuses hosts not allowed."""
+    stun, spy = _UdpListener(), _Listener()
+    urls = [f"stun:127.0.0.1:{stun.port}", f"turn:127.0.0.1:{spy.port}?transport=tcp"]
+    backend = BrowserBackend(allowed_hosts=None if allowed_hosts is None else set(allowed_hosts), viewport=(800, 600))
+    server.admit(backend)
+    try:
+        backend.start()
+        backend.new_episode()
+        backend.set_start_url(server.url + "/")
+        refused = "NotAllowedError: WebRTC peer connections are disabled in gui-gym browsers"
+        assert backend.evaluate(REFUSALS_JS, urls) == {"main": refused, "frame": refused}
+        assert _gather_behind_the_init_script(backend.page, *urls) == "gathering then gathered"
+        assert stun.drain() == 0, "a STUN packet left the browser"
+        if allowed_hosts == ():  # 127.0.0.1 at the spy's port is not allowed: the proxy refuses it
+            assert spy.accepted == 0
+    finally:
+        backend.close()
+        stun.close()
+        spy.close()
+
+
+def test_the_webrtc_probe_sees_a_browser_without_the_policy_send_udp():
+    """The control: the same probe in a Chromium launched without WEBRTC_FLAGS or the init
+    script, so the test above can fail."""
+    stun = _UdpListener()
+    driver = DRIVERS.acquire()
+    try:
+        args = list(QUIET_FLAGS) + (["--no-sandbox"] if os.geteuid() == 0 else [])
+        chromium = driver.playwright.chromium.launch(executable_path=find_chromium(), args=args)
+        try:
+            page = chromium.new_page()
+            page.set_content("<p>a page</p>")
+            urls = [f"stun:127.0.0.1:{stun.port}", "turn:127.0.0.1:9?transport=tcp"]
+            assert page.evaluate(f"({PEER_CONNECTION_JS})({json.dumps(urls)})") == "gathering"
+            assert wait_until(lambda: stun.drain() > 0, timeout_s=30), "the control browser sent no STUN packet"
+        finally:
+            chromium.close()
+    finally:
+        DRIVERS.release(driver)
+        stun.close()
 
 
 def test_a_failed_navigation_is_the_agents_error_page_not_an_infra_error(backend, server):
