@@ -54,7 +54,7 @@ def test_a_missing_module_gives_one_line_naming_the_extra(monkeypatch):
     hide(monkeypatch, "verl")
     with pytest.raises(MissingDependencyError, match=r"\(no module verl\): pip install 'gui-gym\[verl\]' and pip install "
                                                      r"--no-deps 'verl==0\.9\.1'"):
-        require_extra("verl", "the verl plug-ins")
+        require_extra("verl", "gui_gym.trainers.verl_plugins")
     with pytest.raises(KeyError, match=r"no extra named 'gpu'; the extras are desktop, android"):
         missing_modules("gpu")
 
