@@ -123,8 +123,9 @@ def test_every_env_id_works_or_names_its_extra_on_the_core_install(core: Path, t
     assert done.returncode == 0, done.stderr
     outcomes = json.loads(done.stdout)
     for env_id, extra in FAILING_DOORS.items():
-        assert outcomes[env_id][0].startswith(f"{env_id} needs the '{extra}' extra, which this install lacks (no module ")
-        assert outcomes[env_id][0].endswith(f"pip install 'gui-gym[{extra}]'") and "\n" not in outcomes[env_id][0]
+        message = outcomes[env_id][0]
+        assert message.startswith(f"{env_id} needs the '{extra}' extra, which this install lacks (no module ")
+        assert message.endswith(f"pip install 'gui-gym[{extra}]'") and "\n" not in message
     assert {env_id: outcomes[env_id][0] for env_id in WORKING_ENVS} == {env_id: "works" for env_id in WORKING_ENVS}
     print("seconds per env id (make, and reset where it works):", {k: v[1] for k, v in outcomes.items()})
 
@@ -160,8 +161,9 @@ def test_beside_openai_agents_both_work_and_only_gui_gym_is_added(make_venv, tmp
     theirs = run([str(venv / "python"), "-c", "import agents; from agents import Agent, Runner, function_tool; "
                   "print(agents.__file__)"], tmp_path)
     assert theirs.returncode == 0 and "/site-packages/agents/__init__.py" in theirs.stdout, theirs.stderr
-    bench = run([str(venv / "gui-bench"), "run", "--env", "GUI/Demo-v0", "--limit", "1", "--out", str(tmp_path / "out")],
+    out = tmp_path / "out"
+    bench = run([str(venv / "gui-bench"), "run", "--env", "GUI/Demo-v0", "--limit", "1", "--out", str(out)],
                 tmp_path, 600)
     assert bench.returncode == 0, bench.stdout + bench.stderr
-    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    summary = json.loads((out / "summary.json").read_text())
     assert (summary["overall"]["tasks"], summary["overall"]["success_rate"]) == (1, 1.0), summary
