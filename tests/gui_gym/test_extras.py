@@ -46,15 +46,16 @@ def test_a_missing_module_gives_one_line_naming_the_extra(monkeypatch):
     assert missing_modules("desktop") == ()
     require_extra("desktop", "GUI/OSWorld-v0")  # all there: nothing happens
     hide(monkeypatch, "Xlib", "mss")
-    with pytest.raises(MissingDependencyError, match=r"^GUI/OSWorld-v0 needs the 'desktop' extra, which this install "
-                                                     r"lacks \(no module mss, Xlib\): pip install 'gui-gym\[desktop\]'$") as caught:
+    expected = r"^GUI/OSWorld-v0 needs the 'desktop' extra, which this install lacks \(no module mss, Xlib\): " \
+               r"pip install 'gui-gym\[desktop\]'$"
+    with pytest.raises(MissingDependencyError, match=expected) as caught:
         require_extra("desktop", "GUI/OSWorld-v0")
     assert (caught.value.extra, caught.value.missing) == ("desktop", ("mss", "Xlib"))
     assert isinstance(caught.value, ImportError)  # callers that catch ImportError still do
     hide(monkeypatch, "verl")
-    with pytest.raises(MissingDependencyError, match=r"\(no module verl\): pip install 'gui-gym\[verl\]' and pip install "
-                                                     r"--no-deps 'verl==0\.9\.1'"):
-        require_extra("verl", "the verl plug-ins")
+    expected = r"\(no module verl\): pip install 'gui-gym\[verl\]' and pip install --no-deps 'verl==0\.9\.1'"
+    with pytest.raises(MissingDependencyError, match=expected):
+        require_extra("verl", "gui_gym.trainers.verl_plugins")
     with pytest.raises(KeyError, match=r"no extra named 'gpu'; the extras are desktop, android"):
         missing_modules("gpu")
 

@@ -25,6 +25,6 @@ from __future__ import annotations
 
 from gui_gym.extras import require_extra
 
-require_extra("verl", "the verl plug-ins")  # verl itself and what its imported modules need, before importing them
+require_extra("verl", "gui_gym.trainers.verl_plugins")  # verl itself and what its imported modules need, before importing them
 
 from gui_gym.trainers.verl_plugins import advantages, agent_loop, bepa, trainer  # noqa: E402,F401 - registers them
