@@ -2,10 +2,14 @@
 
     gui-bench osworld check                                  # every task runnable here offline
     gui-bench osworld check --tasks domain:os --tasks-root DIR --json out.json
+    gui-bench osworld fetch --cache DIR [--tasks ...]        # fill the file cache, write its manifest
+    gui-bench osworld fetch --cache DIR --verify             # check a copied cache, offline
 
 ``check`` runs the two no-op agents (`gui_gym.benchmarks.harness.noop_check`) and prints per
 task the score expected on OSWorld's VM, the score got, and for a mismatch what the evaluator
-read; then the per-domain table. It exits 1 when any task mismatches. The task folder is
+read; then the per-domain table. It exits 1 when any task mismatches. ``fetch`` fills the OSWorld file
+cache (OSWorld's own ``cache/`` layout) and its manifest, or with ``--verify`` checks one
+(`gui_gym.suites.osworld.cache_manifest`); it exits 1 on any file it could not fetch or check. The task folder is
 OSWorld's ``evaluation_examples`` layout (``examples/<domain>/<id>.json`` and ``test_all.json``):
 ``--tasks-root``, else ``$GUI_GYM_OSWORLD_TASKS``.
 """
@@ -22,9 +26,11 @@ from gui_gym.benchmarks.harness.noop_check import (ANSWERS, as_records, default_
 from gui_gym.benchmarks.harness.task_selection import select_tasks
 from gui_gym.errors import HarnessError
 from gui_gym.suites.osworld import OSWorldSuite
+from gui_gym.suites.osworld.cache_manifest import MANIFEST, fill, read_manifest, verify
 from gui_gym.suites.osworld.coverage import format_table
 
-HELP = "OSWorld on the local desktop: `check` runs the no-op agents (DONE at once, FAIL at once) over the tasks"
+HELP = ("OSWorld on the local desktop: `check` runs the no-op agents (DONE at once, FAIL at once) over the tasks; "
+        "`fetch` fills or verifies the offline file cache")
 TASKS_VARIABLE = "GUI_GYM_OSWORLD_TASKS"
 
 
@@ -40,6 +46,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     check.add_argument("--answers", default=",".join(ANSWERS), help="which no-op agents (default DONE,FAIL)")
     check.add_argument("--screen-size", default="1920x1080", help="desktop size WxH (default 1920x1080, OSWorld's)")
     check.add_argument("--json", help="also write every result to this JSON file")
+    fetch = actions.add_parser("fetch", help="download the tasks' files into the cache and write its manifest "
+                                             "(URL, path, size, sha256); --verify checks a cache offline")
+    fetch.add_argument("--tasks-root", help=f"OSWorld's evaluation_examples folder (default ${TASKS_VARIABLE})")
+    fetch.add_argument("--index", help="index file in it (default test_all.json)")
+    fetch.add_argument("--tasks", action="append", metavar="SPEC", help="task ids, a file of ids, or domain:NAME; "
+                                                                        "default every task")
+    fetch.add_argument("--cache", help="the cache folder (default $GUI_GYM_OSWORLD_CACHE or ~/.cache/gui-gym/osworld)")
+    fetch.add_argument("--verify", action="store_true",
+                       help="download nothing: check the files against the manifest (and, with a task folder, that "
+                            "every file the tasks need is there)")
 
 
 def tasks_root(value: str | None) -> Path:
@@ -54,7 +70,33 @@ def tasks_root(value: str | None) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    return check(args)
+    return {"check": check, "fetch": fetch}[args.osworld_command](args)
+
+
+def fetch(args: argparse.Namespace) -> int:
+    cache = default_cache(args.cache)
+    if args.verify:
+        root = args.tasks_root or os.environ.get(TASKS_VARIABLE)
+        specs = _chosen_specs(tasks_root(root), args) if root else []
+        problems = verify(cache.root, specs)
+        for problem in problems:
+            print(f"BAD {problem}")
+        count = len(read_manifest(cache.root))
+        print(f"{cache.root}: {count} file(s) in the manifest, {len(problems)} problem(s)")
+        return 1 if problems else 0
+    specs = _chosen_specs(tasks_root(args.tasks_root), args)
+    records, failures = fill(specs, cache)
+    for failure in failures:
+        print(f"FAILED {failure}")
+    print(f"{cache.root}: {len(records)} file(s) ({sum(r['size'] for r in records)} bytes) in {cache.root / MANIFEST}; "
+          f"{len(failures)} could not be fetched")
+    return 1 if failures else 0
+
+
+def _chosen_specs(root: Path, args: argparse.Namespace) -> list:
+    suite = OSWorldSuite(root, index=args.index, allow_download=False)
+    ids = select_tasks(suite.task_ids, suite.describe, args.tasks, None) if args.tasks else suite.task_ids
+    return [suite.specs[t] for t in ids]
 
 
 def check(args: argparse.Namespace) -> int:

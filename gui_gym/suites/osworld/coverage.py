@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from gui_gym.suites.osworld.cache_manifest import cache_entries
 from gui_gym.suites.osworld.context import FileCache
 from gui_gym.suites.osworld.getters import GETTER_TYPES, NETWORK_GETTERS, WEB_GETTERS
 from gui_gym.suites.osworld.loader import OSWorldTaskSpec, load_tasks
@@ -145,7 +146,8 @@ def unmet(spec: OSWorldTaskSpec, cache: FileCache | None = None, network: bool =
         if need.web:
             missing_net.append("web access")
         if cache is not None:
-            missing_net.extend(url for url in need.downloads if not _cached(cache, spec, url))
+            missing_net.extend(e.url for e in cache_entries(spec, cache)
+                               if not e.path.is_file() and not _cached(cache, spec, e.url))
         elif need.downloads:
             missing_net.append(f"{len(need.downloads)} file download(s)")
     return {
