@@ -40,5 +40,8 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stam
   # verl for the PAGE/BEPA plug-ins, without its own requirements (they pin transformers < 5.11 and
   # would replace the CPU torch); the verl extra above holds what its imported modules need.
   .venv/bin/python -m pip install -q --no-deps "verl==0.9.1"
+  # verl's v1 trainer (the gui_gym trainer extends it) imports TransferQueue, whose own requirements
+  # pull ray[default]'s dashboard stack; what it imports is in the verl extra.
+  .venv/bin/python -m pip install -q --no-deps "TransferQueue==0.1.10"
   touch "$stamp"
 fi

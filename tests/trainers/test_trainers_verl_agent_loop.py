@@ -109,6 +109,7 @@ def agent_loop(qwen, server, folder, **settings):
     config = OmegaConf.create({
         "actor_rollout_ref": {"rollout": {"prompt_length": 4096, "response_length": 4096, "full_determinism": False}},
         "data": {"apply_chat_template_kwargs": {}, "mm_processor_kwargs": {}},
+        "algorithm": {"adv_estimator": "page"},  # PAGE's subtask term: the env gets SubtaskAnnotation
         "gui_gym": {"env_id": "GUI/LocalWeb-v0", "max_image_side": MAX_SIDE, "max_new_tokens": 12, **settings}})
     return GUIGymAgentLoop(trainer_config=DictConfigWrap(config), server_manager=server, tokenizer=qwen.tokenizer,
                            processor=image_only_processor(folder, qwen.tokenizer), dataset_cls=RLHFDataset,
@@ -188,7 +189,7 @@ def test_the_agent_loop_plays_a_localweb_episode_with_ids_masks_images_and_page_
         non_tensors={"uid": np.array(["g", "g"], dtype=object),
                      **{key: np.array([s.extra_fields[key] for s in (out, second)] + [None], dtype=object)[:-1]
                         for key in ("step_index", "subtasks", "subtask_of_step")}})
-    page_batch_advantages(data, lam=0.5)
+    page_batch_advantages(data)
     assert data.batch["advantages"].shape == (2, width)
     assert (data.batch["advantages"][data.batch["response_mask"] == 0] == 0).all()
 
@@ -269,13 +270,6 @@ def test_verls_own_post_processing_turns_the_episodes_into_a_batch_page_reads(tm
     survive it; under transformers 5.24 (verl asks for < 5.11) a tokenizer that marks them
     special, as Qwen2.5-VL's does, drops them, so the tokenizer here keeps them: on a GPU node
     with verl's own transformers this is to be checked with the real checkpoint."""
-    import types
-
-    from transformers import AutoConfig
-    from transformers.models.qwen2_5_vl import Qwen2_5_VLModel
-    from omegaconf import OmegaConf
-    from verl.experimental.agent_loop.agent_loop import AgentLoopWorker
-
     gym.register("GUITest/CountingScreens-v0", entry_point=CountingScreens)
     build_tiny_qwen25_vl(tmp_path)
     qwen = QwenVL(tmp_path)
@@ -287,21 +281,7 @@ def test_verls_own_post_processing_turns_the_episodes_into_a_batch_page_reads(tm
     finally:
         close_envs()
         gym.registry.pop("GUITest/CountingScreens-v0", None)
-    processor = image_only_processor(tmp_path, qwen.tokenizer)
-    processor.config = AutoConfig.from_pretrained(tmp_path)  # what verl's hf_processor binds
-    for name in ("get_rope_index", "get_vision_position_ids"):
-        setattr(processor, name, types.MethodType(getattr(Qwen2_5_VLModel, name), processor))
-    decode = qwen.tokenizer.decode
-    qwen.tokenizer.decode = lambda ids, skip_special_tokens=False, **kw: decode(ids, **kw).replace("<|endoftext|>", "")
-    worker = object.__new__(AgentLoopWorker)  # its post-processing only, no Ray actor
-    worker.rollout_config = OmegaConf.create({"prompt_length": 4096, "response_length": 4096})
-    worker.tokenizer, worker.processor, worker.mm_processor_kwargs = qwen.tokenizer, processor, {}
-    worker.reward_loop_worker_handles, worker.distillation_enabled = None, False
-
-    async def post():
-        return [await worker._agent_loop_postprocess(out, False, raw_prompt=[]) for out in outs]
-
-    data = worker._postprocess(asyncio.run(post()), input_non_tensor_batch={"uid": np.array(["g", "g"], dtype=object)})
+    data = verl_postprocess(tmp_path, qwen, outs, ["g", "g"])
     images = sum(len(out.multi_modal_data["images"]) for out in outs)
     grids = [mmi["image_grid_thw"] for mmi in data.non_tensor_batch["multi_modal_inputs"]]
     assert sum(len(g) for g in grids) == images and data.batch["position_ids"].shape[:2] == (2, 4)  # mRoPE's 3 + text
@@ -310,5 +290,124 @@ def test_verls_own_post_processing_turns_the_episodes_into_a_batch_page_reads(tm
         assert mask[:len(out.response_mask)].tolist() == out.response_mask and not mask[len(out.response_mask):].any()
         assert data.non_tensor_batch["step_index"][row] == out.extra_fields["step_index"]
     data.batch["token_level_rewards"] = data.batch["rm_scores"]
-    page_batch_advantages(data, config=OmegaConf.create({"page_lam": 0.5}))
+    page_batch_advantages(data, config={"page_lam": 0.5})
     assert (data.batch["advantages"][data.batch["response_mask"] == 0] == 0).all()
+
+
+def verl_postprocess(folder, qwen, outs, uids):
+    """verl's `AgentLoopWorker` post-processing of agent-loop outputs into a `DataProto` (its
+    methods only, no Ray actor): what verl's v0 trainer trains on."""
+    import types
+
+    from omegaconf import OmegaConf
+    from transformers import AutoConfig
+    from transformers.models.qwen2_5_vl import Qwen2_5_VLModel
+    from verl.experimental.agent_loop.agent_loop import AgentLoopWorker
+
+    processor = image_only_processor(folder, qwen.tokenizer)
+    processor.config = AutoConfig.from_pretrained(folder)  # what verl's hf_processor binds
+    for name in ("get_rope_index", "get_vision_position_ids"):
+        setattr(processor, name, types.MethodType(getattr(Qwen2_5_VLModel, name), processor))
+    decode = qwen.tokenizer.decode
+    qwen.tokenizer.decode = lambda ids, skip_special_tokens=False, **kw: decode(ids, **kw).replace("<|endoftext|>", "")
+    worker = object.__new__(AgentLoopWorker)
+    worker.rollout_config = OmegaConf.create({"prompt_length": 4096, "response_length": 4096})
+    worker.tokenizer, worker.processor, worker.mm_processor_kwargs = qwen.tokenizer, processor, {}
+    worker.reward_loop_worker_handles, worker.distillation_enabled = None, False
+
+    async def post():
+        return [await worker._agent_loop_postprocess(out, False, raw_prompt=[]) for out in outs]
+
+    return worker._postprocess(asyncio.run(post()), input_non_tensor_batch={"uid": np.array(uids, dtype=object)})
+
+
+@pytest.mark.slow  # a browser and a model, four episodes: 20 s on a quiet machine, minutes on a busy one
+def test_the_gui_gym_trainers_steps_on_localweb_episodes_equal_our_trainers_page_and_bepa(tmp_path):
+    """Four LocalWeb episodes of the tiny Qwen2.5-VL (two instances, two episodes each) through
+    our agent loop with PAGE's oracle wrappers, then verl's own post-processing (the DataProto of
+    verl's v0 trainer) and verl's TransferQueue packing (the v1 trainer's fields): the gui_gym
+    trainer's PAGE step on either equals gui_gym.trainers.page on the same episodes (signed
+    spans: a random policy completes none, and every step in a span gets -lambda); its loss
+    step hands LEVEL-2's off-policy row to bepa_luffy through verl's own ppo_loss."""
+    from omegaconf import OmegaConf
+
+    from gui_gym.trainers.page import page_advantages
+    from gui_gym.trainers.rollout import Rollout, Step
+    from gui_gym.trainers.verl_plugins.bepa import bepa_ppo_loss, compute_policy_loss_bepa_luffy
+    from gui_gym.trainers.verl_plugins.trainer import page_fields
+    from verl.utils.config import omega_conf_to_dataclass
+    from verl.workers.config import ActorConfig
+
+    build_tiny_qwen25_vl(tmp_path)
+    qwen = QwenVL(tmp_path)
+    server = TinyQwenServer(qwen)
+    settings = {"env_kwargs": {"apps": ["shop"], "max_steps": 3}, "page": {"judge": "oracle"}}
+    sampling = {"temperature": 1.0, "top_p": 1.0, "top_k": -1, "repetition_penalty": 1.0, "logprobs": True}
+    instances, uids = [0, 0, 1, 1], ["a", "a", "b", "b"]
+    torch.manual_seed(2)
+    try:
+        outs = [play(qwen, server, tmp_path, sampling, {"task_id": TASK, "instance_seed": seed}, **settings)
+                for seed in instances]
+    finally:
+        close_envs()
+    algorithm = OmegaConf.create({"adv_estimator": "page", "page_intra_mode": "signed", "page_lam": 0.5,
+                                  "norm_adv_by_std_in_grpo": False})
+    # gui_gym.trainers.page on the same episodes, per step
+    expected = {}
+    for group in ([0, 1], [2, 3]):
+        rollouts = []
+        for r in group:
+            extra = outs[r].extra_fields
+            rollout = Rollout(task_id=TASK, instruction=extra["instruction"], seed=instances[r])
+            final = {key: extra[key] for key in ("progress", "score", "subtasks", "subtask_of_step")}
+            rollout.steps = [Step(token_ids=(0,), info=final) for _ in extra["step_info"]]
+            rollouts.append(rollout)
+        expected.update(zip(group, page_advantages(rollouts, lam=0.5, intra_mode="signed", norm_std=False)))
+    want = [[expected[r][s] if s >= 0 else 0.0 for s in out.extra_fields["step_index"]] for r, out in enumerate(outs)]
+    assert any(value != 0.0 for row in want for value in row)  # the subtask term is there to be checked
+
+    # the DataProto verl's post-processing makes
+    data = verl_postprocess(tmp_path, qwen, outs, uids)
+    data.batch["token_level_rewards"] = data.batch["rm_scores"]
+    page_batch_advantages(data, config=algorithm)
+    for r, row in enumerate(want):
+        assert data.batch["advantages"][r, :len(row)].tolist() == pytest.approx(row, abs=1e-6)
+        assert not data.batch["advantages"][r, len(row):].any()
+
+    # the fields the v1 trainer reads from its TransferQueue (packed as verl's AgentLoopWorkerTQ packs them)
+    fields = []
+    for out, uid in zip(outs, uids):
+        field = {**out.as_dict(), "uid": uid}
+        field.pop("multi_modal_data")
+        fields.append(field)
+    packed = list_of_dict_to_tensordict(fields)
+    advantages = page_fields(packed, algorithm)["advantages"]
+    for r, row in enumerate(want):
+        assert advantages[r].tolist() == pytest.approx(row, abs=1e-6)
+
+    # the loss step on these samples: row 1 injected (off-policy), log-probs as the rollout wrote them
+    old = [torch.tensor(out.response_logprobs) for out in outs]
+    torch.manual_seed(3)
+    new = [o + 0.2 * torch.randn_like(o) for o in old]
+    batch = list_of_dict_to_tensordict([
+        {"prompts": torch.tensor(out.prompt_ids), "responses": torch.tensor(out.response_ids),
+         "response_mask": torch.tensor(out.response_mask), "old_log_probs": o, "advantages": advantages[r]}
+        for r, (out, o) in enumerate(zip(outs, old))])
+    batch["off_policy"] = torch.tensor([False, True, False, False])
+    for key, value in {"dp_size": 1, "batch_num_tokens": None, "global_batch_size": None}.items():
+        batch.set_non_tensor(key, value)
+    sequence = [torch.cat([torch.zeros(len(out.prompt_ids) - 1), n, torch.zeros(1)]) for out, n in zip(outs, new)]
+    config = omega_conf_to_dataclass(OmegaConf.create({"_target_": "verl.workers.config.FSDPActorConfig",
+                                                       "strategy": "fsdp", "rollout_n": 2, "ppo_mini_batch_size": 2,
+                                                       "ppo_micro_batch_size_per_gpu": 1,
+                                                       "policy_loss": {"loss_mode": "bepa_luffy"}}))
+    assert isinstance(config, ActorConfig)
+    loss, _ = bepa_ppo_loss(config, {"log_probs": torch.nested.as_nested_tensor(sequence, layout=torch.jagged)},
+                            batch, luffy_gamma=0.1)
+    pad = lambda rows: torch.nn.utils.rnn.pad_sequence(rows, batch_first=True)  # noqa: E731
+    mask = pad([torch.tensor(out.response_mask) for out in outs]).bool()
+    adv = pad([advantages[r] for r in range(len(outs))])
+    ours, metrics = compute_policy_loss_bepa_luffy(pad(old), pad(new), adv, mask, config.loss_agg_mode, config,
+                                                   off_policy=batch["off_policy"], luffy_gamma=0.1)
+    assert loss.item() == pytest.approx(ours.item(), abs=1e-6)
+    assert metrics["bepa/off_policy_tokens"] == float(sum(outs[1].response_mask))

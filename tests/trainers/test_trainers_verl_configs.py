@@ -17,6 +17,7 @@ from omegaconf import OmegaConf  # noqa: E402
 import gui_gym.trainers.verl_plugins  # noqa: E402,F401 - registers the plug-ins
 from gui_gym.trainers.verl_plugins.advantages import PAGE_OPTIONS, compute_page_advantage  # noqa: E402
 from gui_gym.trainers.verl_plugins.agent_loop import EpisodeSettings, GUIGymAgentLoop  # noqa: E402
+from gui_gym.trainers.verl_plugins.bepa import BEPA_OPTIONS  # noqa: E402
 from gui_gym.trainers.verl_plugins.tasks import main as write_tasks  # noqa: E402
 from verl.experimental.agent_loop.agent_loop import _agent_loop_registry  # noqa: E402
 from verl.trainer.ppo.core_algos import compute_grpo_outcome_advantage, get_adv_estimator_fn, get_policy_loss_fn  # noqa: E402
@@ -49,15 +50,15 @@ def leaf_keys(node, prefix=""):
 
 @pytest.mark.parametrize("name, estimator, loss, env_id", [
     ("page_uitars7b_osworld", compute_page_advantage, "vanilla", "GUI/OSWorld-v0"),
-    ("bepa_qwen25vl3b_localweb", compute_grpo_outcome_advantage, "vanilla", "GUI/LocalWeb-v0"),
+    ("bepa_qwen25vl3b_localweb", compute_grpo_outcome_advantage, "bepa_luffy", "GUI/LocalWeb-v0"),
 ])
 def test_an_example_config_composes_with_verls_and_names_the_registered_plug_ins(name, estimator, loss, env_id):
     cfg = composed(name)
     base = OmegaConf.to_container(verl_base())
     written = OmegaConf.to_container(OmegaConf.load(EXAMPLES / f"{name}.yaml"))
     for key in leaf_keys({k: v for k, v in written.items() if k not in OURS}):
-        if key.startswith("algorithm.page_"):
-            assert key.split(".", 1)[1] in PAGE_OPTIONS, key
+        if key.startswith(("algorithm.page_", "algorithm.bepa_")):
+            assert key.split(".", 1)[1] in {**PAGE_OPTIONS, **BEPA_OPTIONS}, key
             continue
         node = base
         for part in key.split("."):
@@ -68,10 +69,10 @@ def test_an_example_config_composes_with_verls_and_names_the_registered_plug_ins
     assert get_policy_loss_fn(cfg.actor_rollout_ref.actor.policy_loss.loss_mode) is get_policy_loss_fn(loss)
     loop = cfg.actor_rollout_ref.rollout.agent.default_agent_loop
     assert _agent_loop_registry[loop]["_target_"] == f"{GUIGymAgentLoop.__module__}.{GUIGymAgentLoop.__qualname__}"
-    # the sections verl turns into dataclasses take the values (PAGE's keys aside: verl hands
-    # compute_advantage the algorithm section as it is)
+    # the sections verl turns into dataclasses take the values (PAGE's and BEPA's keys aside: the
+    # gui_gym trainer reads them from the algorithm section as it is)
     algorithm = OmegaConf.create({k: v for k, v in OmegaConf.to_container(cfg.algorithm).items()
-                                  if not k.startswith("page_")})
+                                  if not k.startswith(("page_", "bepa_"))})
     assert omega_conf_to_dataclass(algorithm).adv_estimator == cfg.algorithm.adv_estimator
     rollout = omega_conf_to_dataclass(cfg.actor_rollout_ref.rollout)
     assert rollout.agent.default_agent_loop == "gui_gym" and rollout.n == 8

@@ -11,11 +11,12 @@ import torch
 verl = pytest.importorskip("verl", reason="the verl extra: scripts/setup.sh installs it")
 
 import gui_gym.trainers.verl_plugins  # noqa: E402,F401 - registers the plug-ins
+from gui_gym.errors import UsageError  # noqa: E402
 from gui_gym.trainers.bepa import TaskCache, luffy_loss  # noqa: E402
 from gui_gym.trainers.grpo import aggregate, clipped_policy_losses  # noqa: E402
 from gui_gym.trainers.page import page_advantages  # noqa: E402
 from gui_gym.trainers.rollout import Rollout, Step  # noqa: E402
-from gui_gym.trainers.verl_plugins.advantages import compute_page_advantage, page_batch_advantages  # noqa: E402
+from gui_gym.trainers.verl_plugins.advantages import compute_page_advantage, page_batch_advantages, token_advantages  # noqa: E402,E501
 from gui_gym.trainers.verl_plugins.bepa import compute_policy_loss_bepa_luffy, level2_hook  # noqa: E402
 from verl import DataProto  # noqa: E402
 from verl.trainer.ppo.core_algos import (compute_grpo_outcome_advantage, get_adv_estimator_fn,  # noqa: E402
@@ -33,24 +34,29 @@ def outcome_rewards(scores, width=6, lengths=None):
     return rewards, mask
 
 
-def test_verl_selects_page_by_name_and_the_g8_example_matches_verls_grpo():
+def test_verl_finds_page_and_bepa_luffy_by_name():
+    """The names stay registered so that verl's own steps reach them and stop (the trainer's
+    tests show the messages); PAGE's value comes from token_advantages, tested below."""
     assert get_adv_estimator_fn("page") is compute_page_advantage
     assert get_policy_loss_fn("bepa_luffy") is compute_policy_loss_bepa_luffy
+
+
+def test_page_with_no_subtask_term_is_verls_grpo_on_progress():
+    from omegaconf import OmegaConf
+
     rewards, mask = outcome_rewards([1, 0, 0, 0, 0, 0, 0, 0, 0.5, 0.25], lengths=[6, 5, 4, 6, 6, 6, 6, 6, 3, 6])
     index = np.array(["g"] * 8 + ["h", "h"], dtype=object)
-    ours, returns = get_adv_estimator_fn("page")(token_level_rewards=rewards, response_mask=mask, index=index)
-    theirs, _ = compute_grpo_outcome_advantage(rewards, mask, index)
-    torch.testing.assert_close(ours, theirs)
-    assert torch.equal(ours, returns)
-    assert ours[0, 0].item() == pytest.approx(2.4749, abs=1e-3) and ours[1, 0].item() == pytest.approx(-0.3536, abs=1e-3)
+    episodes = [{"step_index": [0] * int(m.sum())} for m in mask]
+    for norm in (True, False):
+        ours = token_advantages(rewards, mask, index, episodes, OmegaConf.create({"norm_adv_by_std_in_grpo": norm}))
+        theirs, _ = compute_grpo_outcome_advantage(rewards, mask, index, norm_adv_by_std_in_grpo=norm)
+        torch.testing.assert_close(ours, theirs)
     assert ours[1, 5].item() == 0.0  # off the response
-    unnormalized, _ = compute_page_advantage(rewards, mask, index, norm_adv_by_std_in_grpo=False)
-    torch.testing.assert_close(unnormalized, compute_grpo_outcome_advantage(rewards, mask, index,
-                                                                            norm_adv_by_std_in_grpo=False)[0])
 
 
 PAGE_CONFIGS = [  # verl's algorithm section -> gui_gym.trainers.page.page_advantages' keywords
     ({}, {"lam": 0.5, "norm_std": True}),  # verl normalizes by the group's std by default, we do not
+    ({"page_inter_weight": 0.0, "norm_adv_by_std_in_grpo": False}, {"lam": 0.5, "inter_weight": 0.0, "norm_std": False}),
     ({"page_group_norm_spans": True, "page_lam": 1.0}, {"lam": 1.0, "group_norm_spans": True, "norm_std": True}),
     ({"page_intra_mode": "signed", "norm_adv_by_std_in_grpo": False}, {"lam": 0.5, "intra_mode": "signed",
                                                                        "norm_std": False}),
@@ -58,12 +64,11 @@ PAGE_CONFIGS = [  # verl's algorithm section -> gui_gym.trainers.page.page_advan
 
 
 @pytest.mark.parametrize("algorithm, ours", PAGE_CONFIGS)
-@pytest.mark.parametrize("steps_as", ["tensor", "agent_loop_lists"])
-def test_page_on_a_verl_batch_equals_our_trainers_page(algorithm, ours, steps_as):
+def test_page_on_a_verl_batch_equals_our_trainers_page(algorithm, ours):
     """Two groups of multi-step rollouts with subtasks; observation tokens sit between steps
     (mask 0, step -1). Every trained token gets its step's advantage from gui_gym.trainers.page, with
-    PAGE's options read from verl's algorithm config; the steps come as a batch tensor or as
-    the agent loop's per-sample lists."""
+    PAGE's options read from verl's algorithm config; the steps come as the agent loop's
+    per-sample lists."""
     from omegaconf import OmegaConf
 
     spec = [  # (progress, steps' token counts, spans completed, step -> span)
@@ -95,10 +100,7 @@ def test_page_on_a_verl_batch_equals_our_trainers_page(algorithm, ours, steps_as
     tensors = {"token_level_rewards": rewards, "response_mask": mask}
     non_tensors = {"uid": np.array(uids, dtype=object), "subtasks": np.array(subtasks + [None], dtype=object)[:-1],
                    "subtask_of_step": np.array(owners + [None], dtype=object)[:-1]}
-    if steps_as == "tensor":
-        tensors["step_index"] = step_index
-    else:  # unpadded, as the agent loop writes them
-        non_tensors["step_index"] = np.array([row[:int((row >= 0).nonzero().max()) + 1].tolist() for row in step_index]
+    non_tensors["step_index"] = np.array([row[:int((row >= 0).nonzero().max()) + 1].tolist() for row in step_index]
                                              + [None], dtype=object)[:-1]
     data = DataProto.from_dict(tensors=tensors, non_tensors=non_tensors)
     page_batch_advantages(data, config=OmegaConf.create({"adv_estimator": "page", **algorithm}))
@@ -135,28 +137,32 @@ def test_the_bepa_loss_is_verls_clip_on_own_tokens_and_luffy_on_injected_ones(mo
     core = torch.where(off.unsqueeze(-1).expand_as(core), luffy_loss(0.1)(new, advantages), core)
     torch.testing.assert_close(mixed, aggregate(core, mask.bool(), mode))
     assert metrics["bepa/off_policy_tokens"] == 5.0
-    with pytest.raises(ValueError, match="needs the off-policy mask"):
+    with pytest.raises(UsageError, match="needs the gui_gym trainer"):
         get_policy_loss_fn("bepa_luffy")(old, new, advantages, mask, mode, config)
 
 
 def test_the_level2_hook_injects_into_all_fail_groups_only_and_refreshes_on_success():
-    def batch(scores, uids, tasks, marker):
+    def batch(scores, uids, tasks, marker, seeds=None):
         scores = torch.tensor(scores, dtype=torch.float32)
         return DataProto.from_dict(
             tensors={"token_level_scores": torch.nn.functional.pad(scores.unsqueeze(-1), (2, 0)),
                      "responses": torch.full((len(scores), 3), marker) + torch.arange(len(scores)).unsqueeze(-1)},
-            non_tensors={"uid": np.array(uids, dtype=object), "task_id": np.array(tasks, dtype=object)})
+            non_tensors={"uid": np.array(uids, dtype=object), "task_id": np.array(tasks, dtype=object),
+                         "instance_seed": np.array(seeds or [0] * len(scores), dtype=object)})
 
     cache = TaskCache()
     first, counters = level2_hook(batch([0, 1, 0, 0], ["u1", "u1", "u2", "u2"], ["A", "A", "B", "B"], 10), cache)
-    assert counters == {"bepa/all_fail_groups": 1.0, "bepa/injections": 0.0}  # B failed, nothing cached for it
-    assert first.batch["off_policy"].tolist() == [False] * 4 and "A" in cache and "B" not in cache
+    assert counters == {"bepa/all_fail_groups": 1.0, "bepa/injections": 0.0, "bepa/cache_instances": 1.0}
+    assert first.batch["off_policy"].tolist() == [False] * 4 and ("A", 0) in cache and ("B", 0) not in cache
     assert torch.equal(first.batch["responses"][:, 0], torch.tensor([10, 11, 12, 13]))
     second, counters = level2_hook(batch([0, 0, 0, 1], ["v1", "v1", "v2", "v2"], ["A", "A", "B", "B"], 20), cache,
                                    inject_index=1)
-    assert counters == {"bepa/all_fail_groups": 1.0, "bepa/injections": 1.0}
+    assert counters == {"bepa/all_fail_groups": 1.0, "bepa/injections": 1.0, "bepa/cache_instances": 2.0}
     assert second.batch["off_policy"].tolist() == [False, True, False, False]
     assert second.batch["responses"][1].tolist() == [11, 11, 11]  # A's cached success from the first batch
     assert list(second.non_tensor_batch["uid"]) == ["v1", "v1", "v2", "v2"]  # it joined its new group
-    assert second.batch["token_level_scores"][1].sum().item() == 1.0 and "B" in cache
-    assert cache.get("B").trajectory.batch["responses"][0].tolist() == [23, 23, 23]
+    assert second.batch["token_level_scores"][1].sum().item() == 1.0 and ("B", 0) in cache
+    assert cache.get(("B", 0)).trajectory.batch["responses"][0].tolist() == [23, 23, 23]
+    # another instance of A fails all: A's instance-0 success is no expert for it
+    third, counters = level2_hook(batch([0, 0], ["w", "w"], ["A", "A"], 30, seeds=[1, 1]), cache)
+    assert counters["bepa/injections"] == 0.0 and third.batch["off_policy"].tolist() == [False, False]

@@ -145,11 +145,11 @@ def test_bepa_ppo_loss_hands_the_off_policy_rows_to_bepa_luffy_through_verls_ppo
     expected, _ = compute_policy_loss_bepa_luffy(pad(old), pad(new), pad(advantages), mask, config.loss_agg_mode, config,
                                                  off_policy=torch.tensor([False, True, False]), luffy_gamma=0.1)
     assert loss.item() == pytest.approx(expected.item(), abs=1e-6)
-    # verl's vanilla on the same micro-batch differs exactly by the injected row's shaping
-    config.policy_loss.loss_mode = "vanilla"
-    vanilla, _ = ppo_loss(config, model_output, data)
-    assert vanilla.item() != pytest.approx(loss.item(), abs=1e-4)
+    # verl's vanilla on the same micro-batch differs by the injected row's shaping
+    vanilla = composed("bepa_qwen25vl3b_localweb", "actor_rollout_ref.actor.clip_ratio_c=3.0",
+                       "actor_rollout_ref.actor.policy_loss.loss_mode=vanilla")
+    clipped, _ = ppo_loss(omega_conf_to_dataclass(vanilla.actor_rollout_ref.actor), model_output, data)
+    assert clipped.item() != pytest.approx(loss.item(), abs=1e-4)
     del data["off_policy"]
-    config.policy_loss.loss_mode = "bepa_luffy"
     with pytest.raises(UsageError, match="no off_policy field"):
         bepa_ppo_loss(config, model_output, data)
