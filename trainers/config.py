@@ -79,10 +79,21 @@ def build_spec(values: Mapping[str, Any], *, algo: str | None = None, env: str |
     for name in ("env_args", "policy_args", "trainer"):
         if not isinstance(values.get(name, {}), Mapping):
             raise ValueError(f"expected '{name}' to be a table of settings, received {values[name]!r}")
-    settings = {**values.get("trainer", {}), **(trainer or {})}
+    settings = {**policy_trainer_defaults(policy, algo), **values.get("trainer", {}), **(trainer or {})}
     return RunSpec(algo, env or values.get("env", DEFAULT_ENV_ID), policy,
                    {**values.get("env_args", {}), **(env_args or {})},
                    {**values.get("policy_args", {}), **(policy_args or {})}, trainer_config(algo, settings))
+
+
+def policy_trainer_defaults(policy: str, algo: str) -> dict[str, Any]:
+    """The trainer settings the policy asks for unless the file or the command line says
+    otherwise (its class's ``TRAINER_DEFAULTS``: a VLM's small step size and micro-batches,
+    the element policy's own step size); those the method's config has no field for are left out."""
+    from gui_gym.agents.loader import resolve_agent
+
+    defaults = getattr(resolve_agent(policy), "TRAINER_DEFAULTS", None) or {}
+    names = {f.name for f in dataclasses.fields(CONFIGS[algo])}
+    return {key: value for key, value in defaults.items() if key in names}
 
 
 def trainer_config(algo: str, settings: Mapping[str, Any]) -> GRPOConfig:

@@ -13,6 +13,7 @@ with `page_advantages` read from their ``info``.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Callable, Mapping, Sequence
@@ -22,6 +23,8 @@ import gymnasium as gym
 from gui_gym.agents.base import TrainableAgent
 from gui_gym.trainers.grpo import EPS, GRPOConfig, group_advantages, run, seed_everything
 from gui_gym.trainers.rollout import EnvPool, Rollout
+
+logger = logging.getLogger(__name__)
 
 
 def intra_rollout_advantages(span_completed: Sequence[bool], step_span: Sequence[int],
@@ -108,6 +111,10 @@ class PAGEConfig(GRPOConfig):
     """Served model name (judge="openai") or checkpoint folder (judge="transformers")."""
     criteria_store: str | None = None
     """Folder of per-task criteria (``gui-bench criteria``); LVLM judges need it, the oracle has its own."""
+    judge_temperature: float = 0.7
+    """Sampling temperature of an LVLM judge ("openai", "transformers"): above 0, so that the
+    `rounds` passes are independent samples whose aggregate steadies the estimate (at 0 a
+    local checkpoint decodes greedily and k rounds are k identical calls)."""
     rounds: int = 3
     """Independent judging passes per progress estimate."""
     aggregate: str = "mean"
@@ -119,6 +126,11 @@ class PAGEConfig(GRPOConfig):
             raise ValueError(f"intra_mode must be 'centered' or 'signed', received {self.intra_mode!r}")
         if self.judge not in JUDGES:
             raise ValueError(f"judge must be one of {JUDGES}, received {self.judge!r}")
+        if self.judge_temperature < 0:
+            raise ValueError(f"judge_temperature must be >= 0, received {self.judge_temperature}")
+        if self.judge != "oracle" and self.rounds > 1 and self.judge_temperature == 0:
+            logger.warning("judge_temperature 0 with %d rounds: the rounds are identical calls (greedy decoding)",
+                           self.rounds)
 
 
 JUDGES = ("oracle", "openai", "transformers")
@@ -167,10 +179,10 @@ def make_judge(cfg: PAGEConfig) -> Any:
     if cfg.judge == "oracle":
         return OracleJudge()
     if cfg.judge == "openai":
-        return OpenAIClient(cfg.judge_model, cfg.judge_base_url)
+        return OpenAIClient(cfg.judge_model, cfg.judge_base_url, temperature=cfg.judge_temperature)
     if not cfg.judge_model:
         raise ValueError("judge='transformers' needs judge_model: the checkpoint folder")
-    return TransformersModel(cfg.judge_model)
+    return TransformersModel(cfg.judge_model, temperature=cfg.judge_temperature)
 
 
 def wrap_env(env: gym.Env, judge: Any, cfg: PAGEConfig) -> gym.Env:

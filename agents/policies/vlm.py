@@ -103,6 +103,12 @@ class VLMPolicy(PolicyAgent):
         checkpoint: a folder `save` wrote (a ``gui-train`` checkpoint) to start from.
     """
 
+    TRAINER_DEFAULTS = {"learning_rate": 1e-6, "micro_batch_steps": 1}
+    """What ``gui-train --policy vlm`` trains with unless told otherwise: a step size for a
+    multi-billion-parameter model (the trainers' own 1e-2 suits the element policy and would
+    wreck a VLM in a few updates) and one step per forward/backward pass (a whole minibatch of
+    a 7B VLM's steps in one pass needs ~225 GiB; docs/training.md, Sizing a 7B policy)."""
+
     def __init__(self, model_path: str, *, device: str = "cpu", dtype: str = "auto", lora: Mapping[str, Any] | None = None,
                  temperature: float = 1.0, max_new_tokens: int = 128, max_image_side: int = 1280,
                  history_turns: int = 2, history_images: int = 0, input_cache: int = 128, prompt: str = "uitars", coordinates: str = "smart_resize",
@@ -335,8 +341,12 @@ class VLMPolicy(PolicyAgent):
 
     def _generate(self, prompt: VLMPrompt, greedy: bool) -> tuple[list[int], list[float]]:
         inputs = self._model_inputs(prompt)
-        sampling = {"do_sample": False} if greedy else {"do_sample": True, "temperature": self.temperature,
-                                                         "top_k": 0, "top_p": 1.0}
+        # Every sampling setting is pinned: a checkpoint's generation_config (a repetition
+        # penalty, top-k) would otherwise reshape the distribution the tokens are drawn from, and
+        # the recorded log-probs (from the plain softmax below) would not be theirs.
+        sampling = ({"do_sample": False} if greedy else {"do_sample": True, "temperature": self.temperature,
+                                                          "top_k": 0, "top_p": 1.0})
+        sampling["repetition_penalty"] = 1.0
         with torch.inference_mode():
             out = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, output_logits=True,
                                       return_dict_in_generate=True, **sampling)
@@ -350,7 +360,8 @@ class VLMPolicy(PolicyAgent):
         return tokens, logprobs.tolist()
 
     def _generate_on_server(self, prompt: VLMPrompt, greedy: bool) -> tuple[list[int], list[float]]:
-        fields: dict[str, Any] = {"logprobs": True, "return_tokens_as_token_ids": True, "top_p": 1.0, "top_k": -1}
+        fields: dict[str, Any] = {"logprobs": True, "return_tokens_as_token_ids": True, "top_p": 1.0, "top_k": -1,
+                                  "repetition_penalty": 1.0}  # vLLM would apply the checkpoint's generation_config
         if greedy:
             fields["temperature"] = 0.0
         response = self._server.respond(prompt.messages, **fields)

@@ -220,6 +220,11 @@ class TextWebEnv(gym.Env):
             names, role = self.pages[self.stage][0], self.template.stages[self.stage].role
         return [{"index": i, "role": role, "name": name} for i, name in enumerate(names)]
 
+    def observation(self) -> dict[str, Any]:
+        """What the agent is shown now (the last reset's or step's observation): a judge that
+        may read only what the agent saw reads this (`gui_gym.benchmarks.learning.reader`)."""
+        return self._obs()
+
     def _obs(self) -> dict[str, Any]:
         page = "error" if self.on_error else f"step{min(self.stage, len(self.pages))}"
         return {"a11y_tree": format_elements(self._elements()), "url": f"http://textweb.local/{page}",

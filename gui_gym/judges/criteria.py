@@ -34,14 +34,15 @@ class Extraction:
     errors: list[str] = field(default_factory=list)
 
 
-def extract_criteria(judge: ChatModel | LVLMJudge, trajectories: Iterable[Trajectory], *,
+def extract_criteria(judge: ChatModel | LVLMJudge | Any, trajectories: Iterable[Trajectory], *,
                      previous: Sequence[str] | None = None, max_iters: int | None = None,
                      seed: int = 0) -> Extraction:
     """Iterative extraction over successful `trajectories` (read lazily, so at most
-    `max_iters` are loaded), starting from `previous`."""
+    `max_iters` are loaded), starting from `previous`. `judge` is a chat model (asked through
+    `LVLMJudge`) or any judge with `LVLMJudge.propose_criteria`'s method."""
     if max_iters is not None and max_iters < 1:
         raise ValueError(f"max_iters must be >= 1 or None, received {max_iters}")
-    lvlm = judge if isinstance(judge, LVLMJudge) else LVLMJudge(judge)
+    lvlm = judge if hasattr(judge, "propose_criteria") else LVLMJudge(judge)  # an LVLMJudge, or a judge of its own
     result = Extraction(list(previous) if previous else None)
     for index, trajectory in enumerate(itertools.islice(trajectories, max_iters)):
         try:

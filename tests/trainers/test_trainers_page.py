@@ -98,6 +98,20 @@ def test_page_trains_with_an_lvlm_judge_over_http(tmp_path):
     assert record["charts/success_rate"] == 0.0 and len(server.requests) >= 4  # marks and segmentation, both rollouts
 
 
+def test_an_lvlm_judges_rounds_sample_at_a_temperature_above_zero(caplog):
+    from gui_gym.trainers.page import make_judge
+
+    cfg = PAGEConfig(judge="openai", judge_base_url="http://127.0.0.1:9/v1", judge_model="judge")
+    assert cfg.judge_temperature == 0.7 and make_judge(cfg).temperature == 0.7
+    assert make_judge(PAGEConfig(judge="openai", judge_base_url="http://127.0.0.1:9/v1", judge_model="judge",
+                                 judge_temperature=1.0)).temperature == 1.0
+    with pytest.raises(ValueError, match="judge_temperature must be >= 0, received -0.5"):
+        PAGEConfig(judge_temperature=-0.5)
+    with caplog.at_level("WARNING"):
+        PAGEConfig(judge="transformers", judge_model="m", judge_temperature=0.0, rounds=3)
+    assert "the rounds are identical calls" in caplog.text
+
+
 def test_default_weighting_keeps_every_steps_sign_with_its_subtask():
     """The issue's group: 2 rollouts reach milestone 2 of 4 (progress .5) and wander in the
     third span, 6 stop at milestone 1 (progress .25) after a correct first step. mean .3125,

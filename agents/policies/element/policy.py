@@ -70,6 +70,10 @@ class ElementPolicy(PolicyAgent, nn.Module):
     action_format = "json"
     observe_a11y = True
 
+    TRAINER_DEFAULTS = {"learning_rate": 1e-2}
+    """What ``gui-train --policy element`` trains with unless told otherwise: a step size for
+    this small model of hashed features (a VLM's defaults are its own)."""
+
     def __init__(self, buckets: int = 1 << 16, hidden: int = 32, temperature: float = 1.0, prior_scale: float = 3.0,
                  max_strings: int = 12, greedy: bool = True, checkpoint: str | None = None):
         super().__init__()

@@ -57,6 +57,33 @@ def test_sampled_log_probs_match_a_teacher_forced_pass(model_path):
     assert greedy[0] == greedy[1]
 
 
+@pytest.mark.slow
+def test_a_checkpoints_generation_config_does_not_reshape_the_sampled_tokens(model_path):
+    """A repetition penalty or top-k in the checkpoint's generation_config would change what is
+    drawn but not the recorded log-probs (a plain softmax of the raw logits): generation
+    overrides each of them, sampled and greedy."""
+    policy = VLMPolicy(model_path, max_new_tokens=4, max_image_side=112)
+    policy.model.generation_config.repetition_penalty = 50.0
+    policy.model.generation_config.top_k = 1
+    asked, generate = [], policy.model.generate
+    policy.model.generate = lambda *args, **kwargs: asked.append(kwargs) or generate(*args, **kwargs)
+    prompt = policy.prompt(SCREEN, Context("Press Send"))
+    policy.generate(prompt)
+    policy.generate(prompt, greedy=True)
+    assert [kw["repetition_penalty"] for kw in asked] == [1.0, 1.0]
+    assert asked[0]["top_k"] == 0 and asked[0]["top_p"] == 1.0 and asked[1]["do_sample"] is False
+
+
+def test_the_vlm_asks_for_a_small_step_size_and_micro_batches():
+    from gui_gym.trainers.config import build_spec
+
+    spec = build_spec({"algo": "page", "policy": "vlm"})
+    assert spec.trainer.learning_rate == 1e-6 and spec.trainer.micro_batch_steps == 1
+    told = build_spec({"algo": "grpo", "policy": "vlm", "trainer": {"learning_rate": 1e-5}}, trainer={"micro_batch_steps": 4})
+    assert told.trainer.learning_rate == 1e-5 and told.trainer.micro_batch_steps == 4
+    assert build_spec({"algo": "grpo", "policy": "element"}).trainer.learning_rate == 1e-2  # the toy's own
+
+
 class CountingProcessor:
     """The policy's image processor, counting the images it preprocesses."""
 
