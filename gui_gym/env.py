@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from typing import Any, Iterator
 
 import gymnasium as gym
@@ -31,7 +32,8 @@ from gui_gym import snapshots
 from gui_gym.action_formats import collect_warnings, get_format, read_actions
 from gui_gym.actions import Action
 from gui_gym.backends.base import Backend, Observation
-from gui_gym.errors import ActionExecutionError, ActionParseError, InfraError, TaskConfigError
+from gui_gym.errors import (ActionExecutionError, ActionParseError, InfraError, SnapshotError, SnapshotUnsupportedError,
+                            TaskConfigError)
 from gui_gym.spaces import ActionSpace, FreeText
 from gui_gym.suites.base import Episode, Task, TaskSuite
 
@@ -239,7 +241,20 @@ class GUIEnv(gym.Env):
         or another of the same id (another process, another machine). Raises
         `SnapshotUnsupportedError` on an env that cannot do it exactly (the OSWorld desktop,
         the live web, a phone). See `gui_gym.snapshots`."""
-        return snapshots.take(self)
+        reason = snapshots.refusal(self.suite, self.backend)
+        if reason is not None:
+            raise SnapshotUnsupportedError(f"{self._registered_id() or self.suite.name}: {reason}")
+        if self.task is None or self.episode is None or self._last_obs is None:
+            raise gym.error.ResetNeeded("call reset() before snapshot(): there is no episode to save")
+        return snapshots.encode({
+            "env_id": self._registered_id(), "suite": self.suite.name,
+            "task_id": self.task.task_id, "seed": self.episode.seed, "instruction": self.task.instruction,
+            "steps": self._steps, "done": self._done, "kind": self.backend.snapshot_kind,
+            "step_actions": list(self._step_actions), "actions": [action.to_dict() for action in self.episode.actions],
+            "oracle_calls": list(self._oracle_calls), "backend": self.backend.save_state(),
+            "world": self.suite.snapshot_world(self.task), "milestones": self.milestones_reached(),
+            "screenshot_digest": snapshots.screenshot_digest(self._last_obs.screenshot),
+        }, self.suite.snapshot_origin())
 
     def milestones_reached(self) -> list[bool]:
         """Which of the current task's ordered milestones hold now ([] for a task that knows
@@ -247,15 +262,62 @@ class GUIEnv(gym.Env):
         trainers' branching asks it to know when to snapshot)."""
         if self.task is None:
             raise gym.error.ResetNeeded("call reset() before milestones_reached()")
-        return snapshots.milestones_reached(self)
+        return [bool(milestone.check(self.backend)) for milestone in self.task.milestones()]
 
     def restore(self, snapshot: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         """Continue the episode of `snapshot` (from `snapshot()`, of an env with this id):
         returns ``(obs, info)`` as `reset` does, the observation the original episode had at
         that point; every later step gives what it would have given there. Raises
         `SnapshotError` for a snapshot of another env id or task, a malformed one, or a
-        restore that did not reproduce the state exactly."""
-        return snapshots.restore(self, snapshot)
+        restore that did not reproduce the state exactly. Through wrappers:
+        `gui_gym.snapshots.restore_episode`.
+
+        How: the same task instance is made, then the screen brought to the snapshot's state
+        by what the backend declares (`Backend.snapshot_kind`): "replay" runs the episode's
+        actions again from the task's start, step by step as `step` ran them, the oracle's
+        calls at the same points; "native" loads the state the backend saved (the emulator's
+        ``avd snapshot load``). Then the suite loads the snapshot's server-side world and the
+        restored state is checked against the snapshot (`snapshots.check_restored`)."""
+        started = time.perf_counter()
+        reason = snapshots.refusal(self.suite, self.backend)
+        if reason is not None:
+            raise SnapshotUnsupportedError(f"{self._registered_id() or self.suite.name}: {reason}")
+        snapshots.check(snapshot, env_id=self._registered_id(), suite=self.suite.name,
+                        task_ids=self.task_ids, kind=self.backend.snapshot_kind)
+        self._ensure_started()
+        snapshot, actions = snapshots.decode(snapshot, self.suite.snapshot_origin())
+        self._begin(snapshot["task_id"], snapshot["seed"])
+        self._last_obs = self.backend.observe(self.observe_a11y, self.observe_screenshot)  # as `reset` did
+        self._done = True  # until the restore has proven exact
+        if snapshot["kind"] == "native":
+            self.backend.load_state(snapshot["backend"])
+            self.episode.actions.extend(actions)
+            self._step_actions = list(snapshot["step_actions"])
+            self._oracle_calls = list(snapshot["oracle_calls"])
+            self._last_obs = self.backend.observe(self.observe_a11y, self.observe_screenshot)
+        else:
+            self._replay(actions, snapshot["step_actions"], snapshot["oracle_calls"])
+        if self.task.instruction != snapshot["instruction"]:
+            raise SnapshotError(f"task {snapshot['task_id']!r} with seed {snapshot['seed']} reads "
+                                f"{self.task.instruction!r} here, the snapshot's read {snapshot['instruction']!r}: "
+                                "the task set differs")
+        if snapshot["world"] is not None:
+            self.suite.load_world(self.task, snapshot["world"])
+        self._steps = snapshot["steps"]
+        snapshots.check_restored(snapshot, world=self.suite.snapshot_world(self.task),
+                                 backend_state=self.backend.save_state() if snapshot["kind"] == "replay" else None,
+                                 milestones=self.milestones_reached())
+        info = self._task_info()
+        # a screenshot may differ by a few pixels of anti-aliasing where a page was painted in
+        # another order (the same actions from reset differ so on a real browser too): logged, not refused
+        info["screenshot_exact"] = snapshots.screenshot_digest(self._last_obs.screenshot) == snapshot["screenshot_digest"]
+        if not info["screenshot_exact"]:
+            logger.info("restored task %r at step %d: state exact, screenshot differs in its paint",
+                        snapshot["task_id"], snapshot["steps"])
+        self._done = snapshot["done"]
+        info["step"] = self._steps
+        info["restore_time_s"] = time.perf_counter() - started
+        return self._obs(self._last_obs), info
 
     def close(self) -> None:
         if self.task is not None:
@@ -277,6 +339,33 @@ class GUIEnv(gym.Env):
             self.backend.start()
             self.suite.start(self.backend)
             self._started = True
+
+    def _registered_id(self) -> str | None:
+        """The id the env was made with (None for an env built by hand)."""
+        return self.spec.id if self.spec is not None else None
+
+    def _replay(self, actions: list[Action], step_actions: list[int], oracle_calls: list[int]) -> None:
+        """Run a snapshot's actions again from the task's start, grouped by step as `step` ran
+        them, with the oracle's calls where they were made."""
+        assert self.episode is not None
+        calls = Counter(oracle_calls)
+        done = 0
+        for size in step_actions:
+            step = actions[done:done + size]
+            for index in range(done, done + size):  # the oracle's calls before this step
+                for _ in range(calls.pop(index, 0)):
+                    self.oracle_action()
+            self.episode.actions.extend(step)
+            self._step_actions.append(size)
+            _terminated, error, _settle_s = self._run_actions(step)
+            if error is not None and error[0] == "infra":
+                raise SnapshotError(f"the replay failed on the infrastructure ({error[1]}); the snapshot cannot be "
+                                    "restored on this env now")
+            done += size
+            # as `step` did: a recording advances when looked at
+            self._last_obs = self.backend.observe(self.observe_a11y, self.observe_screenshot)
+        for _ in range(calls.pop(done, 0)):
+            self.oracle_action()
 
     def _begin(self, task_id: str, instance_seed: int) -> None:
         """The task instance (`task_id`, `instance_seed`) at its start, on a fresh screen."""

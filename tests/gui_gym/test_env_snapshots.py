@@ -22,7 +22,7 @@ from gui_gym.judges import OracleJudge
 from gui_gym.snapshots import ORIGIN, restore_episode, screenshot_digest
 from gui_gym.suites.demo import DemoSuite
 from gui_gym.suites.mind2web.suite import Mind2WebSuite
-from gui_gym.wrappers import ProgressReward, SubtaskAnnotation
+from gui_gym.wrappers import ProgressReward, SubtaskAnnotation, TrajectoryRecorder
 
 REPO = Path(__file__).resolve().parents[2]
 PAINT_NOISE_PIXELS = 40
@@ -196,6 +196,46 @@ def test_envs_that_cannot_be_exact_say_so(tmp_path):
     with pytest.raises(SnapshotUnsupportedError, match=r"live Online-Mind2Web runs on the real websites"):
         live.snapshot()
     assert issubclass(SnapshotUnsupportedError, NotImplementedError) and issubclass(SnapshotError, ValueError)
+
+
+def test_gymnasium_wrappers_take_up_a_restore_through_their_adapters():
+    source = gym.make("GUI/AndroidControl-v0", mode="low").unwrapped
+    limited = gym.make("GUI/AndroidControl-v0", mode="low", max_episode_steps=3)
+    chain = [type(limited), type(limited.env), type(limited.env.env)]
+    assert chain == [gym.wrappers.TimeLimit, gym.wrappers.OrderEnforcing, gym.wrappers.PassiveEnvChecker]
+    try:
+        actions, steps, snaps = oracle_run(source, "clock-timer-5min", 0, snapshot_at={1})  # 5 oracle steps
+        assert not limited.get_wrapper_attr("has_reset")
+        obs, info = restore_episode(limited, snaps[1])  # never reset: the order check takes the restore for one
+        assert limited.get_wrapper_attr("has_reset") and info["step"] == 1
+        # the env checker's first step compares its data with the restored (obs, info): no reuse, no error
+        assert limited.step(actions[1])[2:4] == (False, False)
+        assert limited.step(actions[2])[2:4] == (False, True)  # the limit of 3 counted the restored step
+    finally:
+        source.close()
+        limited.close()
+
+
+def test_a_restore_through_a_gymnasium_without_an_adapters_field_is_refused_before_it_starts():
+    env = gym.make("GUI/AndroidControl-v0", mode="low")
+    try:
+        assert type(env) is gym.wrappers.OrderEnforcing
+        del env._has_reset  # as a Gymnasium release that keeps the flag elsewhere would be
+        with pytest.raises(SnapshotUnsupportedError, match=r"OrderEnforcing no longer keeps '_has_reset', which its reset sets"):
+            restore_episode(env, {"format": 1})
+        assert env.unwrapped.task is None  # nothing was restored
+    finally:
+        env.close()
+
+
+def test_a_wrapper_that_keeps_episode_state_and_cannot_take_up_a_restore_is_refused(tmp_path):
+    env = TrajectoryRecorder(gym.make("GUI/AndroidControl-v0", mode="low"), tmp_path)
+    try:
+        with pytest.raises(SnapshotUnsupportedError, match=r"wrapper TrajectoryRecorder keeps the episode's state"):
+            restore_episode(env, {"format": 1})
+        assert env.unwrapped.task is None
+    finally:
+        env.close()
 
 
 def test_static_suites_restore_exactly_in_a_second_env():
