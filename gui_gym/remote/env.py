@@ -39,7 +39,8 @@ from typing import Any, Callable
 
 import gymnasium as gym
 
-from gui_gym.errors import InfraError, MissingResourceError, UsageError
+from gui_gym.errors import InfraError, UsageError
+from gui_gym.extras import require_extra
 from gui_gym.remote.host import CALLABLE, EnvHost
 
 logger = logging.getLogger(__name__)
@@ -79,10 +80,9 @@ class ActorLost(InfraError):
 
 
 def _ray() -> Any:
-    try:
-        import ray
-    except ImportError:
-        raise MissingResourceError("remote envs need Ray: pip install 'gui-gym[distributed]'") from None
+    require_extra("distributed", "gui_gym.remote (remote envs, --ray)")
+    import ray
+
     return ray
 
 

@@ -79,3 +79,13 @@ def test_gui_train_without_torch_says_so_in_one_line(monkeypatch, capsys):
                                        "(no module torch): pip install 'gui-gym[train]'\n")
     monkeypatch.undo()
     assert main(["--algo", "grpo", "--print-config"]) == 0  # with it, the command runs
+
+
+def test_gui_train_on_remote_envs_without_ray_says_so_in_one_line(monkeypatch, capsys):
+    from gui_gym.trainers.cli import main
+
+    hide(monkeypatch, "ray")
+    assert main(["--algo", "grpo", "--ray", "--set", "episode_budget=8"]) == 2
+    assert capsys.readouterr().err == ("gui-train: error: gui_gym.remote (remote envs, --ray) needs the 'distributed' "
+                                       "extra, which this install lacks (no module ray): "
+                                       "pip install 'gui-gym[distributed]'\n")
