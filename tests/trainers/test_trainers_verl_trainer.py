@@ -50,6 +50,8 @@ def test_the_gui_gym_trainer_is_registered_with_verls_v1_trainers():
     ("page_uitars7b_osworld", ["+algorithm.page_lamda=1.0"], r"unknown key\(s\) \['page_lamda'\]"),
     ("page_uitars7b_osworld", ["trainer.v1.trainer_mode=sync"], "select it with trainer.use_v1=true"),
     ("page_uitars7b_osworld", ["~gui_gym.page"], "needs the gui_gym.page section"),
+    ("page_uitars7b_osworld", ["algorithm.use_kl_in_reward=true"], "does not apply verl's in-reward KL"),
+    ("page_uitars7b_osworld", ["algorithm.rollout_correction.rollout_is=token"], "rollout correction"),
     ("page_uitars7b_osworld", ["actor_rollout_ref.rollout.agent.default_agent_loop=tool_agent"],
      "default_agent_loop=gui_gym"),
     ("bepa_qwen25vl3b_localweb", ["+algorithm.page_lam=0.5"], r"\['page_lam'\] would be read by nothing"),

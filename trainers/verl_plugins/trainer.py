@@ -48,7 +48,8 @@ def check_config(config: Any) -> None:
     ``page_*`` / ``bepa_*`` key, ``page_*`` without ``adv_estimator=page``, ``bepa_*`` without
     ``bepa_level2``, ``bepa_luffy`` without LEVEL-2 (no row is off-policy), PAGE without the
     ``gui_gym`` agent loop (no step index) or its ``gui_gym.page`` wrappers (no progress, no
-    spans), ``bepa_luffy`` with verl's distillation, or a trainer mode other than this one."""
+    spans) or with verl's in-reward KL or rollout correction (PAGE's step does not apply them),
+    ``bepa_luffy`` with verl's distillation, or a trainer mode other than this one."""
     algorithm = config.algorithm
     keys = set(algorithm.keys())
     ours = {key for key in keys if key.startswith(("page_", "bepa_"))}
@@ -70,6 +71,12 @@ def check_config(config: Any) -> None:
     if (page or level2) and config.actor_rollout_ref.rollout.agent.get("default_agent_loop") != AGENT_LOOP:
         raise UsageError(f"PAGE and BEPA read the {AGENT_LOOP!r} agent loop's fields: set "
                          f"actor_rollout_ref.rollout.agent.default_agent_loop={AGENT_LOOP}")
+    correction = algorithm.get("rollout_correction") or {}
+    if page and (algorithm.get("use_kl_in_reward", False) or (not correction.get("bypass_mode", False) and (
+            correction.get("rollout_is") is not None or correction.get("rollout_rs") is not None))):
+        raise UsageError("the gui_gym trainer's PAGE advantage does not apply verl's in-reward KL penalty or "
+                         "rollout correction: set algorithm.use_kl_in_reward=false and leave "
+                         "algorithm.rollout_correction.rollout_is / rollout_rs unset (or bypass_mode=true)")
     if page and (config.get("gui_gym") or {}).get("page") is None:
         raise UsageError("adv_estimator=page needs the gui_gym.page section: PAGE's wrappers (a judge) give the "
                          "episodes their progress and subtask spans")
