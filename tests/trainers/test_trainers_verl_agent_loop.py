@@ -389,10 +389,14 @@ def test_the_gui_gym_trainers_steps_on_localweb_episodes_equal_our_trainers_page
     old = [torch.tensor(out.response_logprobs) for out in outs]
     torch.manual_seed(3)
     new = [o + 0.2 * torch.randn_like(o) for o in old]
-    batch = list_of_dict_to_tensordict([
-        {"prompts": torch.tensor(out.prompt_ids), "responses": torch.tensor(out.response_ids),
-         "response_mask": torch.tensor(out.response_mask), "old_log_probs": o, "advantages": advantages[r]}
-        for r, (out, o) in enumerate(zip(outs, old))])
+    from tensordict import TensorDict
+
+    nested = lambda rows: torch.nested.as_nested_tensor(list(rows), layout=torch.jagged)  # noqa: E731 - verl's layout
+    batch = TensorDict({"prompts": nested(torch.tensor(out.prompt_ids) for out in outs),
+                        "responses": nested(torch.tensor(out.response_ids) for out in outs),
+                        "response_mask": nested(torch.tensor(out.response_mask) for out in outs),
+                        "old_log_probs": nested(old), "advantages": nested(advantages[r] for r in range(len(outs)))},
+                       batch_size=len(outs))
     batch["off_policy"] = torch.tensor([False, True, False, False])
     for key, value in {"dp_size": 1, "batch_num_tokens": None, "global_batch_size": None}.items():
         batch.set_non_tensor(key, value)

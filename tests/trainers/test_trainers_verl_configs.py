@@ -100,3 +100,24 @@ def test_the_task_rows_load_in_verls_dataset_as_the_agent_loop_reads_them(tmp_pa
     assert [(r["extra_info"]["task_id"], r["extra_info"]["instance_seed"]) for r in rows[:2]] == [
         ("demo.press-button", 0), ("demo.press-button", 1)]
     assert {r["agent_name"] for r in rows} == {"gui_gym"} and rows[0]["raw_prompt"][0]["role"] == "user"
+
+
+def test_the_agent_loop_annotates_subtasks_only_when_the_advantage_reads_them():
+    from gui_gym.trainers.verl_plugins.agent_loop import uses_subtasks
+    from gui_gym.wrappers.progress import ProgressReward
+    from gui_gym.wrappers.subtasks import SubtaskAnnotation
+
+    assert uses_subtasks(composed("page_uitars7b_osworld"))
+    assert not uses_subtasks(OmegaConf.create({"algorithm": {"adv_estimator": "page", "page_lam": 0.0}}))
+    assert not uses_subtasks(composed("bepa_qwen25vl3b_localweb"))
+    settings = EpisodeSettings(env_id="GUI/Demo-v0", page={"judge": "oracle"})
+    for subtasks in (True, False):
+        env = settings.make_env(subtasks=subtasks)
+        try:
+            layers, layer = [], env
+            while hasattr(layer, "env"):
+                layers.append(type(layer))
+                layer = layer.env
+            assert ProgressReward in layers and (SubtaskAnnotation in layers) == subtasks
+        finally:
+            env.close()

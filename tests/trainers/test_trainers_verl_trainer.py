@@ -50,6 +50,8 @@ def test_the_gui_gym_trainer_is_registered_with_verls_v1_trainers():
     ("page_uitars7b_osworld", ["+algorithm.page_lamda=1.0"], r"unknown key\(s\) \['page_lamda'\]"),
     ("page_uitars7b_osworld", ["trainer.v1.trainer_mode=sync"], "select it with trainer.use_v1=true"),
     ("page_uitars7b_osworld", ["~gui_gym.page"], "needs the gui_gym.page section"),
+    ("page_uitars7b_osworld", ["algorithm.use_kl_in_reward=true"], "does not apply verl's in-reward KL"),
+    ("page_uitars7b_osworld", ["algorithm.rollout_correction.rollout_is=token"], "rollout correction"),
     ("page_uitars7b_osworld", ["actor_rollout_ref.rollout.agent.default_agent_loop=tool_agent"],
      "default_agent_loop=gui_gym"),
     ("bepa_qwen25vl3b_localweb", ["+algorithm.page_lam=0.5"], r"\['page_lam'\] would be read by nothing"),
@@ -153,3 +155,74 @@ def test_bepa_ppo_loss_hands_the_off_policy_rows_to_bepa_luffy_through_verls_ppo
     del data["off_policy"]
     with pytest.raises(UsageError, match="no off_policy field"):
         bepa_ppo_loss(config, model_output, data)
+
+
+class MemoryQueue:
+    """verl's TransferQueue as the trainer calls it (``kv_batch_get`` / ``kv_batch_put``), kept
+    in memory: the real one runs in Ray actors, which do not start on this loaded machine
+    (docs/training.md). Samples are stored per key and field, as TransferQueue stores them."""
+
+    def __init__(self):
+        self.samples: dict[str, dict] = {}
+
+    def kv_batch_put(self, keys, partition_id, fields=None, tags=None):
+        from transfer_queue import KVBatchMeta
+
+        for i, key in enumerate(keys):
+            sample = self.samples.setdefault(key, {})
+            for name in fields.keys():
+                value = fields[name]
+                sample[name] = value.tolist()[i] if not isinstance(value, torch.Tensor) else value[i]
+        return KVBatchMeta(keys=list(keys), tags=list(tags or [{} for _ in keys]), partition_id=partition_id)
+
+    def kv_batch_get(self, keys, partition_id, select_fields=None):
+        rows = [self.samples[key] for key in keys]
+        names = select_fields or list(rows[0])
+        return list_of_dict_to_tensordict([{name: row[name] for name in names} for row in rows])
+
+
+def test_the_trainers_transfer_queue_steps_run_level2_per_instance_and_page(monkeypatch):
+    """The trainer's own methods on samples in a TransferQueue: LEVEL-2 overwrites an all-fail
+    group's row with the cached success of the same task instance (never another instance's),
+    marks it off_policy and keeps its group's uid; PAGE's step writes the advantages back."""
+    import transfer_queue
+
+    queue = MemoryQueue()
+    monkeypatch.setattr(transfer_queue, "kv_batch_get", queue.kv_batch_get)
+    monkeypatch.setattr(transfer_queue, "kv_batch_put", queue.kv_batch_put)
+    cfg = composed("bepa_qwen25vl3b_localweb")
+    trainer = object.__new__(GUIGymTrainer)  # its steps only: verl's __init__ starts Ray workers
+    trainer.config, trainer.level2 = cfg, True
+    trainer.bepa = {key: cfg.algorithm[key] for key in cfg.algorithm if key.startswith("bepa_")}
+    from gui_gym.trainers.bepa import TaskCache
+
+    trainer.cache = TaskCache(1)
+
+    def put(step, rows):  # rows: (uid, seed, score, response length)
+        keys = [f"{step}-{i}" for i in range(len(rows))]
+        samples = [{"uid": uid, "responses": torch.arange(n) + 100 * step, "response_mask": torch.ones(n, dtype=torch.long),
+                    "rm_scores": torch.nn.functional.pad(torch.tensor([score]), (n - 1, 0)),
+                    "extra_fields": {"task_id": "shop.add-to-cart", "instance_seed": seed,
+                                     "step_index": [0] * n, "subtasks": None, "subtask_of_step": None}}
+                   for uid, seed, score, n in rows]
+        return queue.kv_batch_put(keys, "train", list_of_dict_to_tensordict(samples),
+                                  tags=[{"seq_len": n, "global_steps": step} for *_, n in rows])
+
+    metrics = {}
+    first = trainer._level2(put(1, [("a", 0, 1.0, 3), ("a", 0, 0.0, 2), ("b", 1, 0.0, 4), ("b", 1, 0.0, 2)]), metrics)
+    assert metrics["bepa/injections"] == 0.0 and metrics["bepa/all_fail_groups"] == 1.0
+    assert [queue.samples[k]["off_policy"].item() for k in first.keys] == [False] * 4
+    second = trainer._level2(put(2, [("c", 0, 0.0, 2), ("c", 0, 0.0, 2), ("d", 1, 0.0, 5), ("d", 1, 0.0, 2)]), metrics)
+    assert metrics["bepa/injections"] == 1.0 and metrics["bepa/all_fail_groups"] == 2.0
+    injected = queue.samples["2-0"]
+    assert injected["responses"].tolist() == [100, 101, 102] and injected["uid"] == "c"  # step 1's success, in c
+    assert injected["off_policy"].item() and second.tags[0]["seq_len"] == 3
+    assert queue.samples["2-2"]["responses"].tolist() == [200, 201, 202, 203, 204]  # instance 1 had no success
+    assert [queue.samples[k]["off_policy"].item() for k in second.keys] == [True, False, False, False]
+
+    # PAGE's step on the same queue (no spans: A_inter of the progress, the reward's sum)
+    trainer.config = composed("page_uitars7b_osworld")
+    trainer._compute_advantage(second, {})
+    advantages = [queue.samples[k]["advantages"] for k in second.keys]
+    assert advantages[0].tolist() == pytest.approx([0.5] * 3) and advantages[1].tolist() == pytest.approx([-0.5] * 2)
+    assert not advantages[2].any() and not advantages[3].any()

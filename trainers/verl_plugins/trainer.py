@@ -43,13 +43,13 @@ from gui_gym.trainers.verl_plugins.names import SELECT_TRAINER, TRAINER
 logger = logging.getLogger(__name__)
 
 
-
 def check_config(config: Any) -> None:
     """Refuse a verl config whose PAGE or BEPA keys this trainer would not honour: an unknown
     ``page_*`` / ``bepa_*`` key, ``page_*`` without ``adv_estimator=page``, ``bepa_*`` without
     ``bepa_level2``, ``bepa_luffy`` without LEVEL-2 (no row is off-policy), PAGE without the
     ``gui_gym`` agent loop (no step index) or its ``gui_gym.page`` wrappers (no progress, no
-    spans), or a trainer mode other than this one."""
+    spans) or with verl's in-reward KL or rollout correction (PAGE's step does not apply them),
+    ``bepa_luffy`` with verl's distillation, or a trainer mode other than this one."""
     algorithm = config.algorithm
     keys = set(algorithm.keys())
     ours = {key for key in keys if key.startswith(("page_", "bepa_"))}
@@ -71,11 +71,21 @@ def check_config(config: Any) -> None:
     if (page or level2) and config.actor_rollout_ref.rollout.agent.get("default_agent_loop") != AGENT_LOOP:
         raise UsageError(f"PAGE and BEPA read the {AGENT_LOOP!r} agent loop's fields: set "
                          f"actor_rollout_ref.rollout.agent.default_agent_loop={AGENT_LOOP}")
+    correction = algorithm.get("rollout_correction") or {}
+    if page and (algorithm.get("use_kl_in_reward", False) or (not correction.get("bypass_mode", False) and (
+            correction.get("rollout_is") is not None or correction.get("rollout_rs") is not None))):
+        raise UsageError("the gui_gym trainer's PAGE advantage does not apply verl's in-reward KL penalty or "
+                         "rollout correction: set algorithm.use_kl_in_reward=false and leave "
+                         "algorithm.rollout_correction.rollout_is / rollout_rs unset (or bypass_mode=true)")
     if page and (config.get("gui_gym") or {}).get("page") is None:
         raise UsageError("adv_estimator=page needs the gui_gym.page section: PAGE's wrappers (a judge) give the "
                          "episodes their progress and subtask spans")
-    if level2 and config.get("distillation") and config.distillation.get("enabled", False):
-        raise UsageError("BEPA's loss replaces verl's ppo_loss; it does not combine with distillation")
+    if loss_mode == LOSS:
+        from verl.trainer.distillation import is_distillation_enabled
+
+        if is_distillation_enabled(config.get("distillation")):
+            raise UsageError(f"loss_mode={LOSS} replaces the actor's loss with verl's ppo_loss; it does not combine "
+                             "with verl's distillation loss")
     mode = config.trainer.get("v1", {}).get("trainer_mode")
     if mode != TRAINER:
         raise UsageError(f"the gui_gym trainer was made for trainer.v1.trainer_mode={mode!r}; select it with "
@@ -101,8 +111,8 @@ def padded(value: Any) -> torch.Tensor:
 
 def page_fields(fields: Any, algorithm: Any) -> Any:
     """PAGE on the fields the trainer reads from the TransferQueue (``uid``, ``response_mask``,
-    ``rm_scores``, ``extra_fields``): ``advantages`` and ``returns`` as the queue stores them
-    (nested, one row per sample)."""
+    ``rm_scores``, ``extra_fields``): ``advantages`` and ``returns`` laid out as the response
+    mask is (nested, one row per sample's length, or one padded tensor)."""
     from tensordict import TensorDict
     from verl.workers.utils.padding import response_to_nested
 
@@ -110,8 +120,10 @@ def page_fields(fields: Any, algorithm: Any) -> Any:
     mask, rewards = padded(response_mask), padded(fields["rm_scores"])
     uids = list(fields["uid"].tolist() if hasattr(fields["uid"], "tolist") else fields["uid"])
     advantages = token_advantages(rewards, mask, uids, episode_rows(fields["extra_fields"], len(uids)), algorithm)
-    nested = response_to_nested(advantages, response_mask)
-    return TensorDict({"advantages": nested, "returns": nested.clone()}, batch_size=len(uids))
+    if getattr(response_mask, "is_nested", False):
+        advantages = response_to_nested(advantages, response_mask)
+    # samples of one length come stacked (verl's list_of_dict_to_tensordict): the rows are whole already
+    return TensorDict({"advantages": advantages, "returns": advantages.clone()}, batch_size=len(uids))
 
 
 def instance_of(episode: dict[str, Any]) -> tuple[str, int | None]:
@@ -185,7 +197,7 @@ else:
                 tq.kv_batch_put(keys=[batch.keys[row]], partition_id=batch.partition_id, fields=fields, tags=[tag])
                 batch.tags[row] = tag
             off_policy = torch.tensor([row in injections for row in range(size)])
-            batch = tq.kv_batch_put(keys=batch.keys, partition_id=batch.partition_id,
-                                    fields=TensorDict({"off_policy": off_policy}, batch_size=size))
+            tq.kv_batch_put(keys=batch.keys, partition_id=batch.partition_id,
+                            fields=TensorDict({"off_policy": off_policy}, batch_size=size))
             metrics.update(counters)
-            return batch
+            return batch  # its tags now those of the samples the keys hold
