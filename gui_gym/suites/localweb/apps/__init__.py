@@ -13,9 +13,10 @@ Every app has the same shape (docs/localweb.md says why):
 - ``tasks_easy.py``, ``tasks_medium.py``, ``tasks_hard.py``: the templates by difficulty;
 - ``static/``: the app's stylesheet and script, inlined into its pages.
 
-What two apps share lives below them: the web framework (`framework`), the oracle's moves on
-the shared widgets (`oracle_ui`), answer matching (`answers`), the template contract
-(`templates`)."""
+What two apps share lives below them, so no app imports another: the web framework
+(`framework`), the oracle's moves on the shared widgets (`oracle_ui`), answer matching
+(`answers`), the template contract (`templates`), and the people mail and calendar both draw
+(`people`)."""
 
 from __future__ import annotations
 

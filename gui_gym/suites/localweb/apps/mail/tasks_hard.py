@@ -12,8 +12,9 @@ from gui_gym.suites.localweb.answers import named, normalize_answer
 from gui_gym.suites.localweb.apps.mail import store
 from gui_gym.suites.localweb.apps.mail.base import (MailTemplate, attach, contact, from_contacts, message, open_row,
                                                     says, search, sent, visited)
-from gui_gym.suites.localweb.apps.mail.data import HOME_COMPANY, WEEKDAYS
+from gui_gym.suites.localweb.apps.mail.data import WEEKDAYS
 from gui_gym.suites.localweb.oracle_ui import OracleUI
+from gui_gym.suites.localweb.people import HOME_COMPANY
 from gui_gym.suites.localweb.templates import World
 
 NOTES = ("Please review this before Thursday.", "FYI, see the attached file.", "Can you take a look at this?",
