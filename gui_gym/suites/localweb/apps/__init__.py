@@ -7,6 +7,7 @@ Every app has the same shape (docs/localweb.md says why):
 - ``data.py``: the seeded state (a pure function of the seed) and its vocabularies;
 - ``store.py`` (calendar, mail): the rules that read and change one state, when the handlers
   would otherwise carry them;
+- ``markup.py`` (wiki): the wiki's markup language;
 - ``views.py``: the page frame and shared pieces; ``views_<area>.py`` the pages of one area;
 - ``base.py``: the app's template base (`<App>Template`), the checks its templates read and
   the oracle moves they share;
