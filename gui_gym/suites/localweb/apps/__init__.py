@@ -7,15 +7,17 @@ Every app has the same shape (docs/localweb.md says why):
 - ``data.py``: the seeded state (a pure function of the seed) and its vocabularies;
 - ``store.py`` (calendar, mail): the rules that read and change one state, when the handlers
   would otherwise carry them;
+- ``markup.py`` (wiki): the wiki's markup language;
 - ``views.py``: the page frame and shared pieces; ``views_<area>.py`` the pages of one area;
 - ``base.py``: the app's template base (`<App>Template`), the checks its templates read and
   the oracle moves they share;
 - ``tasks_easy.py``, ``tasks_medium.py``, ``tasks_hard.py``: the templates by difficulty;
 - ``static/``: the app's stylesheet and script, inlined into its pages.
 
-What two apps share lives below them: the web framework (`framework`), the oracle's moves on
-the shared widgets (`oracle_ui`), answer matching (`answers`), the template contract
-(`templates`)."""
+What two apps share lives below them, so no app imports another: the web framework
+(`framework`), the oracle's moves on the shared widgets (`oracle_ui`), answer matching
+(`answers`), the template contract (`templates`), and the people mail and calendar both draw
+(`people`)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from gui_gym.suites.localweb.answers import answer_matches
 from gui_gym.suites.localweb.apps.admin.base import AdminTemplate, admin, confirm, open_section, visited
 from gui_gym.suites.localweb.apps.admin.data import ROLES, SECURITY_SWITCHES, money
-from gui_gym.suites.localweb.apps.admin.views_users import filtered_users
+from gui_gym.suites.localweb.apps.admin.views_users import filtered_users, list_query, list_view
 
 
 class SecurityToggle(AdminTemplate):
@@ -60,15 +60,19 @@ class UserRole(AdminTemplate):
         return f"What role does {self.params['name']} have in the organization? Answer with the role's name."
 
     def evaluate(self, world, answer):
-        return float(answer_matches(answer, self.params["role"]))
+        return float(answer_matches(answer, self.params["role"], candidates=(*ROLES, "Owner")))
 
-    def _searched(self, world):
-        name = self.params["name"].lower()
-        return any(e["path"] == "/users" and e["query"].get("q") and e["query"]["q"].lower() in name
-                   for e in admin(world)["log"]) or visited(f"/users/{self.params['user_id']}")(world)
+    def _found(self, world):
+        """The member's row was on a member-list page the agent loaded (by a search, a filter
+        or paging), or their own page was opened: a search that matches them but shows other
+        members ("e") finds nobody."""
+        state, uid = admin(world), self.params["user_id"]
+        return visited(f"/users/{uid}")(world) or any(
+            e["method"] == "GET" and e["path"].rstrip("/") == "/users"
+            and any(u["id"] == uid for u in list_view(state, list_query(e["query"]))[1]) for e in state["log"])
 
     def milestones(self):
-        return [(f"Found {self.params['name']} in the member list", self._searched)]
+        return [(f"Found {self.params['name']} in the member list", self._found)]
 
     def oracle(self, ui):
         yield from ui.type_into("input[name=q]", self.params["name"])
@@ -134,7 +138,7 @@ class InvoiceAmount(AdminTemplate):
         return f"How much was the organization's invoice for {self.params['period']}? Answer with the amount."
 
     def evaluate(self, world, answer):
-        return float(answer_matches(answer, self.params["amount"]))
+        return float(answer_matches(answer, self.params["amount"], question=self.instruction))
 
     def milestones(self):
         return [("Opened the Billing section", visited("/billing"))]

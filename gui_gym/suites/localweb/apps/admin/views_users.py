@@ -35,13 +35,20 @@ def filtered_users(state: dict[str, Any], params: dict[str, str]) -> list[dict[s
     return rows
 
 
-def users_page(state: dict[str, Any], query: dict[str, str], invite: dict[str, str] | None = None,
-               errors: dict[str, str] | None = None) -> str:
-    params = list_query(query)
+def list_view(state: dict[str, Any],
+              params: dict[str, str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int, int]:
+    """(every member the list holds for `params`, the rows of the page shown, that page's
+    number, the number of pages): what a member-list URL puts on the screen."""
     rows = filtered_users(state, params)
     pages = max(1, math.ceil(len(rows) / PAGE_SIZE))
     current = min(max(1, int(params["page"])) if params.get("page", "").isdigit() else 1, pages)
-    shown = rows[(current - 1) * PAGE_SIZE: current * PAGE_SIZE]
+    return rows, rows[(current - 1) * PAGE_SIZE: current * PAGE_SIZE], current, pages
+
+
+def users_page(state: dict[str, Any], query: dict[str, str], invite: dict[str, str] | None = None,
+               errors: dict[str, str] | None = None) -> str:
+    params = list_query(query)
+    rows, shown, current, pages = list_view(state, params)
     back = urlencode({k: v for k, v in params.items()})
     body_rows = "".join(_row(user, back) for user in shown) or \
         "<tr><td colspan='6' class='muted'>No members match these filters.</td></tr>"

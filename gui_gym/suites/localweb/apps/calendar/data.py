@@ -12,8 +12,8 @@ import random
 from datetime import date, timedelta
 from typing import Any
 
-from gui_gym.suites.localweb.apps.mail.data import COMPANIES, FIRST_NAMES, LAST_NAMES, ME, PROJECTS
 from gui_gym.suites.localweb.framework import seeded
+from gui_gym.suites.localweb.people import COMPANIES, FIRST_NAMES, LAST_NAMES, ME, PROJECTS
 
 TODAY = "2026-03-02"
 FIRST_DAY = date(2026, 2, 2)

@@ -7,7 +7,7 @@ import random
 from typing import Any, Callable, Iterator
 
 from gui_gym.actions import Action
-from gui_gym.suites.localweb.answers import states_time
+from gui_gym.suites.localweb.answers import names_time
 from gui_gym.suites.localweb.apps.calendar import store
 from gui_gym.suites.localweb.apps.calendar.base import (CalendarTemplate, day_text, event, open_event, shown_in_month,
                                                         visited)
@@ -78,7 +78,7 @@ class EventEnd(CalendarTemplate):
                 "Answer with the time as HH:MM.")
 
     def evaluate(self, world: World, answer: str | None) -> float:
-        return float(states_time(answer, self.params["end"]))
+        return float(names_time(answer, self.params["end"]))
 
     def milestones(self) -> list[tuple[str, Callable[[World], bool]]]:
         return [("opened the event", lambda w: visited(w, f"/event/{self.params['id']}"))]

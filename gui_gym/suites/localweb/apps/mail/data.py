@@ -15,26 +15,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from gui_gym.suites.localweb.framework import seeded
+from gui_gym.suites.localweb.people import COMPANIES, FIRST_NAMES, HOME_COMPANY, LAST_NAMES, ME, PROJECTS
 
 TODAY = "2026-03-02"
 NOW = datetime(2026, 3, 2, 9, 0)
-ME = {"name": "Sam Rivera", "email": "sam.rivera@northwind.test"}
-HOME_COMPANY = "Northwind"
 
-FIRST_NAMES = (
-    "Aisha", "Bruno", "Carmen", "Dmitri", "Elena", "Farid", "Grace", "Hiro", "Ingrid", "Jamal",
-    "Keiko", "Liam", "Maya", "Nikolai", "Olivia", "Pedro", "Quinn", "Rosa", "Stefan", "Tara",
-    "Umar", "Vera", "Wes", "Ximena", "Yusuf", "Zoe", "Anton", "Bianca", "Colin", "Daria",
-    "Emil", "Fiona", "Gustav", "Hana", "Ivan", "Julia", "Kofi", "Lena", "Marco", "Nadia",
-)
-LAST_NAMES = (
-    "Abbott", "Brennan", "Castillo", "Dubois", "Eriksen", "Fischer", "Gallo", "Haddad", "Ito",
-    "Jensen", "Kowalski", "Lindqvist", "Moreau", "Novak", "Okafor", "Petrov", "Quintero",
-    "Rossi", "Sato", "Tanaka", "Ueda", "Varga", "Weber", "Yilmaz", "Zhou", "Mendes", "Baker",
-    "Costa", "Dalton", "Ferreira", "Hughes", "Klein", "Larsen", "Murphy", "Nilsen", "Ortiz",
-)
-COMPANIES = ("Brightpath", "Cobalt Labs", "Evergreen Foods", "Harbor Logistics", "Lumen Analytics",
-             "Pinecrest Bank", "Quarry Media", "Summit Health")
 JOB_TITLES = ("Account Manager", "Project Lead", "Engineer", "Designer", "Finance Officer",
               "Operations Manager", "Analyst", "Sales Director", "Consultant", "Product Manager")
 LABELS = ("Finance", "Projects", "Travel")
@@ -46,7 +31,6 @@ FILES = (
     "training-video.mp4", "vendor-list.csv", "board-minutes.docx", "brand-colors.pdf",
     "warehouse-map.png", "sprint-review.pptx",
 )
-PROJECTS = ("Falcon", "Orion", "Juniper", "Cascade", "Meridian", "Sequoia", "Tundra", "Beacon")
 PROJECT_ASPECTS = ("kickoff notes", "status update", "budget question", "timeline change",
                    "risks to review", "next milestones", "vendor shortlist", "test results")
 MEETING_TOPICS = ("budget review", "hiring plan", "vendor contract", "website redesign",

@@ -6,7 +6,7 @@ import random
 from typing import Any, Callable, Iterator
 
 from gui_gym.actions import Action
-from gui_gym.suites.localweb.answers import states_time
+from gui_gym.suites.localweb.answers import names_time
 from gui_gym.suites.localweb.apps.mail import store
 from gui_gym.suites.localweb.apps.mail.base import (MailTemplate, inbox_first_page, message, open_row, sender_questions,
                                                     visited)
@@ -66,7 +66,7 @@ class MeetingTime(MailTemplate):
                 "that meeting start? Answer with the time as HH:MM.")
 
     def evaluate(self, world: World, answer: str | None) -> float:
-        return float(states_time(answer, self.params["time"]))
+        return float(names_time(answer, self.params["time"]))
 
     def milestones(self) -> list[tuple[str, Callable[[World], bool]]]:
         return [("opened the meeting email", lambda w: visited(w, f"/message/{self.params['id']}"))]

@@ -4,15 +4,17 @@ recipients and attachments, labels and the contacts directory."""
 from __future__ import annotations
 
 import random
-from datetime import date
+from datetime import date, timedelta
 from typing import Any, Callable, Iterator
 
 from gui_gym.actions import Action
+from gui_gym.suites.localweb.answers import named, normalize_answer
 from gui_gym.suites.localweb.apps.mail import store
 from gui_gym.suites.localweb.apps.mail.base import (MailTemplate, attach, contact, from_contacts, message, open_row,
                                                     says, search, sent, visited)
-from gui_gym.suites.localweb.apps.mail.data import HOME_COMPANY, WEEKDAYS
+from gui_gym.suites.localweb.apps.mail.data import WEEKDAYS
 from gui_gym.suites.localweb.oracle_ui import OracleUI
+from gui_gym.suites.localweb.people import HOME_COMPANY
 from gui_gym.suites.localweb.templates import World
 
 NOTES = ("Please review this before Thursday.", "FYI, see the attached file.", "Can you take a look at this?",
@@ -22,6 +24,8 @@ EVENTS = ("team offsite", "customer summit", "partner workshop", "annual plannin
           "product showcase")
 VENUES = ("Harbor Hall", "Lighthouse Loft", "Riverside Pavilion", "Glasshouse Studio", "Old Mill Center",
           "Skyline Terrace")
+DATE_WINDOW = ("2026-03-01", "2026-04-30")
+"""The days a summary's date is told apart from: every date `SummarizeDetails` draws, and more."""
 OUTREACH = ("Invitation: spring partner day", "Updated price list", "Contract renewal", "Quarterly review agenda",
             "New support hours")
 
@@ -148,10 +152,19 @@ class SummarizeDetails(MailTemplate):
         email = contact(world["mail"], self.params["recipient"])["email"]
         return [m for m in sent(world) if email in m["to"] and m["subject"].strip().lower() == self.subject.lower()]
 
+    def _names_the_date(self, body: str) -> bool:
+        """Whether `body` names the event's date and no other day around it (a body listing
+        every date of the spring is no summary)."""
+        first, last = (date.fromisoformat(day) for day in DATE_WINDOW)
+        days = [(first + timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
+        forms = {day: {normalize_answer(form) for form in date_forms(day)} for day in days}
+        found = named(body, [form for day_forms in forms.values() for form in day_forms])
+        return {day for day, day_forms in forms.items() if found & day_forms} == {self.params["date"]}
+
     def evaluate(self, world: World, answer: str | None) -> float:
         p = self.params
         return float(any(says(m["body"], p["venue"]) and not says(m["body"], p["other_venue"])
-                         and any(says(m["body"], form) for form in date_forms(p["date"])) for m in self._sent_to(world)))
+                         and self._names_the_date(m["body"]) for m in self._sent_to(world)))
 
     def milestones(self) -> list[tuple[str, Callable[[World], bool]]]:
         def read(w: World) -> int:

@@ -77,6 +77,19 @@ class FileProject(MailTemplate):
     def instruction(self) -> str:
         return f"Move every email about Project {self.params['project']} to the \"{self.params['label']}\" label."
 
+    def _search_shows_them(self, world: World) -> bool:
+        """A search page the agent loaded listed every email of the project, ready to tick: a
+        search for the project's name, or anything as narrow; one so broad that they spread
+        over pages lists them nowhere."""
+        state = world["mail"]
+        for e in state["log"]:
+            if e["path"] == "/search":
+                page = int(e["query"]["page"]) if e["query"].get("page", "").isdigit() else 1
+                shown = store.page_of(store.search(state, e["query"].get("q", "").strip()), page)[0]
+                if set(self.params["ids"]) <= {m["id"] for m in shown}:
+                    return True
+        return False
+
     def _moved(self, world: World) -> int:
         return sum(message(world, i)["folder"] == f"label:{self.params['label']}" for i in self.params["ids"])
 
@@ -85,9 +98,7 @@ class FileProject(MailTemplate):
                      and self.folders_changed(world) == set(self.params["ids"]))
 
     def milestones(self) -> list[tuple[str, Callable[[World], bool]]]:
-        project = self.params["project"].lower()
-        return [(f"searched for Project {self.params['project']}", lambda w: any(
-                    e["path"] == "/search" and project in e["query"].get("q", "").lower() for e in w["mail"]["log"])),
+        return [(f"searched for Project {self.params['project']}", self._search_shows_them),
                 ("moved one of its emails to the label", lambda w: self._moved(w) >= 1),
                 ("moved all of them, and nothing else", lambda w: self.evaluate(w, None) == 1.0)]
 

@@ -12,9 +12,10 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from gui_gym.suites.localweb.apps.mail import store
-from gui_gym.suites.localweb.apps.mail.data import HOME_COMPANY, TODAY
+from gui_gym.suites.localweb.apps.mail.data import TODAY
 from gui_gym.suites.localweb.framework import SHARED_STATIC, assets, esc, page
 from gui_gym.suites.localweb.framework import notice as notice_banner
+from gui_gym.suites.localweb.people import HOME_COMPANY
 
 STATIC = Path(__file__).parent / "static"
 HEAD = assets(STATIC / "mail.css", SHARED_STATIC / "widgets.js", STATIC / "mail.js")

@@ -14,8 +14,9 @@ from gui_gym.actions import Action
 from gui_gym.errors import ActionExecutionError, TaskConfigError
 from gui_gym.runtime.waiting import wait_until
 from gui_gym.suites.localweb.apps.shop.data import initial_state, money, the
+from gui_gym.suites.localweb.apps.shop.views_browse import query_products
 from gui_gym.suites.localweb.apps.shop.views_checkout import ADDRESS_FIELDS
-from gui_gym.suites.localweb.framework import log_has, seeded
+from gui_gym.suites.localweb.framework import Request, log_has, seeded
 from gui_gym.suites.localweb.oracle_ui import OracleUI
 from gui_gym.suites.localweb.templates import TaskTemplate, World
 
@@ -31,6 +32,25 @@ def shop(world: World) -> ShopState:
 def visited(world: World, path: str, **query: str) -> bool:
     """Whether a page was loaded whose URL has `path` and at least these query values."""
     return log_has(shop(world)["log"], path, **query)
+
+
+def listing(world: World, entry: dict[str, Any]) -> dict[str, Any]:
+    """The catalogue view a logged listing request showed (`views_browse.query_products`)."""
+    return query_products(shop(world), Request("GET", entry["path"], entry["query"], {}))
+
+
+def brand_alone(world: World, entry: dict[str, Any], cat: str, brand: str) -> bool:
+    """Whether a logged request loaded the catalogue page of category `cat` filtered by the
+    brand `brand` alone (ticking every brand filters by none)."""
+    return (entry["method"] == "GET" and entry["path"] == "/" and entry["query"].get("cat") == cat
+            and listing(world, entry)["chosen"] == [brand])
+
+
+def listed(world: World, cat: str, brand: str, **query: str) -> bool:
+    """Whether a catalogue page of `cat` filtered by `brand` alone was loaded, with at least
+    these query values."""
+    return any(brand_alone(world, e, cat, brand) and all(e["query"].get(k) == str(v) for k, v in query.items())
+               for e in shop(world)["log"])
 
 
 def happened(world: World, kind: str, **data: Any) -> bool:

@@ -64,7 +64,7 @@ class ProductInfo(ShopTemplate):
         return self.FIELDS[self.params["field"]].format(name=the(self.params["name"]))
 
     def evaluate(self, world: World, answer: str | None) -> float:
-        return float(answer_matches(answer, self.params["expected"]))
+        return float(answer_matches(answer, self.params["expected"], question=self.instruction))
 
     def milestones(self) -> list[tuple[str, Callable[[World], bool]]]:
         pid = self.params["product"]

@@ -9,11 +9,12 @@ from typing import Any, Callable, Iterator
 from gui_gym.actions import Action
 from gui_gym.errors import TaskConfigError
 from gui_gym.suites.localweb.answers import answer_matches
-from gui_gym.suites.localweb.apps.shop.base import (ShopTemplate, buy_now, describe_options, filter_category, happened,
-                                                    open_product, pick, shop, sort_by, variants, visited)
-from gui_gym.suites.localweb.apps.shop.data import (CANCEL_REASONS, CATEGORIES, add_line, discount, line_for, product,
-                                                    promo_error, the)
-from gui_gym.suites.localweb.apps.shop.views_browse import slug
+from gui_gym.suites.localweb.apps.shop.base import (ShopTemplate, brand_alone, buy_now, describe_options,
+                                                    filter_category, happened, listed, listing, open_product, pick,
+                                                    shop, sort_by, variants, visited)
+from gui_gym.suites.localweb.apps.shop.data import (CANCEL_REASONS, CATEGORIES, PAGE_SIZE, add_line, discount, line_for,
+                                                    product, promo_error, the)
+from gui_gym.suites.localweb.apps.shop.views_browse import slug, suggestions
 from gui_gym.suites.localweb.oracle_ui import OracleUI
 from gui_gym.suites.localweb.templates import World
 
@@ -51,10 +52,9 @@ class CheapestInCategory(ShopTemplate):
         return float(lines == [(self.params["product"], self.params["size"])])
 
     def milestones(self) -> list[tuple[str, Callable[[World], bool]]]:
-        cat, pid = self.params["category"], self.params["product"]
-        brand = {f"brand-{slug(self.params['brand'])}": "1"}
-        return [("filtered the category by the brand", lambda w: visited(w, "/", cat=cat, **brand)),
-                ("sorted by price, low to high", lambda w: visited(w, "/", cat=cat, sort="price-asc", **brand)),
+        cat, pid, brand = self.params["category"], self.params["product"], self.params["brand"]
+        return [("filtered the category by the brand", lambda w: listed(w, cat, brand)),
+                ("sorted by price, low to high", lambda w: listed(w, cat, brand, sort="price-asc")),
                 ("opened the cheapest product", lambda w: visited(w, f"/product/{pid}")),
                 ("added it to the cart", lambda w: happened(w, "cart_add", product=pid, size=self.params["size"]))]
 
@@ -93,11 +93,25 @@ class VariantQuantity(ShopTemplate):
     def milestones(self) -> list[tuple[str, Callable[[World], bool]]]:
         p = self.params
         variant = {"product": p["product"], "colour": p["colour"], "size": p["size"]}
-        return [("searched the catalogue", lambda w: visited(w, "/api/suggest") or visited(w, "/", q=p["name"])),
+        return [("searched the catalogue", self._search_showed_it),
                 ("opened the product's page", lambda w: visited(w, f"/product/{p['product']}")),
                 ("added the right colour and size", lambda w: happened(w, "cart_add", **variant)),
                 ("has the right quantity in the cart", lambda w: variants(shop(w)["cart"])
                  == [(p["product"], p["colour"], p["size"], p["qty"])])]
+
+    def _search_showed_it(self, world: World) -> bool:
+        """A search showed the product: among the search box's suggestions, or on the page of
+        search results loaded (typing one letter suggests other products and finds nothing)."""
+        for e in shop(world)["log"]:
+            q = e["query"].get("q", "")
+            if e["path"] == "/api/suggest" and self.params["name"] in (s["label"] for s in suggestions(shop(world), q)):
+                return True
+            if e["path"] == "/" and q.strip():
+                view = listing(world, e)
+                shown = view["items"][(view["page"] - 1) * PAGE_SIZE:view["page"] * PAGE_SIZE]
+                if any(item["id"] == self.params["product"] for item in shown):
+                    return True
+        return False
 
     def oracle(self, ui: OracleUI) -> Iterator[Action]:
         p = self.params
@@ -133,24 +147,22 @@ class FilterCount(ShopTemplate):
                 "(in stock or not)? Answer with a number.")
 
     def evaluate(self, world: World, answer: str | None) -> float:
-        return float(answer_matches(answer, self.params["count"]))
+        return float(answer_matches(answer, self.params["count"], question=self.instruction))
 
     def _price_filtered(self, world: World) -> bool:
-        brand = f"brand-{slug(self.params['brand'])}"
         for e in shop(world)["log"]:
-            q = e["query"]
             try:
-                at_most = float(q.get("max", "").lstrip("$")) == self.params["max"]
+                at_most = float(e["query"].get("max", "").lstrip("$")) == self.params["max"]
             except ValueError:
                 continue
-            if e["path"] == "/" and q.get("cat") == self.params["category"] and q.get(brand) and at_most:
+            if at_most and brand_alone(world, e, self.params["category"], self.params["brand"]):
                 return True
         return False
 
     def milestones(self) -> list[tuple[str, Callable[[World], bool]]]:
-        cat, brand = self.params["category"], {f"brand-{slug(self.params['brand'])}": "1"}
+        cat, brand = self.params["category"], self.params["brand"]
         return [("opened the category", lambda w: visited(w, "/", cat=cat)),
-                ("filtered by the brand", lambda w: visited(w, "/", cat=cat, **brand)),
+                ("filtered by the brand", lambda w: listed(w, cat, brand)),
                 ("filtered by the maximum price", self._price_filtered)]
 
     def oracle(self, ui: OracleUI) -> Iterator[Action]:

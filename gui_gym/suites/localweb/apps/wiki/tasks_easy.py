@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from gui_gym.suites.localweb.answers import answer_matches
 from gui_gym.suites.localweb.apps.wiki import markup
 from gui_gym.suites.localweb.apps.wiki.base import (WikiTemplate, articles, open_page, page_params, page_tab, visited,
                                                     wiki)
+
+
+def _infobox_answer(page: dict[str, Any], field: str, value: str) -> str:
+    """What an infobox row answers: the article's fact when it keeps one (a number), else the
+    row's text."""
+    return str(page["facts"][field]) if field in page["facts"] else markup.plain(value)
 
 
 class InfoboxFact(WikiTemplate):
@@ -18,8 +26,7 @@ class InfoboxFact(WikiTemplate):
         slug = rng.choice(articles(world))
         page = wiki(world)["pages"][slug]
         field, value = rng.choice([(k, v) for k, v in page["infobox"] if "[[" not in v])
-        answer = str(page["facts"][field]) if field in page["facts"] else markup.plain(value)
-        return {**page_params(world, slug), "field": field, "answer": answer}
+        return {**page_params(world, slug), "field": field, "answer": _infobox_answer(page, field, value)}
 
     @property
     def instruction(self):
@@ -27,7 +34,11 @@ class InfoboxFact(WikiTemplate):
                 f"{self.params['field'].lower()}?")
 
     def evaluate(self, world, answer):
-        return float(answer_matches(answer, self.params["answer"]))
+        section, field = self.params["section"], self.params["field"]
+        # what a blind answer would list: this field of every article of the section
+        others = [_infobox_answer(p, k, v) for p in self.original()["pages"].values() if p["section"] == section
+                  for k, v in p["infobox"] if k == field]
+        return float(answer_matches(answer, self.params["answer"], candidates=others, question=self.instruction))
 
     def milestones(self):
         return [(f"Opened “{self.params['title']}”", visited(f"/page/{self.params['slug']}"))]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gui_gym.suites.localweb.answers import answer_matches, normalize_answer
+from gui_gym.suites.localweb.answers import answer_matches, normalize_answer, numbers_in
 from gui_gym.suites.localweb.apps.wiki import markup
 from gui_gym.suites.localweb.apps.wiki.base import (WikiTemplate, add_revision, edit_section, open_page, page_params,
                                                     page_tab, summary_is, text_of, visited, wiki)
@@ -61,7 +61,8 @@ class CompareAndCreate(WikiTemplate):
         return all(t.lower() in linked for t in self.params["titles"])
 
     def evaluate(self, world, answer):
-        return float(self._links_all(world) and answer_matches(answer, self.params["answer"]))
+        return float(self._links_all(world)
+                     and answer_matches(answer, self.params["answer"], candidates=self.params["titles"]))
 
     def milestones(self):
         p = self.params
@@ -122,6 +123,13 @@ class RevertVandalism(WikiTemplate):
                 "from the page history, with an edit summary that mentions vandalism. Then start a discussion on the "
                 "talk page titled “Vandalism reverted” saying which revision number you restored.")
 
+    def _read_a_vandal_diff(self, world):
+        """The diff of one of the vandal's revisions was opened (the diff of any other
+        revision shows nothing of the vandalism)."""
+        revisions = self.original()["pages"][self.params["slug"]]["revisions"]
+        return any(visited(f"/diff/{self.params['slug']}", rev=r["id"])(world) for r in revisions
+                   if r["user"] == self.params["vandal"])
+
     def _restored(self, world):
         return text_of(world, self.params["slug"]) == self.good["text"]
 
@@ -129,10 +137,16 @@ class RevertVandalism(WikiTemplate):
         last = wiki(world)["pages"][self.params["slug"]]["revisions"][-1]
         return self._restored(world) and last["user"] == wiki(world)["me"] and "vandal" in last["summary"].lower()
 
+    def _names_the_revision(self, text: str) -> bool:
+        """Whether `text` names the restored revision's number and no other revision of the
+        page (a list of every revision number names none)."""
+        revisions = {r["id"] for r in self.original()["pages"][self.params["slug"]]["revisions"]}
+        return {n for n in numbers_in(text) if n in revisions} == {self.good["id"]}
+
     def _reported(self, world):
         me = wiki(world)["me"]
         return any(normalize_answer(t["subject"]) == "vandalism reverted" and t["comments"][0]["user"] == me
-                   and str(self.good["id"]) in t["comments"][0]["text"] for t in _threads(world, self.params["slug"]))
+                   and self._names_the_revision(t["comments"][0]["text"]) for t in _threads(world, self.params["slug"]))
 
     def evaluate(self, world, answer):
         return float(self._summary(world) and self._reported(world))
@@ -140,7 +154,7 @@ class RevertVandalism(WikiTemplate):
     def milestones(self):
         slug = self.params["slug"]
         return [("Opened the page history", visited(f"/history/{slug}")),
-                ("Looked at what the vandal changed", visited(f"/diff/{slug}")),
+                ("Looked at what the vandal changed", self._read_a_vandal_diff),
                 ("Restored the last good version", self._restored),
                 ("The restore's summary mentions vandalism", self._summary),
                 ("Reported it on the talk page", lambda w: self.evaluate(w, None) == 1.0)]
