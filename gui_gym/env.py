@@ -57,6 +57,13 @@ class GUIEnv(gym.Env):
             ``{"coordinates": "relative1000"}`` for older UI-TARS); the screen size is
             filled in.
         max_steps: step limit; None uses each task's own.
+        time_limit_s: the episode's own clock, from the start of ``reset()``: the agent's
+            thinking and the steps it asked for (waits included). A step that ends past it
+            truncates the episode, which is scored as it stands; an answer that comes past it
+            is not carried out, and the episode is truncated and scored. Set
+            ``info["time_limit_reached"]``. Running out of time is the agent's doing, never
+            an infrastructure error. None: no limit (the harness sets one below its own
+            wall-clock kill, which stays for what hangs).
         observe_a11y: add the accessibility tree text to observations.
         observe_screenshot: False for text-only observations: nothing is captured or
             decoded, and the observation space has no "screenshot" (for a11y-tree policies;
@@ -71,7 +78,8 @@ class GUIEnv(gym.Env):
     def __init__(self, backend: Backend, suite: TaskSuite, *, action_format: str = "json",
                  format_context: dict[str, Any] | None = None, max_steps: int | None = None,
                  observe_a11y: bool = False, observe_screenshot: bool = True,
-                 task_ids: list[str] | None = None, render_mode: str | None = None):
+                 task_ids: list[str] | None = None, render_mode: str | None = None,
+                 time_limit_s: float | None = None):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, received {render_mode!r}")
         if max_steps is not None and max_steps < 1:
@@ -81,6 +89,8 @@ class GUIEnv(gym.Env):
         self.suite = suite
         self.action_format = action_format
         self.max_steps = max_steps
+        self.time_limit_s = time_limit_s
+        self._episode_started = time.monotonic()
         self.observe_a11y = observe_a11y
         self.observe_screenshot = observe_screenshot
         backend.expects_a11y = observe_a11y
@@ -134,6 +144,7 @@ class GUIEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         started = time.perf_counter()
+        self._episode_started = time.monotonic()
         options = dict(options or {})
         unknown = set(options) - {"task_id", "instance_seed"}
         if unknown:
@@ -162,8 +173,12 @@ class GUIEnv(gym.Env):
         started = time.perf_counter()
         info: dict[str, Any] = {"action_error": None, "parsed_action": None, "infra_error": None,
                                 "success": False, "score": None}
-        with collect_warnings() as info["action_warnings"]:  # what the format accepted but ignored
-            actions, info["action_error"] = self._parse(action)
+        late = self._past_time_limit()
+        if late:  # the answer came after the agent's time: nothing of it is carried out
+            actions, info["action_warnings"] = [], []
+        else:
+            with collect_warnings() as info["action_warnings"]:  # what the format accepted but ignored
+                actions, info["action_error"] = self._parse(action)
         truncated = False
         if actions:
             info["parsed_action"] = [a.to_dict() for a in actions] if len(actions) > 1 else actions[0].to_dict()
@@ -185,6 +200,8 @@ class GUIEnv(gym.Env):
         limit = self.max_steps or self.task.max_steps
         if not terminated and not truncated and steps >= limit:
             truncated = True
+        if not terminated and not truncated and (late or self._past_time_limit()):
+            truncated = info["time_limit_reached"] = True
         if info["infra_error"] is None:
             try:
                 self._last_obs = self.backend.observe(self.observe_a11y, self.observe_screenshot)
@@ -396,6 +413,9 @@ class GUIEnv(gym.Env):
                 return actions[-1].is_terminal, ("infra", str(exc)), settle_s
             settle_s += self.backend.last_settle_s
         return bool(actions) and actions[-1].is_terminal, None, settle_s
+
+    def _past_time_limit(self) -> bool:
+        return self.time_limit_s is not None and time.monotonic() - self._episode_started >= self.time_limit_s
 
     def _reset_screen(self) -> None:
         """Fresh episode on the backend, then task setup. One infrastructure failure is

@@ -35,6 +35,11 @@ class InfraError(GUIGymError):
     """The machinery under the env failed: a crashed browser, a dead server, a lost device."""
 
 
+class LimitExceededError(GUIGymError):
+    """Work on content someone else made (an agent's file) went past a bound that protects the
+    host: its size, memory, CPU or wall-clock time. The content's fault, not the machinery's."""
+
+
 class TaskConfigError(GUIGymError, ValueError):
     """A task file or task definition is malformed. The message names the file and the field."""
 

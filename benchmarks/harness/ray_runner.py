@@ -50,6 +50,7 @@ class EpisodeWorker:
         from gui_gym.wrappers.recorder import TrajectoryRecorder
 
         self._store = ResultsStore(tempfile.mkdtemp(prefix="gui-bench-ray-"))
+        self._time_limit_s = config.agent_time_limit_s
         self._agent = load_agent(config.agent, **config.agent_kwargs)
         self._recorder = TrajectoryRecorder(gym.make(config.env_id, **config.env_kwargs), self._store.root / TASKS_DIR,
                                             image_format=config.image_format)
@@ -62,7 +63,7 @@ class EpisodeWorker:
         return {"pid": os.getpid(), "node_id": ray.get_runtime_context().get_node_id()}
 
     def run(self, job: Job) -> tuple[EpisodeResult, EpisodeFiles]:
-        result = run_episode(self._recorder, self._agent, job)
+        result = run_episode(self._recorder, self._agent, job, self._time_limit_s)
         folder = self._store.task_dir(job.key)  # the driver writes the Online-Mind2Web layout from it
         files = {str(path.relative_to(self._store.root)): path.read_bytes()
                  for path in sorted(folder.rglob("*")) if path.is_file()}

@@ -1,10 +1,15 @@
 """The `gui-bench run` engine: a pool of worker processes, each owning one env, fed from a queue.
 
 What it guarantees, where OSWorld's run_multienv and BrowserGym's experiment loops do not:
-- an episode that outlives its wall-clock limit is stopped by killing its worker (with the
-  browser and every other process under it) and a fresh worker takes its place; a worker that
-  dies mid-episode is replaced the same way. Both are recorded as errors, never as task
-  failures, and retried (once by default) before the error is final;
+- the agent's own time is bounded below the wall-clock limit (`RunConfig.agent_time_limit_s`,
+  the env's ``time_limit_s``): an agent that spends it, thinking or waiting (legal waits of up to
+  60 s a step add up past the limit), gets its episode truncated and scored, a failure of its
+  own; what is left of the limit is for one more step and the scoring;
+- an episode that still outlives its wall-clock limit hangs somewhere the agent does not
+  control: it is stopped by killing its worker (with the browser and every other process under
+  it) and a fresh worker takes its place; a worker that dies mid-episode is replaced the same
+  way. Both are recorded as errors, never as task failures, and retried (once by default)
+  before the error is final;
 - an agent or env exception, or an infrastructure failure the env reports
   (``info["infra_error"]``), is an error too, with the same retry;
 - nothing sleeps for a fixed time: the parent waits on its workers' pipes and process
@@ -45,6 +50,9 @@ logger = logging.getLogger(__name__)
 
 MAX_STARTUP_FAILURES = 3
 POLL_S = 0.5
+SCORING_RESERVE_S = 240.0
+"""What the wall-clock limit keeps beyond the agent's own time: one more step (a backend call
+is bounded by its 120 s ``step_timeout_s``) and the scoring."""
 
 
 @dataclass
@@ -70,6 +78,12 @@ class RunConfig:
     image_format: str = "webp"
     """How screenshots are stored (`TrajectoryRecorder`): lossless WebP, a third of PNG."""
 
+    @property
+    def agent_time_limit_s(self) -> float:
+        """The agent's own time in an episode (the env's ``time_limit_s``): the wall-clock limit
+        less what one more step and the scoring may take (`SCORING_RESERVE_S`, at most half)."""
+        return self.episode_timeout_s - min(SCORING_RESERVE_S, self.episode_timeout_s / 2)
+
     def __post_init__(self) -> None:
         if self.workers < 1:
             raise HarnessError(f"workers must be >= 1, received {self.workers}")
@@ -85,10 +99,14 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def run_episode(recorder: Any, agent: Any, job: Job) -> EpisodeResult:
+def run_episode(recorder: Any, agent: Any, job: Job, time_limit_s: float | None = None) -> EpisodeResult:
     """Run one episode of `job` with `agent` on a `TrajectoryRecorder`-wrapped env and return
-    its result. Exceptions become error results, classified as agent, env or infra errors."""
+    its result. Exceptions become error results, classified as agent, env or infra errors.
+    `time_limit_s` is the agent's own time (the env's ``time_limit_s``): past it the episode is
+    truncated and scored."""
     recorder.result_extra = job.result_fields()
+    if time_limit_s is not None:
+        recorder.unwrapped.time_limit_s = time_limit_s
     try:
         obs, info = recorder.reset(seed=job.seed, options={"task_id": job.task_id})
     except Exception as exc:
@@ -149,7 +167,7 @@ def _worker_main(conn: Connection, config: RunConfig, scratch: str | None) -> No
             job = conn.recv()
             if job is None:
                 break
-            result = run_episode(recorder, agent, job)
+            result = run_episode(recorder, agent, job, config.agent_time_limit_s)
             write_from_episode(store.task_dir(job.key), store.mind2web_dir(job.key),
                                reference_length=job.meta.get("reference_length"))
             conn.send(("result", result))

@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from gui_gym.actions import Action
-from gui_gym.errors import GUIGymError, InfraError
+from gui_gym.errors import GUIGymError, InfraError, LimitExceededError
 from gui_gym.runtime.waiting import wait_until
 
 TOKEN_HEADER = "X-GUI-Gym-Token"
@@ -77,9 +77,10 @@ class ServerClient:
 
     def request(self, method: str, path: str, *, json_body: Any = None, form: dict[str, str] | None = None,
                 body: bytes | None = None, content_type: str | None = None, timeout_s: float | None = None,
-                ) -> tuple[int, dict[str, str], bytes]:
+                max_bytes: int | None = None) -> tuple[int, dict[str, str], bytes]:
         """One HTTP exchange; returns (status, headers, body). Raises InfraError when the
-        server cannot be reached."""
+        server cannot be reached, LimitExceededError when the body is over `max_bytes` (read
+        no further than that: the body may be an agent's file)."""
         headers: dict[str, str] = {}
         if json_body is not None:
             body, content_type = json.dumps(json_body).encode(), "application/json"
@@ -98,7 +99,7 @@ class ServerClient:
         try:
             conn.request(method, path, body=body, headers=headers)
             response = conn.getresponse()
-            return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+            return response.status, {k.lower(): v for k, v in response.getheaders()}, _read(response, max_bytes)
         except (OSError, http.client.HTTPException) as exc:
             raise InfraError(f"desktop server at {ep.describe()} unreachable ({method} {path}): "
                              f"{type(exc).__name__}: {exc}") from exc
@@ -165,9 +166,10 @@ class ServerClient:
         payload = {"command": command if isinstance(command, str) else list(command), "shell": shell}
         self.call("POST", "/setup/launch", json_body=payload)
 
-    def get_file(self, path: str) -> bytes | None:
-        """The file's bytes, or None when the VM has no such file."""
-        status, _, data = self.request("POST", "/file", form={"file_path": path}, timeout_s=120)
+    def get_file(self, path: str, max_bytes: int | None = None) -> bytes | None:
+        """The file's bytes, or None when the VM has no such file; LimitExceededError when it
+        is over `max_bytes`."""
+        status, _, data = self.request("POST", "/file", form={"file_path": path}, timeout_s=120, max_bytes=max_bytes)
         if status == 404:
             return None
         if status != 200:
@@ -251,3 +253,16 @@ class ServerClient:
 
     def shutdown(self) -> None:
         self.request("POST", "/gui-gym/shutdown", timeout_s=5)
+
+
+def _read(response: http.client.HTTPResponse, max_bytes: int | None) -> bytes:
+    """The response's body, refused past `max_bytes` (from its announced length when it has one)."""
+    if max_bytes is None:
+        return response.read()
+    announced = response.getheader("Content-Length")
+    if announced is not None and announced.isdigit() and int(announced) > max_bytes:
+        raise LimitExceededError(f"the answer is {int(announced)} bytes, over the {max_bytes} bytes allowed")
+    data = response.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise LimitExceededError(f"the answer is over the {max_bytes} bytes allowed")
+    return data

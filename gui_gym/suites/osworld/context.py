@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from gui_gym.errors import MissingResourceError
-from gui_gym.suites.osworld.loader import OSWorldTaskSpec
+from gui_gym.runtime.bounded_call import Bounds, call_bounded
 from gui_gym.runtime.waiting import retry
+from gui_gym.suites.osworld.loader import OSWorldTaskSpec
 
 DEFAULT_CACHE_DIR = Path(os.environ.get("GUI_GYM_OSWORLD_CACHE", Path.home() / ".cache" / "gui-gym" / "osworld"))
 DOWNLOAD_TIMEOUT_S = 120.0
@@ -65,6 +66,20 @@ def _download(url: str, target: Path) -> None:
         shutil.copyfileobj(response, out)
 
 
+@dataclass(frozen=True)
+class EvaluationLimits:
+    """Bounds on the evaluator's work on what the agent made (its files are hostile input):
+    past one, the task scores 0 with a warning (docs/security.md, "The OSWorld evaluator")."""
+
+    max_file_bytes: int = 100 << 20
+    """The largest desktop file a getter copies out (metrics parse it in a bounded worker)."""
+    max_host_parse_bytes: int = 16 << 20
+    """The largest desktop file a getter parses itself, in the host process (Chrome's profile
+    files: JSON, SQLite; ``.desktop`` files): small by nature, and their parse is not bounded."""
+    work: Bounds = Bounds()
+    """Memory and time of each metric call, and of a getter's parse of an agent's document."""
+
+
 @dataclass
 class EpisodeContext:
     """One episode of one task on one desktop."""
@@ -73,6 +88,7 @@ class EpisodeContext:
     spec: OSWorldTaskSpec
     cache: FileCache
     client_password: str = "password"
+    limits: EvaluationLimits = EvaluationLimits()
     scratch: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="gui-gym-osworld-")))
     _home: str | None = field(default=None, init=False, repr=False)
 
@@ -101,6 +117,18 @@ class EpisodeContext:
         """A host path from a task file: relative paths are relative to the task file."""
         candidate = Path(path).expanduser()
         return candidate if candidate.is_absolute() else self.spec.folder / candidate
+
+    def get_file(self, path: str, *, parsed_on_host: bool = False) -> bytes | None:
+        """A desktop file's bytes (None when there is no such file), refused with
+        LimitExceededError past `limits` (``max_host_parse_bytes`` for a file the caller parses
+        itself): the agent may have made it any size."""
+        cap = self.limits.max_host_parse_bytes if parsed_on_host else self.limits.max_file_bytes
+        return self.client.get_file(path, max_bytes=cap)
+
+    def bounded(self, target: str, *args: Any) -> Any:
+        """``module:function(*args)`` on agent-made content, in a worker under ``limits.work``
+        (`call_bounded`): LimitExceededError past a bound, CallFailed when it raised."""
+        return call_bounded(target, args, self.limits.work)
 
     def run_python(self, files: dict[str, bytes], arguments: list[str], timeout_s: float = PYTHON_TIMEOUT_S) -> str:
         """Put `files` in a fresh folder on the desktop and run ``python3 <folder>/harness.py

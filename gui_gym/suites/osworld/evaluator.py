@@ -12,6 +12,15 @@ FileNotFoundError scores its metric 0, as in OSWorld. A metric or getter that ra
 it was given (an unreadable agent-made file, an input OSWorld's code cannot handle) makes the
 task 0, as OSWorld's evaluation fails there, and the error is kept in the details. Missing
 optional dependencies, unimplemented metrics and infrastructure errors raise.
+
+What the agent made is hostile input, so the evaluator's work on it is bounded
+(`EvaluationLimits`): every metric runs in a worker process under a memory, CPU and
+wall-clock bound (`gui_gym.runtime.bounded_call`; the one metric that runs the task's code on
+the desktop, ``check_python_file_by_test_suite``, stays here: its work is on the desktop),
+getters copy no desktop file past a size cap, and a getter that parses an agent's document
+does it in the worker too. Past a bound the task scores 0 and the reason is one of the
+evaluation's `warnings` (``info["evaluation"]["evaluator_warnings"]``): the agent's doing,
+never an infrastructure error, and never the host's memory.
 """
 
 from __future__ import annotations
@@ -21,7 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gui_gym.actions import Action
-from gui_gym.errors import GUIGymError, TaskConfigError
+from gui_gym.errors import GUIGymError, LimitExceededError, TaskConfigError
+from gui_gym.runtime.bounded_call import CallFailed
 from gui_gym.suites.osworld.context import EpisodeContext
 from gui_gym.suites.osworld.getters import GETTER_TYPES, get_getter
 from gui_gym.suites.osworld.loader import Evaluator
@@ -37,6 +47,8 @@ class Evaluation:
 
     score: float
     details: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """Why the agent's content was not scored (a bound it went past): the task scored 0."""
 
 
 def _get(ctx: EpisodeContext, config: dict[str, Any] | None) -> Any:
@@ -79,10 +91,16 @@ def _score_one(ctx: EpisodeContext, evaluator: Evaluator, index: int, fallback: 
         options = evaluator.options[index]
         if func in DESKTOP_ARGUMENTS:
             options = {**options, DESKTOP_ARGUMENTS[func]: ctx.run_python}
-        if evaluator.expecteds[index]:
-            score = metric(result, _get(ctx, evaluator.expecteds[index]), **options)
+        args = [result, _get(ctx, evaluator.expecteds[index])] if evaluator.expecteds[index] else [result]
+        if func in DESKTOP_ARGUMENTS:
+            score = metric(*args, **options)
         else:
-            score = metric(result, **options)
+            score = ctx.bounded("gui_gym.suites.osworld.metrics:run_metric", func, fallback, args, options)
+    except LimitExceededError:
+        raise
+    except CallFailed as exc:
+        logger.warning("task %s: metric %s failed: %s", ctx.spec.id, func, exc)
+        raise MetricCrash(f"{func}: {exc}") from exc
     except (GUIGymError, NotImplementedError):
         raise
     except Exception as exc:
@@ -109,6 +127,11 @@ def evaluate(ctx: EpisodeContext, evaluator: Evaluator, last_action: Action | No
         except MetricCrash as crash:
             details.append({"func": evaluator.funcs[index], "score": 0.0, "error": str(crash)})
             return Evaluation(0.0, details)
+        except LimitExceededError as exc:
+            warning = f"{evaluator.funcs[index]}: not scored, the agent's content went past a bound: {exc}"
+            logger.warning("task %s: %s", ctx.spec.id, warning)
+            details.append({"func": evaluator.funcs[index], "score": 0.0, "error": warning})
+            return Evaluation(0.0, details, [warning])
         details.append(entry)
         score = entry["score"]
         if evaluator.conj == "and" and score == 0.0:

@@ -19,7 +19,7 @@ from gui_gym.backends.base import Backend
 from gui_gym.errors import MissingResourceError
 from gui_gym.suites.base import Episode, Task, TaskSuite
 from gui_gym.suites.osworld import oracles
-from gui_gym.suites.osworld.context import DEFAULT_CACHE_DIR, EpisodeContext, FileCache
+from gui_gym.suites.osworld.context import DEFAULT_CACHE_DIR, EpisodeContext, EvaluationLimits, FileCache
 from gui_gym.suites.osworld.coverage import evaluable, local_blocker, needs, unmet
 from gui_gym.suites.osworld.evaluator import Evaluation, evaluate
 from gui_gym.suites.osworld.loader import OSWorldTaskSpec, load_tasks
@@ -57,7 +57,8 @@ class OSWorldTask(Task):
                                        + "; ".join(f"{k}: {', '.join(v)}" for k, v in blocking.items()))
         if needs(self.spec).web:
             backend.require_network()
-        self.ctx = EpisodeContext(backend, self.spec, self.suite.cache, client_password=self.suite.client_password)
+        self.ctx = EpisodeContext(backend, self.spec, self.suite.cache, client_password=self.suite.client_password,
+                                  limits=self.suite.evaluation_limits)
         SetupRunner(self.ctx).run(self.spec.config)
         backend.wait_for_screen(SETUP_SETTLE_TIMEOUT_S, expect_change=False)
 
@@ -69,8 +70,14 @@ class OSWorldTask(Task):
         return self.last_evaluation.score
 
     def evaluation_details(self) -> dict[str, Any]:
-        """Each metric that ran, with its score and what its result getter read."""
-        return {"metrics": self.last_evaluation.details} if self.last_evaluation is not None else {}
+        """Each metric that ran, with its score and what its result getter read; and
+        ``evaluator_warnings``: why the agent's content was not scored (a bound it went past)."""
+        if self.last_evaluation is None:
+            return {}
+        details: dict[str, Any] = {"metrics": self.last_evaluation.details}
+        if self.last_evaluation.warnings:
+            details["evaluator_warnings"] = list(self.last_evaluation.warnings)
+        return details
 
     def oracle(self, backend: Backend) -> Iterator[Action]:
         return oracles.solve(self.task_id, backend)
@@ -94,18 +101,22 @@ class OSWorldSuite(TaskSuite):
         metric_fallback: use an installed ``desktop-env`` package for metrics gui-gym lacks.
         max_steps: the step limit of every task.
         client_password: what ``{CLIENT_PASSWORD}`` in setup commands becomes.
+        evaluation_limits: bounds on the evaluator's work on the agent's files (sizes copied
+            out, memory and time of each metric); past one a task scores 0 with a warning.
     """
 
     name = "osworld"
 
     def __init__(self, tasks: str | Path = "sample", index: str | None = None, domains: Sequence[str] | None = None,
                  cache_dir: str | Path | None = None, allow_download: bool = True, metric_fallback: bool = False,
-                 max_steps: int = DEFAULT_MAX_STEPS, client_password: str = "password"):
+                 max_steps: int = DEFAULT_MAX_STEPS, client_password: str = "password",
+                 evaluation_limits: EvaluationLimits | None = None):
         self.specs = {spec.id: spec for spec in load_tasks(tasks, index=index, domains=domains)}
         self.cache = FileCache(Path(cache_dir).expanduser() if cache_dir else DEFAULT_CACHE_DIR, allow_download)
         self.metric_fallback = metric_fallback
         self.max_steps = max_steps
         self.client_password = client_password
+        self.evaluation_limits = evaluation_limits or EvaluationLimits()
 
     @property
     def task_ids(self) -> list[str]:

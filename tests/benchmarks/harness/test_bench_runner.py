@@ -69,6 +69,8 @@ FLAKY = textwrap.dedent('''
                     threading.Event().wait()
                 if self.mode == "raise":
                     raise RuntimeError("agent bug")
+                if self.mode == "wait":
+                    return Action.wait(5.0)
                 if self.mode.startswith("kill-"):
                     tree = descendants(os.getpid())
                     with open(self.marker_dir / "trees.log", "a") as log:
@@ -157,15 +159,28 @@ def test_a_hung_episode_is_killed_at_its_limit_and_retried_and_leaves_no_files(t
     base = system_tmp / f"gui-bench-{os.getuid()}"
     (base / "999999999" / "w0" / "playwright_chromiumdev_profile-x").mkdir(parents=True)  # a kill -9 run
     try:
-        # the limit is waited out once: long enough for the retry (a browser launch and a short
-        # oracle episode) on a loaded machine, no longer
-        result = _run(tmp_path / "run", "hang", ["demo.read-code"], episode_timeout_s=12)["demo.read-code"]
+        # the limit is waited out once: the agent's half of it long enough for the retry (a
+        # browser launch and a short oracle episode) on a loaded machine, no longer
+        result = _run(tmp_path / "run", "hang", ["demo.read-code"], episode_timeout_s=30)["demo.read-code"]
         assert result.success and result.attempt == 2, result
-        assert result.previous_errors == ["episode exceeded its 12 s wall-clock limit; the worker was killed"]
+        assert result.previous_errors == ["episode exceeded its 30 s wall-clock limit; the worker was killed"]
         # the killed worker's browser profile (and everything else it wrote) went with its folder
         assert list(system_tmp.rglob("*")) == [base]
     finally:
         shutil.rmtree(system_tmp, ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_an_agent_that_waits_out_the_clock_fails_its_task_and_is_no_error(tmp_path):
+    """Legal waits (here 5 s a step, 10 steps) add up past the episode's wall-clock limit (30 s):
+    the agent's own time, so the episode is truncated at the agent's limit (15 s) and scored, a
+    failure; it was killed at the limit and recorded as an error."""
+    assert RunConfig("GUI/Demo-v0", tmp_path, episode_timeout_s=30).agent_time_limit_s == 15
+    result = _run(tmp_path / "run", "wait", ["demo.read-code"], always=True, episode_timeout_s=30,
+                  retries=0)["demo.read-code"]
+    assert result.outcome == "failure" and result.truncated and not result.success, result.error
+    assert result.error is None and result.attempt == 1 and result.score == 0.0
+    assert 1 <= result.steps < 10  # stopped by the clock, not by the step limit
 
 
 @pytest.mark.slow

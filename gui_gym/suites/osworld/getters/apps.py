@@ -48,7 +48,7 @@ ASK_MIME = (
 
 def get_vlc_config(ctx: EpisodeContext, config: dict[str, Any]) -> str:
     """VLC's ``~/.config/vlc/vlcrc``, saved as ``dest`` (a missing file fails, as in OSWorld)."""
-    content = ctx.client.get_file(f"{ctx.home}/.config/vlc/vlcrc")
+    content = ctx.get_file(f"{ctx.home}/.config/vlc/vlcrc")
     if content is None:
         raise FileNotFoundError("the desktop has no ~/.config/vlc/vlcrc")
     target = ctx.scratch / config["dest"]
@@ -79,7 +79,7 @@ def get_default_video_player(ctx: EpisodeContext, config: dict[str, Any]) -> str
 
 def get_gimp_config_file(ctx: EpisodeContext, config: dict[str, Any]) -> str | None:
     """``~/.config/GIMP/2.10/<file_name>``, saved as ``dest``; None when it is not there."""
-    content = ctx.client.get_file(f"{ctx.home}/.config/GIMP/2.10/{config['file_name']}")
+    content = ctx.get_file(f"{ctx.home}/.config/GIMP/2.10/{config['file_name']}")
     if not content:
         return None
     target = ctx.scratch / config["dest"]

@@ -17,6 +17,7 @@ import sqlite3
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
+from gui_gym.errors import LimitExceededError
 from gui_gym.suites.osworld.context import EpisodeContext
 from gui_gym.suites.osworld.getters import chrome_pages
 from gui_gym.suites.osworld.getters.chrome_pages import BrowserUnavailable
@@ -30,7 +31,7 @@ BROWSER_APPS = ("Google\\ Chrome", "Chromium")
 
 
 def _profile_file(ctx: EpisodeContext, name: str) -> bytes | None:
-    return ctx.client.get_file(f"{ctx.home}/{PROFILE}/{name}")
+    return ctx.get_file(f"{ctx.home}/{PROFILE}/{name}", parsed_on_host=True)
 
 
 def _json_file(ctx: EpisodeContext, name: str) -> Any:
@@ -115,6 +116,8 @@ def _sqlite_rows(ctx: EpisodeContext, name: str, dest: str, sql: str) -> Any:
         path.write_bytes(content)
         with sqlite3.connect(path) as connection:
             return connection.execute(sql).fetchall()
+    except LimitExceededError:
+        raise  # the evaluator scores it 0 with its warning
     except Exception as exc:  # noqa: BLE001 - OSWorld returns None then
         logger.info("Chrome %s: %s", name, exc)
         return None
@@ -135,7 +138,7 @@ def get_shortcuts_on_desktop(ctx: EpisodeContext, config: dict[str, Any]) -> dic
     desktop = f"{ctx.home}/Desktop"
     tree = ctx.client.list_directory(desktop) or {}
     names = [f["name"] for f in tree.get("directory_tree", tree).get("children", []) if f["name"].endswith(".desktop")]
-    return {name: ctx.client.get_file(f"{desktop}/{name}").decode("utf-8") for name in names}
+    return {name: ctx.get_file(f"{desktop}/{name}", parsed_on_host=True).decode("utf-8") for name in names}
 
 
 def _color_scheme(ctx: EpisodeContext) -> str:

@@ -41,7 +41,7 @@ def get_vm_file(ctx: EpisodeContext, config: dict[str, Any]) -> Any:
     paths, dests, gives = _files(config)
     found: list[str | None] = []
     for index, (path, dest) in enumerate(zip(paths, dests)):
-        data = ctx.client.get_file(path)
+        data = ctx.get_file(path)
         target = ctx.scratch / dest
         if data is not None:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -92,7 +92,13 @@ def get_content_from_vm_file(ctx: EpisodeContext, config: dict[str, Any]) -> Any
         raise NotImplementedError(f"File type {config['file_type']} not supported")
     if config["file_content"] != "last_row":
         return None
+    return ctx.bounded(f"{__name__}:last_row", local)
+
+
+def last_row(path: str) -> list[str]:
+    """The last row pandas reads from the first sheet of a workbook, as strings (run in the
+    evaluator's bounded worker: the workbook is the agent's)."""
     from gui_gym.suites.osworld.metrics.common import require
 
-    frame = require("pandas", "pandas", "content_from_vm_file").read_excel(local)
+    frame = require("pandas", "pandas", "content_from_vm_file").read_excel(path)
     return frame.iloc[-1].astype(str).tolist()

@@ -102,6 +102,12 @@ def get_metric(name: str, fallback: bool = False) -> Callable[..., float]:
         "desktop-env package in a separate environment and pass metric_fallback=True to use its version")
 
 
+def run_metric(name: str, fallback: bool, args: list[Any], options: dict[str, Any]) -> Any:
+    """Metric `name` on `args` (what the getters found) with its `options`: what the
+    evaluator's bounded worker runs (`gui_gym.runtime.bounded_call`)."""
+    return get_metric(name, fallback=fallback)(*args, **options)
+
+
 def _module(name: str):
     return importlib.import_module(f"{__name__}.{name}")
 

@@ -1,0 +1,67 @@
+"""Work on untrusted content in a bounded child interpreter: past its memory, CPU or
+wall-clock bound it is killed and the caller gets LimitExceededError; the caller's own memory
+never holds what the child built."""
+
+from __future__ import annotations
+
+import pytest
+
+from gui_gym.errors import LimitExceededError, MissingResourceError
+from gui_gym.runtime.bounded_call import Bounds, CallFailed, call_bounded
+
+HERE = "tests.gui_gym.runtime.test_bounded_call"
+
+
+def grow(mib: int) -> int:
+    blocks = [bytearray(1 << 20) for _ in range(mib)]
+    return len(blocks)
+
+
+def spin() -> None:
+    while True:
+        pass
+
+
+def chatty(value: float) -> float:
+    print("a metric that prints")
+    return value
+
+
+def missing() -> None:
+    raise MissingResourceError("pandas is not installed")
+
+
+def broken() -> None:
+    raise ValueError("not a workbook")
+
+
+def vm_hwm_kib() -> int:
+    return int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0])
+
+
+def test_what_fits_its_bounds_answers_and_prints_do_not_mix_with_the_answer():
+    assert call_bounded(f"{HERE}:grow", (64,), Bounds(memory_bytes=512 << 20)) == 64
+    assert call_bounded(f"{HERE}:chatty", (0.5,), Bounds()) == 0.5
+
+
+def test_memory_past_the_bound_is_a_limit_and_stays_out_of_the_callers_memory():
+    with open("/proc/self/clear_refs", "w") as refs:
+        refs.write("5")  # restart this process's peak-memory count
+    before = vm_hwm_kib()
+    with pytest.raises(LimitExceededError, match="ran out of its memory bound|under its 256 MiB memory bound"):
+        call_bounded(f"{HERE}:grow", (1024,), Bounds(memory_bytes=256 << 20))
+    assert vm_hwm_kib() - before < 50 << 10  # the GiB was asked for in the child, not here
+
+
+def test_cpu_and_wall_clock_past_their_bounds_are_limits():
+    with pytest.raises(LimitExceededError, match="ran past its 1 CPU-second bound"):
+        call_bounded(f"{HERE}:spin", (), Bounds(cpu_s=1, wall_s=600))
+    with pytest.raises(LimitExceededError, match="ran past its 2 s wall-clock bound"):
+        call_bounded(f"{HERE}:spin", (), Bounds(cpu_s=600, wall_s=2))
+
+
+def test_typed_errors_keep_their_type_and_others_are_call_failures():
+    with pytest.raises(MissingResourceError, match="pandas is not installed"):
+        call_bounded(f"{HERE}:missing", (), Bounds())
+    with pytest.raises(CallFailed, match="ValueError: not a workbook"):
+        call_bounded(f"{HERE}:broken", (), Bounds())
