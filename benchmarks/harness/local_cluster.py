@@ -11,6 +11,10 @@ interface. The namespace is the calling thread's and is inherited by what it sta
 one, `enter_private_network` says why, and the caller stops (the fixture skips) rather than
 listen on the machine's interfaces.
 
+Token authentication is on, with a token of the cluster's own (`gui_gym.remote.ray_auth`):
+each node and the driver get it, whatever ``~/.ray/auth_token`` holds (Ray writes one there for
+any new local cluster, and with it alone the nodes and the driver disagree on the mode).
+
 Processes are started and stopped by PID (``ray stop`` would stop every cluster on the host).
 """
 
@@ -30,6 +34,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gui_gym.remote.ray_auth import new_token_file, restore, token_env, use_token
 from gui_gym.runtime.loopback import free_port
 
 CLONE_NEWNET = 0x40000000
@@ -57,12 +62,16 @@ def enter_private_network() -> str | None:
 
 @dataclass
 class Cluster:
-    """The head's address and the PIDs of the ``ray start`` trees this fixture owns."""
+    """The head's address, the file holding its token, and the PIDs of the ``ray start`` trees
+    this fixture owns."""
 
     address: str
     temp_dir: Path
+    token_path: Path
     head_pids: list[int] = field(default_factory=list)
     node2_pids: list[int] = field(default_factory=list)
+    replaced_env: dict[str, str | None] = field(default_factory=dict)
+    """The driver's Ray authentication variables before the cluster set its own."""
 
     def node2_titles(self) -> list[str]:
         """The command lines of the second node's processes: a Ray worker's names its actor and
@@ -89,26 +98,33 @@ class Cluster:
         for pid in _tree(self.node2_pids + self.head_pids) + _naming(str(self.temp_dir)):
             _kill(pid)
         shutil.rmtree(self.temp_dir, ignore_errors=True)
+        if self.replaced_env:
+            restore(self.replaced_env)
+            self.replaced_env = {}
 
 
 def start_cluster(head_cpus: int = 2, node2_cpus: int | None = 2, timeout_s: float = 600.0) -> Cluster:
     """Start a head bound to 127.0.0.1 and (unless `node2_cpus` is None) a second node joined
     to it, connect this process to the head as the driver (``ray.init``) and wait until every
-    node is alive."""
+    node is alive. Each node and the driver use the cluster's token (`Cluster.token_path`);
+    `Cluster.stop` gives the driver back its own Ray authentication settings."""
     import ray
 
     temp_dir = Path(tempfile.mkdtemp(prefix="gui-gym-ray-"))
     port = free_port()
     address = f"127.0.0.1:{port}"
-    cluster = Cluster(address, temp_dir)
+    cluster = Cluster(address, temp_dir, new_token_file(temp_dir))
     deadline = time.monotonic() + timeout_s
     try:
         cluster.head_pids = [_start_node(["--head", f"--port={port}", f"--num-cpus={head_cpus}", f"--temp-dir={temp_dir}",
-                                          "--include-dashboard=false"], deadline, f"the head on {address}")]
+                                          "--include-dashboard=false"], deadline, f"the head on {address}",
+                                         cluster.token_path)]
+        cluster.replaced_env = use_token(cluster.token_path)
         ray.init(address=address, logging_level="ERROR")
         if node2_cpus is not None:
             cluster.node2_pids = [_start_node([f"--address={address}", f"--num-cpus={node2_cpus}",
-                                               f"--resources={json.dumps({'node2': 1})}"], deadline, "the second node")]
+                                               f"--resources={json.dumps({'node2': 1})}"], deadline, "the second node",
+                                              cluster.token_path)]
             wait_until(lambda: sum(n["Alive"] for n in ray.nodes()) >= 2, deadline, "the second node")
     except BaseException:
         ray.shutdown()
@@ -117,10 +133,11 @@ def start_cluster(head_cpus: int = 2, node2_cpus: int | None = 2, timeout_s: flo
     return cluster
 
 
-def _start_node(args: list[str], deadline: float, what: str, attempts: int = 3) -> int:
-    """``ray start ARGS --block``; its PID once it says it started. Ray gives a raylet a fixed
-    30 s to register, which a loaded machine can miss: a failed start is tried again."""
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "PYTHONUNBUFFERED": "1"}  # its readiness line, unbuffered
+def _start_node(args: list[str], deadline: float, what: str, token_path: Path, attempts: int = 3) -> int:
+    """``ray start ARGS --block`` with the cluster's token; its PID once it says it started. Ray
+    gives a raylet a fixed 30 s to register, which a loaded machine can miss: a failed start is
+    tried again."""
+    env = {**token_env(token_path), "RAY_USAGE_STATS_ENABLED": "0", "PYTHONUNBUFFERED": "1"}  # readiness line unbuffered
     for attempt in range(1, attempts + 1):
         process = subprocess.Popen([RAY, "start", *args, "--node-ip-address=127.0.0.1", "--disable-usage-stats",
                                     "--block"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

@@ -42,6 +42,7 @@ import gymnasium as gym
 from gui_gym.errors import InfraError, UsageError
 from gui_gym.extras import require_extra
 from gui_gym.remote.host import CALLABLE, EnvHost
+from gui_gym.remote.ray_auth import client_mode_from_token
 
 logger = logging.getLogger(__name__)
 
@@ -89,9 +90,11 @@ def _ray() -> Any:
 def connect(address: str | None = None) -> None:
     """``ray.init(address)`` unless this process is connected already. Call it once before
     making envs from several threads at once (a pool): the first `RemoteEnv` would otherwise
-    race the others to it."""
+    race the others to it. A token handed through ``RAY_AUTH_TOKEN`` or ``RAY_AUTH_TOKEN_PATH``
+    turns token authentication on (`gui_gym.remote.ray_auth`)."""
     ray = _ray()
     if not ray.is_initialized():
+        client_mode_from_token()
         ray.init(address=address, logging_level="WARNING")
 
 
