@@ -4,8 +4,9 @@ processes started for tasks. Runs inside the sandbox (see `sandbox.py`), as its 
 It prepares a home that makes OSWorld's task files work unchanged (``/home/user``, ``python``
 with pyautogui on the PATH, LibreOffice without first-start dialogs or the "keep current
 format" question), starts Xvfb with `-displayfd` (ready when it says so), a session D-Bus (for
-the accessibility bus) and openbox (ready when it claims the EWMH check window), and keeps
-every process it starts so `stop` can end them all.
+the accessibility bus), openbox (ready when it claims the EWMH check window) and the dock
+(`shell.py`; ready when it takes its room), with the VM's starting state where tasks read it
+(`vm_state.py`), and keeps every process it starts so `stop` can end them all.
 
 In the sandbox the server runs as the namespace's root and everything else as someone else
 (`accounts.py`): Xvfb as the display's uid, and the desktop itself (window manager, session

@@ -51,6 +51,8 @@ def test_the_table_counts_per_domain_and_in_total():
     assert rows["vlc"]["DONE=0 ok"] == 0 and rows["vlc"]["mismatches"] == 2
     assert rows["total"]["tasks"] == 3 and rows["total"]["mismatches"] == 2
     assert list(rows) == ["os", "vlc", "total"]
+    only_fail = {row["domain"]: row for row in domain_table([r for r in results if r.answer == "FAIL"])}
+    assert only_fail["os"]["infeasible"] == 1 and only_fail["os"]["DONE=0 ok"] == 0
 
 
 def test_a_mismatch_line_says_what_the_evaluator_read_or_why_it_did_not_run():
