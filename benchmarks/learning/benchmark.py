@@ -41,7 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from gui_gym.benchmarks.learning.report import TABLES, comparison_pairs, family, plot, stats_lines, table
+from gui_gym.benchmarks.learning.report import (TABLES, comparison_pairs, family, plot, selection_table, stats_lines,
+                                                table)
 from gui_gym.runtime.processes import die_with_parent
 
 ARMS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -546,6 +547,9 @@ def report(setting: Setting, name: str, out: Path, pretraining: dict[str, Any], 
           f"{setting.episodes} episodes per run, G={setting.group_size}, lr grid {list(setting.lr_grid)} selected on "
           f"seeds {list(setting.selection_seeds)}, {len(complete)} of {setting.seeds} evaluation seeds per arm; "
           f"success (%) mean +- sd over seeds\n")
+    print("selection: each arm's mean success (%) on the selection seeds per learning rate\n")
+    print("\n".join(selection_table(selection)))
+    print()
     print("\n".join(lines))
     print()
     print("\n".join(stats_lines(rows)))

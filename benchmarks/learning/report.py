@@ -85,6 +85,22 @@ def table(runs: list[dict[str, Any]], base: dict[str, Any], arms: tuple[str, ...
     return lines
 
 
+def selection_table(selection: dict[str, dict[str, Any]]) -> list[str]:
+    """Each arm's selection score (mean success over both splits, %) per learning rate, the
+    selected one in bold."""
+    rates = sorted({lr for entry in selection.values() for lr in entry["scores"]}, key=float)
+    lines = ["| arm | " + " | ".join(f"lr {lr}" for lr in rates) + " | selected |",
+             "|---|" + "---|" * (len(rates) + 1)]
+    for arm, entry in selection.items():
+        cells = []
+        for lr in rates:
+            score = entry["scores"].get(lr)
+            cell = "-" if score is None else f"{100 * score:.1f}"
+            cells.append(f"**{cell}**" if float(lr) == entry["selected_lr"] else cell)
+        lines.append(f"| {arm} | " + " | ".join(cells) + f" | {entry['selected_lr']:g} |")
+    return lines
+
+
 def stats_lines(rows: list[dict[str, Any]]) -> list[str]:
     lines = ["| arm | baseline | split | gap (pts) | sd (pts) | Welch t (df) | p one-sided | p Holm | bootstrap 95 % CI | "
              "power | seeds for 80 % |", "|---|---|---|---|---|---|---|---|---|---|---|"]

@@ -107,6 +107,7 @@ def test_report_compares_each_arm_at_its_selected_rate_and_records_the_selection
     printed = capsys.readouterr().out
     assert "3 of 4 evaluation seeds per arm" in printed and "| page | grpo | train | +41.7 |" in printed
     assert "| grpo (3 seeds, lr 0.02) |" in printed
+    assert "| grpo | 25.0 | **50.0** | 25.0 | 0.02 |" in printed  # the selection scores per rate
     saved = json.loads((folder / "results.json").read_text())
     assert saved["setting"]["lr_grid"] == [0.01, 0.02, 0.05] and saved["setting"]["selection_seeds"] == [100, 101]
     assert saved["setting"]["seeds"] == 4
