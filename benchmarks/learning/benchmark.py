@@ -328,8 +328,10 @@ def extract_and_check(setting: Setting, base_dir: Path, tasks: Sequence[str], ou
     from gui_gym.judges import CriteriaStore, extract_criteria
     from gui_gym.trainers import page
     from gui_gym.trainers.config import trainer_config
+    from gui_gym.trainers.grpo import seed_everything
     from gui_gym.trainers.rollout import EnvPool, rollout_episodes
 
+    seed_everything(0)  # its own draws, whatever ran before it in this process
     policy = ElementPolicy(prior_scale=0.0, checkpoint=str(base_dir))
     store_dir = out / "criteria"
     store = CriteriaStore(store_dir)
