@@ -41,7 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from gui_gym.benchmarks.learning.report import TABLES, comparisons, plot, stats_lines, table
+from gui_gym.benchmarks.learning.report import (TABLES, comparison_pairs, family, plot, selection_table, stats_lines,
+                                                table)
 from gui_gym.records import append_jsonl, read_jsonl
 from gui_gym.runtime.processes import die_with_parent
 
@@ -55,6 +56,9 @@ ARMS: dict[str, tuple[str, dict[str, Any]]] = {
     "page-noisy1": ("page-noisy", {"rounds": 1, "aggregate": "majority"}),
     "page-noisy3": ("page-noisy", {"rounds": 3, "aggregate": "majority"}),
     "page-noisy5": ("page-noisy", {"rounds": 5, "aggregate": "majority"}),
+    "grpo-progress": ("page", {"lam": 0.0, "inter_norm_std": True}),
+    "page-reader": ("page-reader", {"rounds": 3, "aggregate": "mean"}),
+    "page-biased": ("page-biased", {"rounds": 3, "aggregate": "mean"}),
     "replacement": ("bepa", {"seed_source": "expert", "mixing": "static"}),
     "level1": ("bepa", {"seed_source": "level1", "mixing": "static"}),
     "level2": ("bepa", {"seed_source": "expert", "mixing": "dynamic"}),
@@ -69,15 +73,27 @@ first milestone missed), "page-noisyK" with `NoisyOracleJudge` (each criterion's
 with probability `Setting.judge_flip_prob`, per round), K rounds, majority per criterion.
 BEPA's ablation is {the expert's own trajectory, LEVEL-1's self-rolls} x {static mixing into
 every group, LEVEL-2's all-fail injection with refresh}: "replacement" (expert, static),
-"level1" (self-rolls, static), "level2" (expert, dynamic), "bepa" (both)."""
+"level1" (self-rolls, static), "level2" (expert, dynamic), "bepa" (both).
+"grpo-progress" is GRPO on PAGE's progress reward: the group's std-normalized advantage of the
+progress, no subtask term; against it, "page" isolates PAGE's own additions. "page-reader" and
+"page-biased" judge through PAGE's wrappers with `ReaderJudge`, which sees only the pages the
+agent saw and its actions, on criteria the project's extraction derived from the base's
+successful episodes: 3 rounds, each mark flipped with `Setting.reader_flip_prob`, mean per
+criterion as PAGE aggregates; "page-biased" adds the systematic errors (misses the criteria
+of unnamed elements, credits near misses). Their subtask spans are the reader's too."""
 
 
 @dataclass(frozen=True)
 class Setting:
     """One benchmark configuration; every arm runs with all of it."""
 
-    seeds: int = 12
-    arms: tuple[str, ...] = ("grpo", "page", "page-std")
+    seeds: int = 10
+    """Evaluation seeds per arm (0..seeds-1), fixed before any run: the comparisons' sample."""
+    arms: tuple[str, ...] = ("grpo", "grpo-progress", "page", "page-reader", "page-biased")
+    lr_grid: tuple[float, ...] = (0.01, 0.02, 0.05)
+    """Each arm's learning rate is the grid's value with the best selection score."""
+    selection_seeds: tuple[int, ...] = (100, 101)
+    """Seeds of the selection runs (disjoint from the evaluation seeds 0..seeds-1)."""
     pretrain_templates: int = 12
     pretrain_instances: int = 8
     """Oracle demonstrations per pretraining template."""
@@ -91,7 +107,6 @@ class Setting:
     episodes: int = 192
     """Env episodes per RL run."""
     group_size: int = 8
-    learning_rate: float = 0.05
     update_epochs: int = 2
     table: str = "page"
     """"page": the RL tasks are `rl_templates` (3 learnable, 3 compound, by construction);
@@ -108,11 +123,23 @@ class Setting:
     """BEPA: LEVEL-1 rollouts per covered training instance (their episodes count in the budget)."""
     judge_flip_prob: float = 0.2
     """The noisy judge's chance of flipping one criterion's mark in one round."""
+    reader_flip_prob: float = 0.1
+    """`ReaderJudge`'s chance of flipping one criterion's mark in one round (its temperature)."""
+    extraction_episodes: int = 16
+    """Sampled episodes of the base per training instance of each RL task, whose successes
+    the criteria are extracted from (once, shared by every run)."""
+
+    def __post_init__(self) -> None:
+        if len(self.lr_grid) < 1 or any(lr <= 0 for lr in self.lr_grid):
+            raise ValueError(f"lr_grid must hold learning rates > 0, received {self.lr_grid}")
+        if set(self.selection_seeds) & set(range(self.seeds)):
+            raise ValueError(f"selection seeds {self.selection_seeds} overlap the evaluation seeds 0..{self.seeds - 1}")
 
 
-QUICK = Setting(seeds=3, arms=("grpo", "page"))
-"""The full run's first 3 seeds of GRPO and PAGE: the same runs, so the quick run checks the direction."""
-BEPA = Setting(table="bepa", seeds=12, arms=("grpo", "replacement", "level1", "level2", "bepa"), pretrain_plan_share=0.5,
+QUICK = Setting(seeds=3, arms=("grpo", "page", "page-reader"), selection_seeds=(100,))
+"""The direction in under 15 minutes on 2 cores: GRPO, PAGE and PAGE with the reader judge,
+the full grid on one selection seed (the full run's first), 3 evaluation seeds."""
+BEPA = Setting(table="bepa", seeds=10, arms=("grpo", "replacement", "level1", "level2", "bepa"), pretrain_plan_share=0.5,
                pretrain_varying=12)
 """BEPA's table: a base that also saw plan-conditioned demonstrations (it learns to follow a
 plan from its input), trained on Stage 1's expert-only tasks, half of them expert-covered."""
@@ -220,8 +247,11 @@ def measure(policy: Any, setting: Setting, seed: int, tasks: Sequence[str], cove
 
 
 def train_one(arm: str, seed: int, setting: Setting, base: str, tasks: tuple[str, ...],
-              covered: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Train one (arm, seed) run from the base and measure it; runs in its own process."""
+              covered: tuple[str, ...] = (), learning_rate: float = 0.05, stage: str = "eval",
+              criteria_store: str | None = None) -> dict[str, Any]:
+    """Train one (arm, seed, learning rate) run from the base and measure it; runs in its own
+    process. `stage` ("selection" or "eval") is recorded with it; the reader arms judge with
+    the criteria in `criteria_store`."""
     import torch
 
     from gui_gym.agents.policies.element import ElementPolicy
@@ -237,17 +267,17 @@ def train_one(arm: str, seed: int, setting: Setting, base: str, tasks: tuple[str
     if algo == "bepa":
         overrides = {**overrides, "expert_tasks": covered, "level1_every_instance": True,
                      "level1_group_size": setting.level1_group_size}
+    if method in ("page-reader", "page-biased"):
+        overrides = {**overrides, "criteria_store": criteria_store}
     cfg = trainer_config(algo, dict(
         tasks=tasks, iterations=10_000, episode_budget=setting.episodes,
         group_size=setting.group_size, minibatch_rollouts=setting.group_size, update_epochs=setting.update_epochs,
-        learning_rate=setting.learning_rate, seed=seed, instance_seeds=setting.instances, pool_size=1,
+        learning_rate=learning_rate, seed=seed, instance_seeds=setting.instances, pool_size=1,
         run_dir=None, tensorboard=False, **overrides))
     seed_everything(seed)
     policy = ElementPolicy(prior_scale=0.0, checkpoint=base)
-    if method in ("page-judged", "page-noisy"):  # PAGE's own wrappers judge the episodes
-        from gui_gym.judges import NoisyOracleJudge, OracleJudge
-
-        judge = NoisyOracleJudge(setting.judge_flip_prob, seed) if method == "page-noisy" else OracleJudge()
+    judge = make_judge(method, setting, seed, criteria_store)
+    if judge is not None:  # PAGE's own wrappers judge the episodes
         env_fn = lambda: page.wrap_env(make_env(setting), judge, cfg)  # noqa: E731
     else:  # TextWeb reports progress and subtasks itself
         env_fn = lambda: make_env(setting)  # noqa: E731
@@ -260,7 +290,8 @@ def train_one(arm: str, seed: int, setting: Setting, base: str, tasks: tuple[str
     curve = [(r["charts/episodes"], r["charts/success_rate"]) for r in groups]
     gap = {key: statistics.fmean(r[key] for r in records if key in r) if any(key in r for r in records) else None
            for key in ("bepa/cached_logp", "bepa/on_policy_logp")}
-    return {"arm": arm, "seed": seed, "curve": curve, **measure(policy, setting, seed, tasks, covered),
+    return {"arm": arm, "seed": seed, "stage": stage, "learning_rate": learning_rate, "curve": curve,
+            **measure(policy, setting, seed, tasks, covered),
             "no_signal_groups": sum(r.get("charts/no_signal_groups", 0) for r in records),
             "equal_progress_groups": sum(r.get("charts/equal_progress_groups", 0) for r in records),
             "injections": sum(r.get("bepa/injections", 0) for r in records),
@@ -269,12 +300,103 @@ def train_one(arm: str, seed: int, setting: Setting, base: str, tasks: tuple[str
             "groups": len(groups), "wall_s": time.monotonic() - started}
 
 
+def make_judge(method: str, setting: Setting, seed: int, criteria_store: str | None) -> Any:
+    """The judge a judged arm wraps its envs with (None: the env reports progress itself)."""
+    from gui_gym.judges import CriteriaStore, NoisyOracleJudge, OracleJudge
+
+    if method == "page-judged":
+        return OracleJudge()
+    if method == "page-noisy":
+        return NoisyOracleJudge(setting.judge_flip_prob, seed)
+    if method in ("page-reader", "page-biased"):
+        from gui_gym.benchmarks.learning.reader import ReaderJudge
+
+        if criteria_store is None:
+            raise ValueError(f"arm {method} judges on extracted criteria: expected a criteria store")
+        return ReaderJudge(setting.reader_flip_prob, seed, systematic=method == "page-biased",
+                           store=CriteriaStore(criteria_store))
+    return None
+
+
+def extract_and_check(setting: Setting, base_dir: Path, tasks: Sequence[str], out: Path) -> dict[str, Any]:
+    """The reader arms' setup, once per results folder: sample the base on each RL task's
+    training instances, extract criteria from its successes with the project's extraction
+    (`gui_gym.judges.criteria.extract_criteria`, `ReaderJudge.propose_criteria`) into
+    ``out/criteria``, then judge fresh sampled episodes with the plain and the systematic
+    reader (3 rounds, mean) and measure their agreement with the env's truth."""
+    from gui_gym.agents.policies.element import ElementPolicy
+    from gui_gym.benchmarks.learning.reader import ObservedEpisode, ReaderJudge, agreement
+    from gui_gym.judges import CriteriaStore, extract_criteria
+    from gui_gym.trainers import page
+    from gui_gym.trainers.config import trainer_config
+    from gui_gym.trainers.grpo import seed_everything
+    from gui_gym.trainers.rollout import EnvPool, rollout_episodes
+
+    seed_everything(0)  # its own draws, whatever ran before it in this process
+    policy = ElementPolicy(prior_scale=0.0, checkpoint=str(base_dir))
+    store_dir = out / "criteria"
+    store = CriteriaStore(store_dir)
+    plain = ReaderJudge()
+    episodes = [(t, s) for t in tasks for s in range(setting.instances)] * setting.extraction_episodes
+    with EnvPool(lambda: ObservedEpisode(make_env(setting), plain), 1) as pool:
+        rollouts = rollout_episodes(pool, policy, episodes)
+    summary: dict[str, Any] = {"episodes": len(rollouts), "tasks": {}}
+    milestones = {}
+    env = make_env(setting)
+    for task in tasks:
+        env.reset(options={"task_id": task})
+        milestones[task] = len(env.task.milestones())
+        wins = [r.final_info["observed_trajectory"] for r in rollouts if r.task_id == task and r.success]
+        found = extract_criteria(plain, wins)
+        if found.criteria:
+            store.put(task, found.criteria, judge=plain.identity, stable=found.stable, errors=found.errors)
+        summary["tasks"][task] = {"successes": len(wins), "used": len(found.used), "stable": found.stable,
+                                  "criteria": found.criteria, "milestones": milestones[task]}
+    missing = [t for t in tasks if store.get(t) is None]
+    if missing:
+        raise RuntimeError(f"the base succeeded on no sampled episode of {missing}: no criteria to extract")
+    summary["agreement"] = {}
+    checked = [(t, s) for t in tasks for s in range(setting.instances)] * 4
+    for name, systematic in (("page-reader", False), ("page-biased", True)):
+        judge = ReaderJudge(setting.reader_flip_prob, 0, systematic=systematic, store=store)
+        cfg = trainer_config("page", {**ARMS[name][1], "criteria_store": str(store_dir)})
+        with EnvPool(lambda: page.wrap_env(ObservedEpisode(make_env(setting), ReaderJudge()), judge, cfg), 1) as pool:
+            judged = rollout_episodes(pool, policy, checked)
+        summary["agreement"][name] = agreement(judged, milestones)
+    return summary
+
+
+def run_selection_key(run: dict[str, Any]) -> tuple[str, str, int, float]:
+    return run.get("stage", "eval"), run["arm"], run["seed"], run.get("learning_rate", float("nan"))
+
+
+def select_lr(runs: Sequence[dict[str, Any]], arm: str, grid: Sequence[float], seeds: Sequence[int],
+              keys: Sequence[str]) -> dict[str, Any]:
+    """The arm's learning rate: the grid value whose selection runs (one per selection seed)
+    score best, a run's score being the mean of its success on the table's splits `keys`; a
+    tie goes to the smaller rate. Every grid value needs a run on every selection seed."""
+    scores = {}
+    for lr in grid:
+        mine = [r for r in runs if r.get("stage") == "selection" and r["arm"] == arm and r["learning_rate"] == lr]
+        missing = sorted(set(seeds) - {r["seed"] for r in mine})
+        if missing:
+            raise ValueError(f"arm {arm!r} at lr {lr:g} has no selection run for seeds {missing}")
+        scores[lr] = statistics.fmean(statistics.fmean(r[k] for k in keys) for r in mine if r["seed"] in seeds)
+    best = max(scores.values())
+    chosen = min(lr for lr, score in scores.items() if score == best)
+    return {"selected_lr": chosen, "scores": {f"{lr:g}": score for lr, score in scores.items()},
+            "selection_seeds": list(seeds)}
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--table", choices=sorted(TABLES), default="page",
                         help="page: GRPO vs PAGE's arms; bepa: BEPA's ablation on Stage 1's expert-only tasks")
-    parser.add_argument("--quick", action="store_true", help="3 seeds, GRPO and PAGE or BEPA (the full run's first seeds)")
-    parser.add_argument("--seeds", type=int, default=None, help="seeds per arm")
+    parser.add_argument("--quick", action="store_true",
+                        help="3 evaluation seeds, one selection seed, GRPO, PAGE and PAGE with the reader judge (or BEPA)")
+    parser.add_argument("--seeds", type=int, default=None, help="evaluation seeds per arm (fixed before the runs)")
+    parser.add_argument("--selection-seeds", default=None, help="comma-separated seeds of the learning-rate selection")
+    parser.add_argument("--lr-grid", default=None, help="comma-separated learning rates each arm is selected from")
     parser.add_argument("--arms", default=None, help=f"comma-separated arms of {list(ARMS)} (grpo always runs)")
     parser.add_argument("--episodes", type=int, default=None, help="episode budget per run")
     parser.add_argument("--workers", type=int, default=2, help="runs at once, each in its own process")
@@ -284,45 +406,60 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--summarize", action="store_true",
                         help="only report the runs the folder's runs.jsonl holds (a sweep cut short)")
     parser.add_argument("--resume", action="store_true",
-                        help="keep the folder's base and runs; train only the missing (arm, seed) runs (more seeds)")
+                        help="keep the folder's base, criteria and runs; train only the missing runs")
+    parser.add_argument("--selection-only", action="store_true",
+                        help="train only the learning-rate selection runs (the evaluation runs come with --resume)")
     args = parser.parse_args(argv)
     if args.table == "bepa":
         setting = BEPA_QUICK if args.quick else BEPA
     else:
         setting = QUICK if args.quick else Setting()
+    changes: dict[str, Any] = {}
     if args.seeds is not None:
-        setting = dataclasses.replace(setting, seeds=args.seeds)
+        changes["seeds"] = args.seeds
     if args.episodes is not None:
-        setting = dataclasses.replace(setting, episodes=args.episodes)
+        changes["episodes"] = args.episodes
+    if args.selection_seeds:
+        changes["selection_seeds"] = tuple(int(v) for v in args.selection_seeds.split(","))
+    if args.lr_grid:
+        changes["lr_grid"] = tuple(float(v) for v in args.lr_grid.split(","))
     if args.arms:
         unknown = set(args.arms.split(",")) - set(ARMS)
         if unknown:
             parser.error(f"unknown arms {sorted(unknown)}; expected some of {list(ARMS)}")
-        setting = dataclasses.replace(setting, arms=tuple(a for a in ARMS if a == "grpo" or a in args.arms.split(",")))
+        changes["arms"] = tuple(a for a in ARMS if a == "grpo" or a in args.arms.split(","))
+    try:
+        setting = dataclasses.replace(setting, **changes)
+    except ValueError as exc:
+        parser.error(str(exc))
     name = ("bepa-" if args.table == "bepa" else "") + ("quick" if args.quick else "full")
     out = Path(args.out or f"runs/learning-{name}")
     out.mkdir(parents=True, exist_ok=True)
     base_dir = out / "base"
     png = Path(args.plot) if args.plot else out / "curves.png"
     started = time.monotonic()
+    wants_reader = any(ARMS[a][0] in ("page-reader", "page-biased") for a in setting.arms)
     if args.summarize or args.resume:
         saved = json.loads((out / "base.json").read_text())
         pretraining, base, tasks, covered = saved["pretraining"], saved["base"], saved["tasks"], saved["covered"]
+        judging = saved.get("judging")
         done = read_jsonl(out / "runs.jsonl")
         if args.summarize:
-            return report(setting, name, out, pretraining, base, done, float("nan"), args.workers, png)
+            return report(setting, name, out, pretraining, base, done, float("nan"), args.workers, png, judging)
     else:
         (out / "runs.jsonl").unlink(missing_ok=True)
         (out / "task_selection.json").unlink(missing_ok=True)  # a new base is measured anew
-        done = []
+        done, judging = [], None
         pretraining = pretrain(setting, base_dir)
         from gui_gym.agents.policies.element import ElementPolicy
 
         splits = select_tasks(setting, base_dir, out)[1] if setting.table == "bepa" else None
         tasks, covered = rl_tasks(setting, splits)
         base = measure(ElementPolicy(prior_scale=0.0, checkpoint=str(base_dir)), setting, 0, tasks, covered, sampled=True)
-        (out / "base.json").write_text(json.dumps({"pretraining": pretraining, "base": base, "tasks": tasks,
-                                                   "covered": covered}, indent=2))
+    if wants_reader and judging is None:
+        judging = extract_and_check(setting, base_dir, tasks, out)
+    (out / "base.json").write_text(json.dumps({"pretraining": pretraining, "base": base, "tasks": tasks,
+                                               "covered": covered, "judging": judging}, indent=2))
     print(f"base: {pretraining['demonstrations']} oracle steps of {pretraining['episodes']} episodes on "
           f"{len(pretrain_templates(setting))} pretraining templates, NLL per epoch "
           + ", ".join(f"{v:.3f}" for v in pretraining["nll_per_epoch"]), flush=True)
@@ -336,48 +473,101 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(f"base on the RL tasks: train greedy {base['train']:.3f}, held-out greedy {base['held_out']:.3f}, "
           f"train sampled {base['train_sampled']:.3f} (progress {base['train_sampled_progress']:.3f}), held-out "
           f"sampled {base['held_out_sampled']:.3f}", flush=True)
+    if judging:
+        print("\n".join(judging_lines(judging)), flush=True)
 
-    finished = {(r["arm"], r["seed"]) for r in done}
-    jobs = [(arm, seed) for seed in range(setting.seeds) for arm in setting.arms if (arm, seed) not in finished]
+    runs = list(done)
+    keys = TABLES[setting.table]
+    store = str(out / "criteria") if wants_reader else None
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=args.workers, mp_context=context, initializer=die_with_parent) as executor:
-        futures = [executor.submit(train_one, arm, seed, setting, str(base_dir), tuple(tasks), tuple(covered))
-                   for arm, seed in jobs]
-        runs = list(done)
-        keys = TABLES[setting.table]
-        for future in futures:
-            runs.append(future.result())
-            r = runs[-1]
-            print(f"  {r['arm']:<11} seed {r['seed']:>2}: {keys[0]} {r[keys[0]]:.3f} {keys[1]} {r[keys[1]]:.3f} "
-                  f"({r['wall_s']:.0f} s)", flush=True)
-            append_jsonl(out / "runs.jsonl", r)
-    return report(setting, name, out, pretraining, base, runs, time.monotonic() - started, args.workers, png)
+        def train_all(jobs: list[tuple[str, int, float, str]]) -> None:
+            finished = {run_selection_key(r) for r in runs}
+            futures = [executor.submit(train_one, arm, seed, setting, str(base_dir), tuple(tasks), tuple(covered),
+                                       lr, stage, store)
+                       for arm, seed, lr, stage in jobs if (stage, arm, seed, lr) not in finished]
+            for future in futures:
+                runs.append(future.result())
+                r = runs[-1]
+                print(f"  {r['stage']:<9} {r['arm']:<13} lr {r['learning_rate']:<5g} seed {r['seed']:>3}: "
+                      f"{keys[0]} {r[keys[0]]:.3f} {keys[1]} {r[keys[1]]:.3f} ({r['wall_s']:.0f} s)", flush=True)
+                append_jsonl(out / "runs.jsonl", r)
+
+        train_all([(arm, seed, lr, "selection") for seed in setting.selection_seeds for lr in setting.lr_grid
+                   for arm in setting.arms])
+        if args.selection_only:
+            return report(setting, name, out, pretraining, base, runs, time.monotonic() - started, args.workers, png,
+                          judging)
+        chosen = {arm: select_lr(runs, arm, setting.lr_grid, setting.selection_seeds, keys)["selected_lr"]
+                  for arm in setting.arms}
+        print("selected learning rates: " + ", ".join(f"{arm} {lr:g}" for arm, lr in chosen.items()), flush=True)
+        train_all([(arm, seed, chosen[arm], "eval") for seed in range(setting.seeds) for arm in setting.arms])
+    return report(setting, name, out, pretraining, base, runs, time.monotonic() - started, args.workers, png, judging)
+
+
+def judging_lines(judging: dict[str, Any]) -> list[str]:
+    """The reader's criteria and its agreement with the truth, as markdown."""
+    lines = [f"criteria extracted by the reader from the base's successes ({judging['episodes']} sampled episodes):",
+             "| task | successes | used | stable | criteria | milestones |", "|---|---|---|---|---|---|"]
+    for task, entry in judging["tasks"].items():
+        lines.append(f"| {task} | {entry['successes']} | {entry['used']} | {entry['stable']} | "
+                     f"{len(entry['criteria'] or [])} | {entry['milestones']} |")
+    lines += ["", "| judge | judged episodes | per-criterion accuracy | mean abs. progress error | correlation with truth |",
+              "|---|---|---|---|---|"]
+    for arm, a in judging["agreement"].items():
+        cells = [f"{a[k]:.3f}" if a[k] is not None else "-" for k in
+                 ("criterion_accuracy", "progress_mae", "progress_correlation")]
+        lines.append(f"| {arm} | {a['episodes']} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def report(setting: Setting, name: str, out: Path, pretraining: dict[str, Any], base: dict[str, Any],
-           runs: list[dict[str, Any]], wall_s: float, workers: int, png: Path) -> dict[str, Any]:
-    """Print the tables and the statistics, plot the curves into ``png``, write ``results.json``. Only
-    seeds every arm finished count (`--summarize` of a sweep cut short), and only the
-    setting's (``--quick --summarize`` of a full run's folder reports its first 3 seeds)."""
-    complete = [s for s in sorted({r["seed"] for r in runs}) if s < setting.seeds
-                and all(any(r["arm"] == a and r["seed"] == s for r in runs) for a in setting.arms)]
-    runs = [r for r in runs if r["seed"] in complete and r["arm"] in setting.arms]
+           runs: list[dict[str, Any]], wall_s: float, workers: int, png: Path,
+           judging: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Print the tables and the statistics, plot the curves into ``png``, write ``results.json``.
+    Each arm's learning rate is selected on the selection runs (`select_lr`); the tables and
+    the comparisons use the evaluation runs at that rate, on the seeds every arm finished
+    (`--summarize` of a sweep cut short), of the setting's (``--quick --summarize`` of a full
+    run's folder reports its first 3). Holm's correction runs over the whole family: every
+    comparison of both splits."""
     keys = TABLES[setting.table]
-    rows = comparisons(runs, setting.arms, keys[0]) + comparisons(runs, setting.arms, keys[1])
-    lines = table(runs, base, setting.arms, setting.table)
-    print(f"\nlearning benchmark ({name}): {len(sorted({t for r in runs for t in r.get('train_per_task', {})}))} RL "
-          f"tasks x {setting.instances} instances, {setting.episodes} episodes per run, G={setting.group_size}, "
-          f"{len(complete)} seeds per arm; success (%) mean +- sd over seeds\n")
+    selection = {}
+    for arm in setting.arms:
+        try:
+            selection[arm] = select_lr(runs, arm, setting.lr_grid, setting.selection_seeds, keys)
+        except ValueError as exc:
+            print(f"no selection for {arm}: {exc}")
+    arms = tuple(a for a in setting.arms if a in selection)
+    chosen = [r for r in runs if r.get("stage") == "eval" and r["arm"] in selection
+              and r["learning_rate"] == selection[r["arm"]]["selected_lr"]]
+    complete = [s for s in sorted({r["seed"] for r in chosen}) if s < setting.seeds
+                and all(any(r["arm"] == a and r["seed"] == s for r in chosen) for a in arms)]
+    chosen = [r for r in chosen if r["seed"] in complete]
+    rows = family(chosen, comparison_pairs(arms), keys) if len(complete) >= 2 else []
+    lines = table(chosen, base, arms, setting.table, {a: selection[a]["selected_lr"] for a in arms})
+    print(f"\nlearning benchmark ({name}): {len(tasks_of(chosen))} RL tasks x {setting.instances} instances, "
+          f"{setting.episodes} episodes per run, G={setting.group_size}, lr grid {list(setting.lr_grid)} selected on "
+          f"seeds {list(setting.selection_seeds)}, {len(complete)} of {setting.seeds} evaluation seeds per arm; "
+          f"success (%) mean +- sd over seeds\n")
+    print("selection: each arm's mean success (%) on the selection seeds per learning rate\n")
+    print("\n".join(selection_table(selection)))
+    print()
     print("\n".join(lines))
     print()
     print("\n".join(stats_lines(rows)))
     print(f"\nwall time {wall_s:.0f} s ({workers} workers)")
-    plot(runs, setting.arms, png, f"TextWeb learning ({name}): {len(complete)} seeds per arm")
-    print(f"curves: {png}")
-    results = {"setting": dataclasses.asdict(setting), "pretraining": pretraining, "base": base, "runs": runs,
+    if chosen:
+        plot(chosen, arms, png, f"TextWeb learning ({name}): {len(complete)} seeds per arm, lr selected per arm")
+        print(f"curves: {png}")
+    results = {"setting": dataclasses.asdict(setting), "pretraining": pretraining, "base": base,
+               "judging": judging, "selection": selection, "evaluation_seeds": complete, "runs": runs,
                "comparisons": rows, "table": lines, "wall_s": wall_s, "workers": workers}
     (out / "results.json").write_text(json.dumps(results, indent=2))
     return results
+
+
+def tasks_of(runs: Sequence[dict[str, Any]]) -> set[str]:
+    return {t for r in runs for t in r.get("train_per_task", {})}
 
 
 if __name__ == "__main__":

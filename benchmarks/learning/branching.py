@@ -6,7 +6,8 @@ learn from; with branching, the loop adds G continuations from the state just af
 deepest milestone the stuck group reached. The budget is in env steps, and a continuation
 pays for its own steps and for the prefix its restore replays, so branching gets no steps
 for free. After training, each policy is evaluated greedily on its training instance and on
-held-out ones (`gui_gym.benchmarks.learning.benchmark.final_success`).
+held-out ones (`final_success`). It runs on LocalWeb (branching restores the browser's
+snapshots; TextWeb has none), from the element policy's hand-set prior, with a setting of its own.
 
     python -m gui_gym.benchmarks.learning.branching                      # GRPO, 3 seeds
     python -m gui_gym.benchmarks.learning.branching --algos grpo,page --steps 480
@@ -21,17 +22,64 @@ import multiprocessing
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from gui_gym.benchmarks.learning.benchmark import Setting, final_success, make_env, mean_std
 from gui_gym.runtime.processes import die_with_parent
 
 MODES = ("whole", "branched")
-SETTING = Setting(tasks=("shop.cheapest-in-category",), episodes=0, instances=1, eval_instances=4)
-"""The learning benchmark's setting (its task, G=8, max_steps 10, one training instance);
-the budget is `--steps` env steps instead of episodes."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """The comparison's configuration: its LocalWeb tasks and the training shared by every run
+    (the budget is `--steps` env steps, given apart)."""
+
+    tasks: tuple[str, ...] = ("shop.cheapest-in-category",)
+    seeds: tuple[int, ...] = (0, 1, 2)
+    group_size: int = 8
+    max_steps: int = 10
+    learning_rate: float = 0.05
+    update_epochs: int = 2
+    prior_scale: float = 3.0
+    """The element policy's starting prior (`ElementPolicy(prior_scale=...)`), the same for all."""
+    instances: int = 1
+    """Training instances per task (`GRPOConfig.instance_seeds`)."""
+    eval_instances: int = 4
+    """Held-out instances per task."""
+    pool_size: int = 2
+
+
+SETTING = Setting()
+
+
+def make_env(tasks: tuple[str, ...], max_steps: int) -> Any:
+    """LocalWeb with only the tasks' apps, the a11y tree on."""
+    from gui_gym.registration import make as make_named_env
+
+    apps = sorted({task.split(".")[0] for task in tasks})
+    return make_named_env("GUI/LocalWeb-v0", {"apps": apps, "observe_a11y": True, "max_steps": max_steps})
+
+
+def final_success(pool: Any, policy: Any, setting: Setting, seed: int) -> dict[str, Any]:
+    """Greedy success on the training instances ("final") and on `eval_instances` held-out
+    ones ("held_out"): the mean over tasks, and per task."""
+    from gui_gym.trainers.rollout import evaluate, held_out_seeds
+
+    held_out = held_out_seeds(setting.eval_instances, 1000 + seed, setting.instances)
+    out: dict[str, Any] = {}
+    for key, seeds in (("final", range(setting.instances)), ("held_out", held_out)):
+        per_task = evaluate(pool, policy, setting.tasks, seeds, greedy=True)
+        out[key], out[f"{key}_per_task"] = statistics.fmean(per_task.values()), per_task
+    return out
+
+
+def mean_std(values: list[float]) -> str:
+    if not values:
+        return "-"
+    return f"{statistics.fmean(values):.2f} +- {statistics.stdev(values) if len(values) > 1 else 0.0:.2f}"
 
 
 def train_one(algo: str, mode: str, seed: int, setting: Setting, steps: int, out: str) -> dict[str, Any]:

@@ -1,12 +1,14 @@
 """The learning benchmark's report: the papers' tables (method x split, mean +- sd over seeds,
-PAGE's share of equal-progress groups, BEPA's log-prob gap), each arm against GRPO (Welch,
-Holm, bootstrap, power: `gui_gym.benchmarks.learning.stats`) and the on-policy curves."""
+each arm at its selected learning rate, PAGE's share of equal-progress groups, BEPA's log-prob
+gap), the family of comparisons (each arm against GRPO, PAGE against GRPO on progress: Welch,
+Holm over the family, bootstrap, power: `gui_gym.benchmarks.learning.stats`) and the on-policy
+curves."""
 
 from __future__ import annotations
 
 import statistics
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from gui_gym.benchmarks.learning import stats
 
@@ -15,26 +17,41 @@ TABLES = {"page": ("train", "held_out"), "bepa": ("expert_covered", "held_out_ta
 of the RL tasks; BEPA: the tasks the expert covers and those it does not (both trained on)."""
 
 
-def comparisons(runs: list[dict[str, Any]], arms: tuple[str, ...], key: str) -> list[dict[str, Any]]:
-    """Each arm against GRPO on split `key`: the gap, Welch's one-sided p (Holm-adjusted over
-    the arms), the bootstrap 95 % interval, the power at the seeds run, the seeds needed."""
-    grpo = [r[key] for r in runs if r["arm"] == "grpo"]
-    rows = []
-    for arm in arms:
-        if arm == "grpo":
-            continue
-        mine = [r[key] for r in runs if r["arm"] == arm]
-        test = stats.welch_greater(mine, grpo)
-        sd = ((statistics.variance(mine) + statistics.variance(grpo)) / 2) ** 0.5  # the sd of a gap is sqrt(2 sd^2 / n)
-        rows.append({"arm": arm, "split": key, "diff": test.diff, "sd": sd, "t": test.t, "df": test.df, "p": test.p,
-                     "ci95": stats.bootstrap_diff_ci(mine, grpo), "power": stats.power(test.diff, sd, len(mine)),
-                     "seeds_needed": stats.seeds_needed(test.diff, sd)})
+EXTRA_BASELINES = {"page": "grpo-progress"}
+"""Comparisons beyond each arm against GRPO: PAGE against GRPO on its own progress reward
+(what PAGE adds to a progress reward: the subtask term and the unnormalized A_inter)."""
+
+
+def comparison_pairs(arms: Sequence[str]) -> list[tuple[str, str]]:
+    """The family of (arm, baseline) comparisons among `arms`: each arm against GRPO, and the
+    `EXTRA_BASELINES`."""
+    pairs = [(arm, "grpo") for arm in arms if arm != "grpo" and "grpo" in arms]
+    pairs += [(arm, baseline) for arm, baseline in EXTRA_BASELINES.items() if arm in arms and baseline in arms]
+    return pairs
+
+
+def comparison(runs: Sequence[dict[str, Any]], arm: str, baseline: str, key: str) -> dict[str, Any]:
+    """`arm` against `baseline` on split `key`: the gap, Welch's one-sided p (arm > baseline),
+    the bootstrap 95 % interval, the power at the seeds run, the seeds needed."""
+    mine = [r[key] for r in runs if r["arm"] == arm]
+    theirs = [r[key] for r in runs if r["arm"] == baseline]
+    test = stats.welch_greater(mine, theirs)
+    sd = ((statistics.variance(mine) + statistics.variance(theirs)) / 2) ** 0.5  # the sd of a gap is sqrt(2 sd^2 / n)
+    return {"arm": arm, "baseline": baseline, "split": key, "diff": test.diff, "sd": sd, "t": test.t, "df": test.df,
+            "p": test.p, "ci95": stats.bootstrap_diff_ci(mine, theirs), "power": stats.power(test.diff, sd, len(mine)),
+            "seeds_needed": stats.seeds_needed(test.diff, sd)}
+
+
+def family(runs: Sequence[dict[str, Any]], pairs: Sequence[tuple[str, str]], keys: Sequence[str]) -> list[dict[str, Any]]:
+    """Every pair on every split, with Holm-adjusted p-values over the whole family."""
+    rows = [comparison(runs, arm, baseline, key) for key in keys for arm, baseline in pairs]
     for row, adjusted in zip(rows, stats.holm([row["p"] for row in rows])):
         row["p_holm"] = adjusted
     return rows
 
 
-def table(runs: list[dict[str, Any]], base: dict[str, Any], arms: tuple[str, ...], name: str = "page") -> list[str]:
+def table(runs: list[dict[str, Any]], base: dict[str, Any], arms: tuple[str, ...], name: str = "page",
+          learning_rates: dict[str, float] | None = None) -> list[str]:
     """The papers' table: method x success (%) on the table's two splits (greedy), mean +- sd
     over seeds; the base's sampled success (its solve rate in RL's own rollouts). PAGE's adds
     the share of groups with equal progress (A_inter exactly 0); BEPA's the cache's log-prob
@@ -63,16 +80,33 @@ def table(runs: list[dict[str, Any]], base: dict[str, Any], arms: tuple[str, ...
             cells += ([f"{statistics.fmean(cached):.2f}", f"{statistics.fmean(own):.2f}",
                        f"{statistics.fmean(cached) - statistics.fmean(own):+.2f}"] if cached and own else ["-", "-", "-"])
             cells.append(f"{statistics.fmean(r.get('injections', 0) for r in mine):.1f}")
-        lines.append(f"| {arm} ({len(mine)} seeds) | " + " | ".join(cells) + " |")
+        lr = f", lr {learning_rates[arm]:g}" if learning_rates and arm in learning_rates else ""
+        lines.append(f"| {arm} ({len(mine)} seeds{lr}) | " + " | ".join(cells) + " |")
+    return lines
+
+
+def selection_table(selection: dict[str, dict[str, Any]]) -> list[str]:
+    """Each arm's selection score (mean success over both splits, %) per learning rate, the
+    selected one in bold."""
+    rates = sorted({lr for entry in selection.values() for lr in entry["scores"]}, key=float)
+    lines = ["| arm | " + " | ".join(f"lr {lr}" for lr in rates) + " | selected |",
+             "|---|" + "---|" * (len(rates) + 1)]
+    for arm, entry in selection.items():
+        cells = []
+        for lr in rates:
+            score = entry["scores"].get(lr)
+            cell = "-" if score is None else f"{100 * score:.1f}"
+            cells.append(f"**{cell}**" if float(lr) == entry["selected_lr"] else cell)
+        lines.append(f"| {arm} | " + " | ".join(cells) + f" | {entry['selected_lr']:g} |")
     return lines
 
 
 def stats_lines(rows: list[dict[str, Any]]) -> list[str]:
-    lines = ["| arm vs GRPO | split | gap (pts) | sd (pts) | Welch t (df) | p one-sided | p Holm | bootstrap 95 % CI | "
-             "power | seeds for 80 % |", "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| arm | baseline | split | gap (pts) | sd (pts) | Welch t (df) | p one-sided | p Holm | bootstrap 95 % CI | "
+             "power | seeds for 80 % |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lo, hi = r["ci95"]
-        lines.append(f"| {r['arm']} | {r['split']} | {100 * r['diff']:+.1f} | {100 * r['sd']:.1f} | {r['t']:.2f} "
+        lines.append(f"| {r['arm']} | {r['baseline']} | {r['split']} | {100 * r['diff']:+.1f} | {100 * r['sd']:.1f} | {r['t']:.2f} "
                      f"({r['df']:.1f}) | {r['p']:.4f} | {r['p_holm']:.4f} | [{100 * lo:+.1f}, {100 * hi:+.1f}] | "
                      f"{r['power']:.2f} | {r['seeds_needed'] or '-'} |")
     return lines

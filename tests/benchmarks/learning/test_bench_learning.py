@@ -1,5 +1,6 @@
-"""The learning benchmark's report: the papers' table and the statistics of each arm against
-GRPO, on hand-made run records (the runs themselves are `python -m gui_gym.benchmarks.learning`)."""
+"""The learning benchmark's report: each arm's learning rate selected on its selection runs, the
+papers' table and the family of comparisons, on hand-made run records (the runs themselves are
+`python -m gui_gym.benchmarks.learning`)."""
 
 import json
 import subprocess
@@ -9,15 +10,24 @@ from pathlib import Path
 import psutil
 import pytest
 
-from gui_gym.benchmarks.learning.benchmark import Setting, comparisons, report, table
+from gui_gym.benchmarks.learning.benchmark import Setting, report, select_lr, table
+from gui_gym.benchmarks.learning.report import comparison_pairs, family
 
 
-def run(arm, seed, train, held_out):
-    return {"arm": arm, "seed": seed, "train": train, "held_out": held_out, "curve": [(8, train), (16, held_out)]}
+def run(arm, seed, train, held_out, lr=0.02, stage="eval"):
+    return {"arm": arm, "seed": seed, "train": train, "held_out": held_out, "curve": [(8, train), (16, held_out)],
+            "stage": stage, "learning_rate": lr}
 
 
 RUNS = [run("grpo", 0, 0.5, 0.25), run("grpo", 1, 0.5, 0.5), run("grpo", 2, 0.25, 0.25),
         run("page", 0, 0.75, 0.5), run("page", 1, 1.0, 0.5), run("page", 2, 0.75, 0.75)]
+GRID = (0.01, 0.02, 0.05)
+
+
+def selection_runs(arm, best=0.02, seeds=(100, 101)):
+    """Selection runs of `arm` on the grid, the `best` rate scoring highest."""
+    return [run(arm, seed, 0.6 if lr == best else 0.3, 0.4 if lr == best else 0.2, lr, "selection")
+            for lr in GRID for seed in seeds]
 BASE = {"train": 0.125, "held_out": 0.25, "train_sampled": 0.1, "held_out_sampled": 0.05}
 
 
@@ -45,28 +55,66 @@ def test_bepas_table_has_the_covered_and_held_out_tasks_and_the_log_prob_gap():
     assert lines[5] == "| page (3 seeds) | 83.3 +- 14.4 | 58.3 +- 14.4 | -3.00 | -1.00 | -2.00 | 2.0 |"
 
 
-def test_comparisons_are_welch_against_grpo_with_holm_bootstrap_and_power():
-    (row,) = comparisons(RUNS, ("grpo", "page"), "train")
+def test_the_learning_rate_is_the_grid_value_that_scores_best_on_the_selection_seeds():
+    runs = selection_runs("grpo", best=0.05) + RUNS  # the eval runs never count
+    chosen = select_lr(runs, "grpo", GRID, (100, 101), ("train", "held_out"))
+    assert chosen["selected_lr"] == 0.05
+    assert chosen["scores"] == {"0.01": pytest.approx(0.25), "0.02": pytest.approx(0.25), "0.05": pytest.approx(0.5)}
+    assert chosen["selection_seeds"] == [100, 101]
+
+
+def test_a_tie_goes_to_the_smaller_learning_rate_and_a_missing_selection_run_is_refused():
+    tied = [run("page", seed, 0.5, 0.5, lr, "selection") for lr in GRID for seed in (100, 101)]
+    assert select_lr(tied, "page", GRID, (100, 101), ("train", "held_out"))["selected_lr"] == 0.01
+    with pytest.raises(ValueError, match=r"arm 'page' at lr 0.05 has no selection run for seeds \[101\]"):
+        select_lr(tied[:-1], "page", GRID, (100, 101), ("train", "held_out"))
+
+
+def test_selection_seeds_must_not_be_evaluation_seeds():
+    with pytest.raises(ValueError, match=r"selection seeds \(3, 100\) overlap the evaluation seeds 0..9"):
+        Setting(seeds=10, selection_seeds=(3, 100))
+
+
+def test_the_family_is_each_arm_against_grpo_and_page_against_grpo_on_progress():
+    assert comparison_pairs(("grpo", "grpo-progress", "page", "page-reader")) == [
+        ("grpo-progress", "grpo"), ("page", "grpo"), ("page-reader", "grpo"), ("page", "grpo-progress")]
+    assert comparison_pairs(("grpo", "page")) == [("page", "grpo")]
+
+
+def test_comparisons_are_welch_with_holm_over_the_whole_family_bootstrap_and_power():
+    (row,) = family(RUNS, [("page", "grpo")], ("train",))
     # gap 5/12, each sd .1443: t = (5/12) / sqrt(2 * .1443^2 / 3) = 3.536, df 4
     assert row["diff"] == pytest.approx(5 / 12) and row["t"] == pytest.approx(3.5355, abs=1e-3)
     assert row["df"] == pytest.approx(4.0) and row["p"] == pytest.approx(0.0120551, abs=1e-6)
-    assert row["p_holm"] == row["p"]  # one comparison: nothing to adjust
+    assert row["p_holm"] == row["p"] and row["baseline"] == "grpo"  # one comparison: nothing to adjust
     lo, hi = row["ci95"]
     assert 0 < lo <= 5 / 12 <= hi
     assert 0.8 < row["power"] <= 1 and row["seeds_needed"] == 3
+    both = family(RUNS, [("page", "grpo")], ("train", "held_out"))  # two tests: Holm doubles the smaller p
+    smaller = min(both, key=lambda r: r["p"])
+    assert smaller["p_holm"] == pytest.approx(2 * smaller["p"])
 
 
-def test_report_counts_only_seeds_every_arm_finished(tmp_path, capsys):
-    cut = RUNS + [run("grpo", 3, 1.0, 1.0)]  # seed 3: PAGE never finished
+def test_report_compares_each_arm_at_its_selected_rate_and_records_the_selection(tmp_path, capsys):
+    untuned = [run("grpo", s, 0.0, 0.0, lr=0.05) for s in range(3)]  # grpo's eval runs at a rate not selected
+    runs = selection_runs("grpo") + selection_runs("page") + untuned + RUNS + [run("grpo", 3, 1.0, 1.0)]
     folder = tmp_path / "learning-quick"
     folder.mkdir()
-    out = report(Setting(arms=("grpo", "page")), "quick", folder, {}, BASE, cut, 1.0, 2, folder / "curves.png")
-    assert {r["seed"] for r in out["runs"]} == {0, 1, 2}
+    setting = Setting(seeds=4, arms=("grpo", "page"), lr_grid=GRID, selection_seeds=(100, 101))
+    out = report(setting, "quick", folder, {}, BASE, runs, 1.0, 2, folder / "curves.png")
+    assert out["evaluation_seeds"] == [0, 1, 2]  # seed 3: PAGE never finished
+    assert out["selection"]["grpo"]["selected_lr"] == 0.02 and out["selection"]["page"]["selected_lr"] == 0.02
     printed = capsys.readouterr().out
-    assert "3 seeds per arm" in printed and "| page | train | +41.7 |" in printed
-    assert (folder / "results.json").is_file() and (folder / "curves.png").is_file()
-    first = report(Setting(seeds=2, arms=("grpo", "page")), "quick", folder, {}, BASE, cut, 1.0, 2, folder / "curves.png")
-    assert {r["seed"] for r in first["runs"]} == {0, 1}
+    assert "3 of 4 evaluation seeds per arm" in printed and "| page | grpo | train | +41.7 |" in printed
+    assert "| grpo (3 seeds, lr 0.02) |" in printed
+    assert "| grpo | 25.0 | **50.0** | 25.0 | 0.02 |" in printed  # the selection scores per rate
+    saved = json.loads((folder / "results.json").read_text())
+    assert saved["setting"]["lr_grid"] == [0.01, 0.02, 0.05] and saved["setting"]["selection_seeds"] == [100, 101]
+    assert saved["setting"]["seeds"] == 4
+    assert {(r["stage"], r["learning_rate"]) for r in saved["runs"]} >= {("selection", 0.01), ("eval", 0.02)}
+    assert [(c["arm"], c["baseline"], c["split"]) for c in saved["comparisons"]] == [
+        ("page", "grpo", "train"), ("page", "grpo", "held_out")]
+    assert (folder / "curves.png").is_file()
 
 
 def test_the_curves_go_into_the_results_folder_unless_told_otherwise(tmp_path):
@@ -75,13 +123,15 @@ def test_the_curves_go_into_the_results_folder_unless_told_otherwise(tmp_path):
 
     folder = tmp_path / "sweep"
     folder.mkdir()
-    (folder / "base.json").write_text(json.dumps({"pretraining": {}, "base": BASE, "tasks": [], "covered": []}))
-    (folder / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in RUNS))
-    docs = Path(learning.__file__).resolve().parents[1] / "docs"
+    (folder / "base.json").write_text(json.dumps({"pretraining": {}, "base": BASE, "tasks": [], "covered": [],
+                                                  "judging": None}))
+    runs = selection_runs("grpo", seeds=(100,)) + selection_runs("page", seeds=(100,)) + RUNS
+    (folder / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in runs))
+    docs = Path(learning.__file__).resolve().parents[2] / "docs"
     before = set(docs.iterdir())
-    learning.main(["--quick", "--summarize", "--out", str(folder)])
+    learning.main(["--quick", "--summarize", "--arms", "page", "--out", str(folder)])
     assert (folder / "curves.png").is_file() and set(docs.iterdir()) == before
-    learning.main(["--quick", "--summarize", "--out", str(folder), "--plot", str(tmp_path / "figure.png")])
+    learning.main(["--quick", "--summarize", "--arms", "page", "--out", str(folder), "--plot", str(tmp_path / "figure.png")])
     assert (tmp_path / "figure.png").is_file()
 
 
@@ -100,7 +150,7 @@ def test_the_runs_pool_workers_die_with_a_killed_parent():
     """`gui_gym.benchmarks.learning.benchmark` trains in a spawn pool with this initializer: ``kill -9`` of the
     benchmark must not leave its workers (and their browsers) running."""
     parent = subprocess.Popen([sys.executable, "-c", POOL_PARENT], stdout=subprocess.PIPE, text=True,
-                              cwd=Path(__file__).resolve().parents[2])
+                              cwd=Path(__file__).resolve().parents[3])
     try:
         worker = psutil.Process(int(parent.stdout.readline()))
         assert worker.is_running()
