@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from gui_gym.errors import HarnessError, TaskConfigError
-from gui_gym.records import (RESULT_FILE, TRAJECTORY_FILE, EpisodeResult, atomic_write_json, episode_key, json_safe,
+from gui_gym.records import (RESULT_FILE, EpisodeResult, atomic_write_json, episode_key, json_safe,
                              read_trajectory)
 
 logger = logging.getLogger(__name__)

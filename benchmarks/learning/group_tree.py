@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import html
-import json
 from pathlib import Path
 from typing import Any
 

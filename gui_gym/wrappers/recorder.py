@@ -25,7 +25,6 @@ A ``reset`` on an existing folder clears the files a previous attempt left there
 from __future__ import annotations
 
 import io
-import json
 import os
 import queue
 import re
