@@ -456,7 +456,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         splits = select_tasks(setting, base_dir, out)[1] if setting.table == "bepa" else None
         tasks, covered = rl_tasks(setting, splits)
         base = measure(ElementPolicy(prior_scale=0.0, checkpoint=str(base_dir)), setting, 0, tasks, covered, sampled=True)
-    if wants_reader and judging is None:
+    if wants_reader and (judging is None or not (out / "criteria").is_dir()):  # a folder copied without its store
         judging = extract_and_check(setting, base_dir, tasks, out)
     (out / "base.json").write_text(json.dumps({"pretraining": pretraining, "base": base, "tasks": tasks,
                                                "covered": covered, "judging": judging}, indent=2))
