@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
 import uuid
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,7 @@ from gui_gym.suites.osworld.cache_manifest import MANIFEST, cache_entries, read_
 from gui_gym.suites.osworld.context import FileCache
 from gui_gym.suites.osworld.coverage import unmet
 from gui_gym.suites.osworld.loader import load_tasks
+from tests.fakes.file_site import serve_folder
 
 TASK = "0a0b0c0d-0000-4000-8000-000000000001"
 
@@ -30,17 +29,8 @@ def site(tmp_path: Path):
     (root / "sheet.xlsx").write_bytes(b"a workbook" * 100)
     (root / "gold.xlsx").write_bytes(b"the expected workbook")
 
-    class Quiet(SimpleHTTPRequestHandler):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, directory=str(root), **kwargs)
-
-        def log_message(self, *args):
-            pass
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", server
-    server.shutdown()
-    server.server_close()
+    with serve_folder(root) as site:
+        yield site
 
 
 @pytest.fixture

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import threading
 import uuid
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from gui_gym.errors import MissingResourceError
 from gui_gym.suites.osworld.context import FileCache
+from tests.fakes.file_site import serve_folder
 
 
 @pytest.fixture
@@ -19,17 +18,8 @@ def site(tmp_path: Path):
     root.mkdir()
     (root / "a.xlsx").write_bytes(b"payload")
 
-    class Quiet(SimpleHTTPRequestHandler):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, directory=str(root), **kwargs)
-
-        def log_message(self, *args):
-            pass
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serve_folder(root) as site:
+        yield site[0]
 
 
 def test_download_path_follows_osworld(tmp_path: Path):
