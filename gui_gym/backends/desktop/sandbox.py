@@ -22,7 +22,9 @@ against a hostile agent (see docs/security.md for what it guarantees and what it
   it exits). A host process that dies without closing, ``kill -9`` included, takes its sandboxes
   with it from the moment the launcher starts bubblewrap: the launcher arms the parent-death
   signal before its exec and checks the parent is still there (`launcher.die_with`), and
-  bubblewrap's ``--die-with-parent`` keeps it armed.
+  bubblewrap's ``--die-with-parent`` keeps it armed. Bubblewrap's init arms its own only once
+  it runs; a host gone before then is seen by the server, whose ready pipe is broken: it stops
+  its session, and the init exits with no child left.
 
 The sandbox needs root on the host: mapping several ids takes privilege outside the namespace.
 """

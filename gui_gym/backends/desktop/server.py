@@ -375,8 +375,15 @@ def serve(args: argparse.Namespace) -> None:
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     if args.ready_fd is not None:  # written last: the host waits for it
-        with os.fdopen(args.ready_fd, "w") as pipe:
-            pipe.write(json.dumps({"address": address, "pid": os.getpid()}))
+        try:
+            with os.fdopen(args.ready_fd, "w") as pipe:
+                pipe.write(json.dumps({"address": address, "pid": os.getpid()}))
+        except BrokenPipeError:
+            # the host died while we booted (a spare desktop when its run got kill -9), maybe before
+            # bubblewrap armed its parent-death signal: end the session, or its X server and window
+            # manager would keep the sandbox's init waiting on them for good
+            logger.warning("the host that started this desktop is gone; stopping")
+            server.stopping.set()
     server.stopping.wait()
     httpd.shutdown()
     session.stop()
