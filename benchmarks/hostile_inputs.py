@@ -363,7 +363,7 @@ def judge_parsers() -> dict[str, Callable[[str], Any]]:
     """Every reader of judge (and prompt) answers, by name."""
     from gui_gym.agents.prompts import read_qwen_tool_call
     from gui_gym.action_formats import uitars
-    from gui_gym.judges import webjudge
+    from gui_gym.judges.webjudge import common as webjudge
     from gui_gym.judges.parsing import extract_json_object, parse_fields, parse_flags
 
     return {"extract_json_object": extract_json_object, "parse_flags": lambda t: parse_flags(t, "met", 3),

@@ -22,7 +22,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "train": ("torch", "transformers", "peft", "matplotlib"),
     "distributed": ("ray", "psutil"),
     "verl": ("ray", "omegaconf", "tensordict", "codetiming", "orjson", "cloudpickle", "pyvers", "hydra", "datasets",
-             "cachetools", "uvicorn", "fastapi"),
+             "cachetools", "uvicorn", "fastapi", "torchdata", "aiohttp", "zmq", "msgspec", "prometheus_client"),
     "miniwob": ("miniwob",),
 }
 """Extra -> the top-level modules its distributions install (pyproject.toml's

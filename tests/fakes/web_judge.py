@@ -20,7 +20,9 @@ from __future__ import annotations
 import re
 import sys
 
-from gui_gym.judges import webjudge, webjudge_keypoints, webjudge_official
+from gui_gym.judges.webjudge import judge as webjudge
+from gui_gym.judges.webjudge import keypoints as webjudge_keypoints
+from gui_gym.judges.webjudge import official as webjudge_official
 
 PROTOCOLS = ("strict", "official", "keypoint")
 _CLAUSES = re.compile(r",\s*(?:and\s+|then\s+)?|\s+and\s+(?:then\s+)?")

@@ -22,9 +22,9 @@ def test_the_command_is_registered():
 
 
 @pytest.mark.slow
-def test_the_noop_agents_score_as_on_osworld_s_vm(shared_data, tmp_path, capsys):
+def test_the_noop_agents_score_as_on_osworld_s_vm(osworld_tasks, tmp_path, capsys):
     out = tmp_path / "noop.json"
-    code = main(["osworld", "check", "--tasks-root", str(shared_data / "osworld-verified"), "--tasks",
+    code = main(["osworld", "check", "--tasks-root", str(osworld_tasks), "--tasks",
                  ",".join(CHECKED), "--cache", str(tmp_path / "cache"), "--screen-size", "1280x800",
                  "--json", str(out)])
     printed = capsys.readouterr().out
@@ -47,13 +47,13 @@ def test_a_folder_without_examples_is_refused(tmp_path, capsys):
     assert "has no examples/ folder" in capsys.readouterr().err
 
 
-def test_an_unknown_agent_is_refused(shared_data, capsys):
-    assert main(["osworld", "check", "--tasks-root", str(shared_data / "osworld-verified"), "--answers", "WAIT"]) == 2
+def test_an_unknown_agent_is_refused(osworld_tasks, capsys):
+    assert main(["osworld", "check", "--tasks-root", str(osworld_tasks), "--answers", "WAIT"]) == 2
     assert "--answers takes DONE, FAIL" in capsys.readouterr().err
 
 
-def test_a_selection_outside_the_offline_tasks_says_so(shared_data, tmp_path, capsys):
-    code = main(["osworld", "check", "--tasks-root", str(shared_data / "osworld-verified"), "--tasks",
+def test_a_selection_outside_the_offline_tasks_says_so(osworld_tasks, tmp_path, capsys):
+    code = main(["osworld", "check", "--tasks-root", str(osworld_tasks), "--tasks",
                  "domain:os", "--tasks", "domain:vs_code", "--cache", str(tmp_path)])
     assert code == 2
     assert "--tasks 'domain:vs_code' selects nothing" in capsys.readouterr().err

@@ -17,8 +17,8 @@ def test_done_scores_zero_everywhere_and_fail_one_exactly_on_infeasible_tasks():
     assert expected_score("FAIL", infeasible=False) == 0.0
 
 
-def test_offline_runnable_leaves_out_downloads_web_pages_and_what_the_sandbox_lacks(shared_data, tmp_path):
-    specs = load_tasks(shared_data / "osworld-verified")
+def test_offline_runnable_leaves_out_downloads_web_pages_and_what_the_sandbox_lacks(osworld_tasks, tmp_path):
+    specs = load_tasks(osworld_tasks)
     chosen = {s.id for s in offline_runnable(specs, FileCache(tmp_path, allow_download=False))}
     by_id = {s.id: s for s in specs}
     assert "e0df059f-28a6-4169-924f-b9623e7184cc" in chosen  # os: rename a Desktop folder, no file to fetch
@@ -29,8 +29,8 @@ def test_offline_runnable_leaves_out_downloads_web_pages_and_what_the_sandbox_la
     assert downloading.id not in chosen  # every Calc task downloads its workbook
 
 
-def test_a_cached_download_makes_its_task_runnable_offline(shared_data, tmp_path):
-    specs = load_tasks(shared_data / "osworld-verified", domains=["libreoffice_calc"])
+def test_a_cached_download_makes_its_task_runnable_offline(osworld_tasks, tmp_path):
+    specs = load_tasks(osworld_tasks, domains=["libreoffice_calc"])
     cache = FileCache(tmp_path, allow_download=False)
     spec = specs[0]
     assert needs(spec).downloads and offline_runnable([spec], cache) == []

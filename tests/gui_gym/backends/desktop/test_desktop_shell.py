@@ -48,13 +48,13 @@ def test_the_chrome_stand_in_has_the_vm_s_desktop_entry(tmp_path):
 
 
 @pytest.mark.slow
-def test_an_agent_renames_a_desktop_folder_through_a_terminal_it_opens_with_ctrl_alt_t(shared_data):
+def test_an_agent_renames_a_desktop_folder_through_a_terminal_it_opens_with_ctrl_alt_t(osworld_tasks):
     """os/e0df059f of OSWorld-Verified, as an agent does it on the VM: ctrl+alt+t opens a
     terminal, the command is typed with the env's typing action, Enter, DONE; OSWorld's check
     scores 1 (with a bare openbox the keys went nowhere and it scored 0)."""
     import gymnasium as gym
 
-    env = gym.make("GUI/OSWorld-v0", tasks=shared_data / "osworld-verified", domains=["os"], provider="local",
+    env = gym.make("GUI/OSWorld-v0", tasks=osworld_tasks, domains=["os"], provider="local",
                    screen_size=(1280, 800), allow_download=False)
     try:
         env.reset(options={"task_id": "e0df059f-28a6-4169-924f-b9623e7184cc"})
