@@ -57,9 +57,16 @@ def test_an_agent_renames_a_desktop_folder_through_a_terminal_it_opens_with_ctrl
     env = gym.make("GUI/OSWorld-v0", tasks=osworld_tasks, domains=["os"], provider="local",
                    screen_size=(1280, 800), allow_download=False)
     try:
-        env.reset(options={"task_id": "e0df059f-28a6-4169-924f-b9623e7184cc"})
-        actions = ["pyautogui.hotkey('ctrl', 'alt', 't')", "WAIT",
-                   "pyautogui.typewrite('mv ~/Desktop/todo_list_Jan_1 ~/Desktop/todo_list_Jan_2')",
+        before, _ = env.reset(options={"task_id": "e0df059f-28a6-4169-924f-b9623e7184cc"})
+        obs, _, _, _, _ = env.step("pyautogui.hotkey('ctrl', 'alt', 't')")
+        # As an agent does: it waits, looking at the screen, until the terminal has appeared (on a
+        # loaded machine one WAIT was not always enough).
+        for _ in range(10):
+            if (obs["screenshot"] != before["screenshot"]).any():
+                break
+            obs, _, _, _, _ = env.step("WAIT")
+        obs, _, _, _, _ = env.step("WAIT")  # the new window takes the keyboard focus
+        actions = ["pyautogui.typewrite('mv ~/Desktop/todo_list_Jan_1 ~/Desktop/todo_list_Jan_2')",
                    "pyautogui.press('enter')"]
         for action in actions:
             _, _, terminated, _, info = env.step(action)
