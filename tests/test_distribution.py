@@ -4,8 +4,9 @@ With the core dependencies only (``pip install gui-gym``), every env id either w
 at once with one line naming the extra to install, and so do ``gui-train``, ``gui-bench run
 --ray`` and the verl plug-ins. Beside OpenAI's Agents SDK (whose package is also called
 ``agents``), ``gui-bench run`` works and ``import agents`` is still OpenAI's: the wheel adds
-only ``gui_gym`` to site-packages. The venvs install from the package index (PyPI), as a
-user's would; the wheel is built once per module and each venv once.
+only ``gui_gym`` to site-packages. The venvs install the wheels a user's ``pip install`` would
+take, downloaded from the package index ahead of the run (`tests/wheelhouse.py`), so no test
+depends on reaching the index; the wheel is built once per module and each venv once.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from typing import Callable
 
 import pytest
 
+from tests.wheelhouse import OPENAI_AGENTS, wheelhouse_dir
+
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
-"""Slow: each venv installs from the package index (about 2 min for the core dependencies here,
-6 with openai-agents'; counted in the timeout of the first test that uses it)."""
+"""Slow: building the wheel and each venv takes a minute or two on a loaded machine (counted in
+the timeout of the first test that uses them)."""
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ("setup.py", "pyproject.toml", "README.md", "gui_gym", "agents", "trainers", "benchmarks")
@@ -94,7 +97,7 @@ def wheel(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def make_venv(tmp_path_factory, wheel: Path) -> Callable[..., Path]:
     """``make_venv(name, *packages)``: a fresh venv holding the wheel, its core dependencies and
-    `packages`, its ``bin`` folder returned. The venv gets no pip of its own (this interpreter's
+    `packages`, its ``bin`` folder returned, all from the downloaded wheels. The venv gets no pip of its own (this interpreter's
     pip installs into it with ``--python``: a second faster than seeding one), and no bytecode
     (``--no-compile``: what a test imports is compiled when imported)."""
 
@@ -102,7 +105,8 @@ def make_venv(tmp_path_factory, wheel: Path) -> Callable[..., Path]:
         venv = tmp_path_factory.mktemp(name) / "venv"
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=DOOR_TIMEOUT_S)
         installed = run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q",
-                         "--no-compile", str(wheel), *packages], venv, INSTALL_TIMEOUT_S)
+                         "--no-compile", "--no-index", "--find-links", str(wheelhouse_dir()), str(wheel), *packages],
+                        venv, INSTALL_TIMEOUT_S)
         assert installed.returncode == 0, installed.stderr
         return venv / "bin"
 
@@ -150,7 +154,7 @@ def test_each_command_names_its_extra_on_the_core_install(core: Path, tmp_path: 
 
 
 def test_beside_openai_agents_both_work_and_only_gui_gym_is_added(make_venv, tmp_path: Path):
-    venv = make_venv("beside", "openai-agents")
+    venv = make_venv("beside", OPENAI_AGENTS)
     listed = run([str(venv / "python"), "-c", "import json; from importlib.metadata import files; "
                   "print(json.dumps([f.as_posix() for f in files('gui-gym')]))"], tmp_path)
     assert listed.returncode == 0, listed.stderr
