@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from gui_gym.agents.base import Agent, TrainableAgent
 from gui_gym.errors import AgentError
+from gui_gym.extras import require_extra
 
 BUILTIN_AGENTS: dict[str, str] = {
     "random": "gui_gym.agents.random_agent:RandomAgent",
@@ -32,6 +33,9 @@ BUILTIN_AGENTS: dict[str, str] = {
 }
 """Name -> ``module:Class``; imported only when chosen. ``element`` and ``vlm`` are trainable."""
 TRAINABLE_AGENTS = ("element", "vlm")
+BUILTIN_EXTRAS: dict[str, str] = {"element": "train", "vlm": "train"}
+"""Built-in agents that need an extra (torch, transformers): on an install without it, choosing
+one fails at once with the line naming the extra, not with an import error from inside torch."""
 
 SPEC_HELP = ("a name (" + ", ".join(BUILTIN_AGENTS) + "), 'module:Class', or a Python file "
              "'path/to/agent.py' (optionally ':Class')")
@@ -60,6 +64,8 @@ def resolve_agent(spec: str) -> Callable[..., Any]:
         raise AgentError(f"expected an agent spec: {SPEC_HELP}; received {spec!r}")
     spec = spec.strip()
     if spec in BUILTIN_AGENTS:
+        if spec in BUILTIN_EXTRAS:
+            require_extra(BUILTIN_EXTRAS[spec], f"agent {spec!r}")
         return _from_module(*BUILTIN_AGENTS[spec].split(":"), spec)
     path, _, name = spec.partition(":") if ".py:" in spec else (spec, "", "")
     if path.endswith(".py"):

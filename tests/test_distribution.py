@@ -137,8 +137,9 @@ def test_every_env_id_works_or_names_its_extra_on_the_core_install(core: Path, t
 @pytest.mark.parametrize("command, extra", [
     (["gui-train", "--algo", "grpo", "--print-config"], "train"),
     (["gui-bench", "run", "--ray", "--env", "GUI/Demo-v0", "--limit", "1"], "distributed"),
+    (["gui-bench", "run", "--agent", "vlm", "--env", "GUI/Demo-v0", "--limit", "1"], "train"),
     (["python", "-c", "import gui_gym.trainers.verl_plugins"], "verl"),
-], ids=["gui-train", "gui-bench-run-ray", "verl-plugins"])
+], ids=["gui-train", "gui-bench-run-ray", "gui-bench-run-vlm", "verl-plugins"])
 def test_each_command_names_its_extra_on_the_core_install(core: Path, tmp_path: Path, command: list[str], extra: str):
     start = time.monotonic()
     done = run([str(core / command[0]), *command[1:]], tmp_path)
