@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gui_gym.benchmarks.cli import COMMANDS, main
@@ -330,6 +330,8 @@ ECHO_TASKS = ("demo.press-button", "demo.fill-form")
 """Tasks an answer never solves: whatever the text, each episode is the agent's failure."""
 LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 """Every character `str.splitlines()` breaks at."""
+KNOWN_BREAKERS = ("no idea\u2028sorry", LINE_BREAKS + "\x00\t\"\\</script><!--")
+"""The reported answer, and every line break with a NUL, quotes and the report page's closers."""
 
 
 def _echo_run(root: Path, texts: dict[str, str]) -> Path:
@@ -358,11 +360,11 @@ def _echo_run(root: Path, texts: dict[str, str]) -> Path:
 @settings(max_examples=1, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.text(st.characters(exclude_categories=("Cs",)) | st.sampled_from(LINE_BREAKS), min_size=1, max_size=30),
                 min_size=2, max_size=2))
-@example(["no idea\u2028sorry", LINE_BREAKS + "\x00\t\"\\</script><!--"])
 def test_any_text_an_agent_or_a_task_writes_is_the_agents_failure_through_run_resume_and_report(texts):
     """Issue 36: an agent that answered "no idea\\u2028sorry" got failures 0, errors 3 (its
-    step records split at U+2028) and no report."""
-    texts = dict(zip(ECHO_TASKS, texts))
+    step records split at U+2028) and no report. Each generated text follows the known breakers
+    (one run of three CLI calls, not one for a fixed example and one for a generated one)."""
+    texts = dict(zip(ECHO_TASKS, (known + text for known, text in zip(KNOWN_BREAKERS, texts))))
     with tempfile.TemporaryDirectory() as folder:
         out = _echo_run(Path(folder), texts)
         summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
