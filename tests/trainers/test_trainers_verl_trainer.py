@@ -60,13 +60,12 @@ def test_the_gui_gym_trainer_is_registered_with_verls_v1_trainers():
      r"\['bepa_luffy_gamma'\] would be read by nothing"),
     ("bepa_qwen25vl3b_localweb", ["algorithm.bepa_level2=false", "~algorithm.bepa_cache_capacity",
                                   "~algorithm.bepa_inject_index", "~algorithm.bepa_success_threshold",
-                                  "~algorithm.bepa_luffy_gamma", "~algorithm.bepa_level1_groups",
-                                  "~algorithm.bepa_level1_group_size"],
+                                  "~algorithm.bepa_luffy_gamma", "~algorithm.bepa_level1_groups"],
      "loss_mode=bepa_luffy needs algorithm.bepa_level2=true"),
-    ("bepa_qwen25vl3b_localweb", ["algorithm.bepa_level1_groups=0"],
+    ("bepa_qwen25vl3b_localweb", ["algorithm.bepa_level1_groups=0", "+algorithm.bepa_level1_group_size=2"],
      r"\['bepa_level1_group_size'\] would be read by nothing"),
     ("bepa_qwen25vl3b_localweb", ["algorithm.bepa_level1_groups=-1"], "expected bepa_level1_groups >= 0"),
-    ("bepa_qwen25vl3b_localweb", ["algorithm.bepa_level1_group_size=0"], "bepa_level1_group_size null or >= 1"),
+    ("bepa_qwen25vl3b_localweb", ["+algorithm.bepa_level1_group_size=0"], "bepa_level1_group_size null or >= 1"),
 ])
 def test_the_trainer_refuses_settings_it_would_not_honour_before_loading_anything(name, overrides, match):
     cfg = composed(name, *overrides)
@@ -313,7 +312,7 @@ def test_level1_seeds_the_cache_through_the_agent_loop_and_level2_injects_it_as_
     queue = MemoryQueue()
     for name in ("kv_batch_get", "kv_batch_put", "kv_list", "kv_clear"):
         monkeypatch.setattr(transfer_queue, name, getattr(queue, name))
-    cfg = composed("bepa_qwen25vl3b_localweb", "algorithm.bepa_level1_group_size=1", "actor_rollout_ref.rollout.n=2",
+    cfg = composed("bepa_qwen25vl3b_localweb", "+algorithm.bepa_level1_group_size=1", "actor_rollout_ref.rollout.n=2",
                    "actor_rollout_ref.actor.policy_loss.loss_mode=vanilla", "~algorithm.bepa_luffy_gamma")
     trainer = object.__new__(GUIGymTrainer)  # its steps only: verl's __init__ starts Ray workers
     trainer.config, trainer.level2, trainer.global_steps = cfg, True, 1

@@ -23,7 +23,10 @@ otherwise the segmentation's judge calls would be paid for and thrown away. Envs
 across episodes, each on its own thread (`gui_gym.trainers.rollout.EnvPool`: Playwright's objects
 belong to the thread that made them). The episode is ``extra_info["task_id"]`` at
 ``extra_info["instance_seed"]`` of the dataset row (`gui_gym.trainers.verl_plugins.tasks` writes such
-rows); verl's ``rollout.n`` copies of a row are one group of the same task instance.
+rows); verl's ``rollout.n`` copies of a row are one group of the same task instance. A row the
+``gui_gym`` trainer marks as BEPA's LEVEL-1 (``extra_info["bepa_level1"]``, `level1_plan`) is
+played on its ``extra_info["plan"]`` (`gui_gym.agents.prompts.with_plan`, as `VLMPolicy` prompts
+our trainer's LEVEL-1) and stored with the plain prompt's tokens: the cache keeps it without the plan.
 
 The sample's reward is the episode's progress (``info["progress"]``) when the env reports one,
 else its score: the rule of `gui_gym.trainers.page.page_advantages`. ``extra_fields`` (verl's
@@ -352,9 +355,10 @@ def level1_plan(extra_info: dict[str, Any]) -> list[str] | None:
     a training row may carry its plan (`tasks` writes it) and is still played on the plain prompt."""
     if not extra_info.get(LEVEL1_FLAG):
         return None
-    plan = extra_info.get("plan")
+    given = extra_info.get("plan")
+    plan = [] if given is None else list(given)  # a list, or an array when the rows came from parquet
     if not plan or not all(isinstance(step, str) and step.strip() for step in plan):
-        raise UsageError(f"a BEPA LEVEL-1 row needs extra_info.plan as a non-empty list of steps, received {plan!r} "
+        raise UsageError(f"a BEPA LEVEL-1 row needs extra_info.plan as a non-empty list of steps, received {given!r} "
                          f"for {extra_info.get('task_id')!r}; python -m gui_gym.trainers.verl_plugins.tasks --plans "
                          "writes them")
     return [str(step) for step in plan]

@@ -77,12 +77,18 @@ def level1_rows(rows: Sequence[dict[str, Any]], groups: int) -> list[dict[str, A
     for the agent loop to act on its plan (`agent_loop.LEVEL1_FLAG`)."""
     from gui_gym.trainers.verl_plugins.agent_loop import LEVEL1_FLAG
 
-    covered = [row for row in rows if (row.get("extra_info") or {}).get("plan")]
+    covered = [row for row in rows if len(_plan_of(row)) > 0]
     if not covered:
         raise UsageError("BEPA's LEVEL-1 (algorithm.bepa_level1_groups > 0) found no training row with "
                          "extra_info.plan: write the rows with python -m gui_gym.trainers.verl_plugins.tasks --plans, "
                          "or set algorithm.bepa_level1_groups=0")
     return [{**row, "extra_info": {**row["extra_info"], LEVEL1_FLAG: True}} for _ in range(groups) for row in covered]
+
+
+def _plan_of(row: dict[str, Any]) -> Sequence[str]:
+    """A dataset row's plan, empty when it has none (a parquet row's list reads back as an array)."""
+    plan = (row.get("extra_info") or {}).get("plan")
+    return () if plan is None else plan
 
 
 def level1_seeding(cache: TaskCache, instances: Sequence[Hashable], episodes: Sequence[dict[str, Any]],
