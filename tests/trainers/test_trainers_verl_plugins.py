@@ -176,7 +176,8 @@ def test_level1_plays_the_rows_with_a_plan_on_it_and_seeds_successes_per_instanc
     rows = task_rows("GUI/LocalWeb-v0", ["t"], [0, 1], plans=lambda task, seed: ["open it", "buy"] if seed else None)
     assert "plan" not in rows[0]["extra_info"] and rows[1]["extra_info"]["plan"] == ["open it", "buy"]
     level1 = level1_rows(rows, groups=2)
-    assert [row["extra_info"]["instance_seed"] for row in level1] == [1, 1] and "bepa_level1" not in rows[1]["extra_info"]
+    assert [row["extra_info"]["instance_seed"] for row in level1] == [1, 1]
+    assert "bepa_level1" not in rows[1]["extra_info"]  # the dataset's rows are left as they were
     assert level1_plan(level1[0]["extra_info"]) == ["open it", "buy"]
     assert level1_plan(rows[1]["extra_info"]) is None  # a training row with a plan is played on the plain prompt
     with pytest.raises(UsageError, match="needs extra_info.plan as a non-empty list"):
