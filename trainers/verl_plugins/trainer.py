@@ -215,7 +215,7 @@ else:
                 return items if done else None
 
             items = wait_until(settled, timeout_s=float("inf"), interval_s=0.5, max_interval_s=5.0)
-            keys = sorted(key for key, tag in items.items() if not tag.get("is_prompt") and key.split("_")[0] in wanted)
+            keys = sorted(key for key in items if key not in wanted and key.split("_")[0] in wanted)  # {uid}_{n}_{i}
             stats = {"bepa/level1_crashed_groups": float(sum(items[uid]["status"] == "failure" for uid in uids))}
             if keys:
                 data = tq.kv_batch_get(keys=keys, partition_id="train")
