@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("verl", reason="the verl extra: scripts/setup.sh installs it")
@@ -100,6 +101,39 @@ def test_the_task_rows_load_in_verls_dataset_as_the_agent_loop_reads_them(tmp_pa
     assert [(r["extra_info"]["task_id"], r["extra_info"]["instance_seed"]) for r in rows[:2]] == [
         ("demo.press-button", 0), ("demo.press-button", 1)]
     assert {r["agent_name"] for r in rows} == {"gui_gym"} and rows[0]["raw_prompt"][0]["role"] == "user"
+
+
+def test_level1_rows_with_plans_travel_through_verls_dataset_and_batch_as_the_agent_loop_reads_them(tmp_path):
+    """``tasks --plans`` rows read by verl's RLHFDataset, made into LEVEL-1's batch with the calls
+    the trainer makes (verl's collate_fn, get_tensordict, assign_non_tensor_data), then split
+    per prompt as verl's AgentLoopWorkerTQ splits a batch: each prompt's extra_info holds its
+    plan and the LEVEL-1 mark, and ``__rollout_n__`` the group size."""
+    import pandas as pd
+    from tensordict.tensorclass import NonTensorData, NonTensorStack
+    from transformers import AutoTokenizer
+    from verl.utils import tensordict_utils as tu
+    from verl.utils.dataset.rl_dataset import RLHFDataset, collate_fn
+
+    from gui_gym.models.tiny_qwen import build_tiny_qwen25_vl
+    from gui_gym.trainers.verl_plugins.agent_loop import level1_plan
+    from gui_gym.trainers.verl_plugins.bepa import level1_rows
+
+    out = tmp_path / "shop.parquet"
+    assert write_tasks(["--env", "GUI/LocalWeb-v0", "--env-arg", 'apps=["shop"]', "--tasks", "shop.add-to-cart",
+                        "--instance-seeds", "2", "--plans", "--out", str(out)]) == 0
+    build_tiny_qwen25_vl(tmp_path / "model")
+    dataset = RLHFDataset(data_files=[str(out)], tokenizer=AutoTokenizer.from_pretrained(tmp_path / "model"),
+                          config=composed("bepa_qwen25vl3b_localweb").data)
+    written = list(pd.read_parquet(out).extra_info)
+    rows = level1_rows([dataset[i] for i in range(len(dataset))], groups=1)
+    batch = tu.get_tensordict({**collate_fn(rows), "uid": np.array(["u0", "u1"], dtype=object)})
+    tu.assign_non_tensor_data(batch, "__rollout_n__", 3)
+    for i in range(len(batch)):
+        prompt = {k: v[i].data if isinstance(v, NonTensorStack) else v.data if isinstance(v, NonTensorData) else v[i]
+                  for k, v in batch.items()}
+        assert prompt["__rollout_n__"] == 3 and prompt["extra_info"]["instance_seed"] == i
+        assert level1_plan(prompt["extra_info"]) == list(written[i]["plan"]) and len(written[i]["plan"]) >= 2
+    assert level1_plan(dict(dataset[0]["extra_info"])) is None  # the training row itself: the plain prompt
 
 
 def test_the_agent_loop_annotates_subtasks_only_when_the_advantage_reads_them():

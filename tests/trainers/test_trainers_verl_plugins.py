@@ -166,3 +166,28 @@ def test_the_level2_hook_injects_into_all_fail_groups_only_and_refreshes_on_succ
     # another instance of A fails all: A's instance-0 success is no expert for it
     third, counters = level2_hook(batch([0, 0], ["w", "w"], ["A", "A"], 30, seeds=[1, 1]), cache)
     assert counters["bepa/injections"] == 0.0 and third.batch["off_policy"].tolist() == [False, False]
+
+
+def test_level1_plays_the_rows_with_a_plan_on_it_and_seeds_successes_per_instance():
+    from gui_gym.trainers.verl_plugins.agent_loop import LEVEL1_FLAG, level1_plan
+    from gui_gym.trainers.verl_plugins.bepa import level1_rows, level1_seeding
+    from gui_gym.trainers.verl_plugins.tasks import task_rows
+
+    rows = task_rows("GUI/LocalWeb-v0", ["t"], [0, 1], plans=lambda task, seed: ["open it", "buy"] if seed else None)
+    assert "plan" not in rows[0]["extra_info"] and rows[1]["extra_info"]["plan"] == ["open it", "buy"]
+    level1 = level1_rows(rows, groups=2)
+    assert [row["extra_info"]["instance_seed"] for row in level1] == [1, 1]
+    assert "bepa_level1" not in rows[1]["extra_info"]  # the dataset's rows are left as they were
+    assert level1_plan(level1[0]["extra_info"]) == ["open it", "buy"]
+    assert level1_plan(rows[1]["extra_info"]) is None  # a training row with a plan is played on the plain prompt
+    with pytest.raises(UsageError, match="needs extra_info.plan as a non-empty list"):
+        level1_plan({"task_id": "t", LEVEL1_FLAG: True, "plan": ["", "buy"]})
+    with pytest.raises(UsageError, match="found no training row with extra_info.plan"):
+        level1_rows(rows[:1], groups=1)
+    cache = TaskCache(1)
+    episodes = [{"success": True}, {"success": False}, {"success": True, "infra_error": "display lost"},
+                {"success": True}]
+    stats = level1_seeding(cache, [("t", 1), ("t", 1), ("t", 2), ("t", 3)], episodes, lambda r: f"row{r}")
+    assert stats == {"bepa/level1_episodes": 4.0, "bepa/level1_successes": 2.0, "bepa/cache_tasks": 2.0}
+    assert cache.get(("t", 1)).trajectory == "row0" and cache.get(("t", 1)).source == "level1"
+    assert ("t", 2) not in cache and cache.get(("t", 3)).trajectory == "row3"

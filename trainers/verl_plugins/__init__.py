@@ -7,8 +7,9 @@ registries, so a verl config selects them by name.
 - ``algorithm.adv_estimator=page`` with its ``page_*`` options (`advantages`); the name is
   registered so that selecting it without the ``gui_gym`` trainer fails with a message naming
   the trainer (verl's own advantage step cannot give it the subtask term).
-- ``algorithm.bepa_level2=true`` and ``bepa_*`` options, and
-  ``actor_rollout_ref.actor.policy_loss.loss_mode=bepa_luffy`` (`bepa`): LEVEL-2 and LUFFY's
+- ``algorithm.bepa_level2=true`` and ``bepa_*`` options (``bepa_level1_groups``: LEVEL-1 on the
+  rows' plans), and
+  ``actor_rollout_ref.actor.policy_loss.loss_mode=bepa_luffy`` (`bepa`): LEVEL-1, LEVEL-2 and LUFFY's
   shaping, through the ``gui_gym`` trainer only.
 - ``actor_rollout_ref.rollout.agent.default_agent_loop=gui_gym``: the agent loop that plays a
   gui-gym episode per sample through verl's server manager (`agent_loop`); `tasks` writes the

@@ -23,7 +23,10 @@ otherwise the segmentation's judge calls would be paid for and thrown away. Envs
 across episodes, each on its own thread (`gui_gym.trainers.rollout.EnvPool`: Playwright's objects
 belong to the thread that made them). The episode is ``extra_info["task_id"]`` at
 ``extra_info["instance_seed"]`` of the dataset row (`gui_gym.trainers.verl_plugins.tasks` writes such
-rows); verl's ``rollout.n`` copies of a row are one group of the same task instance.
+rows); verl's ``rollout.n`` copies of a row are one group of the same task instance. A row the
+``gui_gym`` trainer marks as BEPA's LEVEL-1 (``extra_info["bepa_level1"]``, `level1_plan`) is
+played on its ``extra_info["plan"]`` (`gui_gym.agents.prompts.with_plan`, as `VLMPolicy` prompts
+our trainer's LEVEL-1) and stored with the plain prompt's tokens: the cache keeps it without the plan.
 
 The sample's reward is the episode's progress (``info["progress"]``) when the env reports one,
 else its score: the rule of `gui_gym.trainers.page.page_advantages`. ``extra_fields`` (verl's
@@ -53,7 +56,7 @@ import gymnasium as gym
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
 from verl.utils.profiler import simple_timer
 
-from gui_gym.agents.prompts import get_prompt_format
+from gui_gym.agents.prompts import get_prompt_format, with_plan
 from gui_gym.errors import InfraError, UsageError
 from gui_gym.models.chat import to_png
 from gui_gym.models.transformers_model import hf_chat
@@ -62,6 +65,8 @@ from gui_gym.trainers.rollout import EnvPool
 logger = logging.getLogger(__name__)
 
 AGENT_LOOP = "gui_gym"
+LEVEL1_FLAG = "bepa_level1"
+"""The ``extra_info`` key that makes a row one of BEPA's LEVEL-1 samples (acted on its ``plan``)."""
 STEP_INFO_KEYS = ("progress", "score", "success", "action_error", "infra_error")
 """The keys of each step's ``info`` kept in ``extra_fields["step_info"]`` (plain values)."""
 VISION_TOKENS = ("<|vision_start|>", "<|vision_end|>", "<|image_pad|>", "<|video_pad|>")
@@ -208,13 +213,15 @@ class GUIGymAgentLoop(AgentLoopBase):
         if "task_id" not in extra:
             raise UsageError("the gui_gym agent loop needs each dataset row's extra_info.task_id (and instance_seed); "
                              "python -m gui_gym.trainers.verl_plugins.tasks writes such rows")
+        plan = level1_plan(extra)
         key, pool = await _ENVS.borrow(self.settings, self.subtasks)
         try:
-            return await self._episode(pool, str(extra["task_id"]), extra.get("instance_seed"), sampling_params)
+            return await self._episode(pool, str(extra["task_id"]), extra.get("instance_seed"), sampling_params, plan)
         finally:
             _ENVS.give_back(key, pool)
 
-    async def _episode(self, pool: EnvPool, task_id: str, seed: Any, sampling_params: dict[str, Any]) -> AgentLoopOutput:
+    async def _episode(self, pool: EnvPool, task_id: str, seed: Any, sampling_params: dict[str, Any],
+                       plan: list[str] | None = None) -> AgentLoopOutput:
         seed = None if seed is None else int(seed)
         metrics: dict[str, Any] = {}
         try:
@@ -228,12 +235,19 @@ class GUIGymAgentLoop(AgentLoopBase):
         turns: list[tuple[bytes, str]] = []
         screenshot = to_png(obs["screenshot"], self.settings.max_image_side)
         screen_size = _screen_size(obs)
-        messages = self.format.conversation(instruction, turns, screenshot, platform=self.settings.platform,
+        acted_on = with_plan(instruction, plan)  # BEPA's LEVEL-1 acts on the plan, as VLMPolicy.prompt does
+        messages = self.format.conversation(acted_on, turns, screenshot, platform=self.settings.platform,
                                             language=self.settings.language)
         chat, images = hf_chat(messages, self.settings.max_image_side)
         mm_processor_kwargs = self._get_mm_processor_kwargs(None)
         tokens = await self.ct_build_initial_tokens(chat, images=images)
         prompt_length = len(tokens)
+        stored_prompt = tokens
+        if plan is not None:  # the sample keeps the plain prompt (stored without the plan, as bepa.level1's)
+            plain = self.format.conversation(instruction, turns, screenshot, platform=self.settings.platform,
+                                             language=self.settings.language)
+            stored_prompt = await self.ct_build_initial_tokens(hf_chat(plain, self.settings.max_image_side)[0],
+                                                               images=images)
         mask: list[int] = []
         logprobs: list[float] | None = None
         step_index: list[int] = []
@@ -285,7 +299,7 @@ class GUIGymAgentLoop(AgentLoopBase):
             turns.append((screenshot, text))
             screenshot, screen_size = to_png(obs["screenshot"], self.settings.max_image_side), _screen_size(obs)
             # the next step's conversation is this one, the answer, and the new screenshot
-            following = self.format.conversation(instruction, turns, screenshot, platform=self.settings.platform,
+            following = self.format.conversation(acted_on, turns, screenshot, platform=self.settings.platform,
                                                  language=self.settings.language)
             previous = chat + hf_chat(following[len(messages):len(messages) + 1], self.settings.max_image_side)[0]
             new_chat, new_images = hf_chat(following[len(messages) + 1:], self.settings.max_image_side)
@@ -297,16 +311,18 @@ class GUIGymAgentLoop(AgentLoopBase):
             tokens, mask, logprobs = merged.token_ids, new_mask, new_logprobs
             step_index = _extend_steps(step_index, mask, len(steps))
             chat, messages, images = previous + new_chat, following, images + new_images
-        return self._output(tokens, prompt_length, mask, logprobs, step_index, images, mm_processor_kwargs, metrics,
-                            task_id, seed, instruction, steps, final, stop)
+        return self._output(list(stored_prompt) + list(tokens[prompt_length:]), len(stored_prompt), mask, logprobs,
+                            step_index, images, mm_processor_kwargs, metrics, task_id, seed, instruction, steps, final,
+                            stop, plan)
 
     def _output(self, tokens: list[int], prompt_length: int, mask: list[int], logprobs: list[float] | None,
                 step_index: list[int], images: list[Any], mm_processor_kwargs: dict[str, Any], metrics: dict[str, Any],
                 task_id: str, seed: int | None, instruction: str, steps: list[dict[str, Any]],
-                final: dict[str, Any], stop: str) -> AgentLoopOutput:
+                final: dict[str, Any], stop: str, plan: list[str] | None = None) -> AgentLoopOutput:
         """The sample: the first prompt, then everything after it as the response (cut at
         ``response_length``, as verl's loops cut it); an episode the infrastructure broke is
-        kept with its mask zeroed, so none of it is trained."""
+        kept with its mask zeroed, so none of it is trained. A LEVEL-1 episode's prompt is the
+        plain one and its ``source`` "level1" (``plan`` the plan it acted on)."""
         length = self.response_length
         progress = final.get("progress")
         score = float(final.get("score") or 0.0)
@@ -320,7 +336,8 @@ class GUIGymAgentLoop(AgentLoopBase):
                  "subtasks": _plain(final.get("subtasks")), "subtask_of_step": owner,
                  "progress": None if progress is None else float(progress), "score": score,
                  "success": bool(final.get("success", False)), "infra_error": _plain(final.get("infra_error")),
-                 "step_info": steps, "stop_reason": stop, "turn_scores": [], "tool_rewards": []}
+                 "step_info": steps, "stop_reason": stop, "source": "on_policy" if plan is None else "level1",
+                 "plan": plan, "turn_scores": [], "tool_rewards": []}
         return AgentLoopOutput(
             prompt_ids=tokens[:prompt_length], response_ids=tokens[prompt_length:][:length],
             response_mask=response_mask, response_logprobs=logprobs[:length] if logprobs is not None else None,
@@ -330,6 +347,21 @@ class GUIGymAgentLoop(AgentLoopBase):
     async def _env(self, pool: EnvPool, call: Callable[[gym.Env], Any]) -> Any:
         """`call(env)` on the env's own thread, without blocking verl's event loop."""
         return (await asyncio.get_running_loop().run_in_executor(None, pool.run, [(0, call)]))[0]
+
+
+def level1_plan(extra_info: dict[str, Any]) -> list[str] | None:
+    """The plan a row's episode acts on: ``extra_info["plan"]`` when the row is one of BEPA's
+    LEVEL-1 samples (``extra_info["bepa_level1"]``, set by the ``gui_gym`` trainer), else None:
+    a training row may carry its plan (`tasks` writes it) and is still played on the plain prompt."""
+    if not extra_info.get(LEVEL1_FLAG):
+        return None
+    given = extra_info.get("plan")
+    plan = [] if given is None else list(given)  # a list, or an array when the rows came from parquet
+    if not plan or not all(isinstance(step, str) and step.strip() for step in plan):
+        raise UsageError(f"a BEPA LEVEL-1 row needs extra_info.plan as a non-empty list of steps, received {given!r} "
+                         f"for {extra_info.get('task_id')!r}; python -m gui_gym.trainers.verl_plugins.tasks --plans "
+                         "writes them")
+    return [str(step) for step in plan]
 
 
 def _extend_steps(step_index: list[int], mask: list[int], step: int) -> list[int]:

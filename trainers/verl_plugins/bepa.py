@@ -36,9 +36,13 @@ from gui_gym.trainers.verl_plugins.names import SELECT_TRAINER
 
 LOSS = "bepa_luffy"
 BEPA_OPTIONS = {"bepa_level2": False, "bepa_cache_capacity": 1, "bepa_inject_index": 0,
-                "bepa_success_threshold": 1.0, "bepa_luffy_gamma": 0.1}
+                "bepa_success_threshold": 1.0, "bepa_luffy_gamma": 0.1, "bepa_level1_groups": 1,
+                "bepa_level1_group_size": None}
 """BEPA's keys in verl's ``algorithm`` section, with their defaults (`gui_gym.trainers.bepa.BEPAConfig`'s
-names with a ``bepa_`` prefix; ``bepa_level2`` turns LEVEL-2 on)."""
+names with a ``bepa_`` prefix; ``bepa_level2`` turns LEVEL-2 on). LEVEL-1 plays every dataset
+row that carries a plan ``bepa_level1_groups`` times (0: no LEVEL-1), ``bepa_level1_group_size``
+episodes each (None: ``rollout.n``): `gui_gym.trainers.bepa.BEPAConfig`'s ``level1_every_instance``
+over the rows, the dataset being the training set."""
 
 _OFF_POLICY: ContextVar[tuple[torch.Tensor, float] | None] = ContextVar("gui_gym_bepa_off_policy", default=None)
 
@@ -65,6 +69,39 @@ def level2_injections(uids: Sequence[Hashable], instances: Sequence[Hashable], s
             injections[members[index]] = result.rollouts[index]
     counters["bepa/cache_instances"] = float(len(cache))
     return injections, counters
+
+
+def level1_rows(rows: Sequence[dict[str, Any]], groups: int) -> list[dict[str, Any]]:
+    """LEVEL-1's prompts: each dataset row whose ``extra_info`` carries a ``plan`` (the
+    expert-covered instances; the others are BEPA's held-out ones), `groups` times, marked
+    for the agent loop to act on its plan (`agent_loop.LEVEL1_FLAG`)."""
+    from gui_gym.trainers.verl_plugins.agent_loop import LEVEL1_FLAG
+
+    covered = [row for row in rows if len(_plan_of(row)) > 0]
+    if not covered:
+        raise UsageError("BEPA's LEVEL-1 (algorithm.bepa_level1_groups > 0) found no training row with "
+                         "extra_info.plan: write the rows with python -m gui_gym.trainers.verl_plugins.tasks --plans, "
+                         "or set algorithm.bepa_level1_groups=0")
+    return [{**row, "extra_info": {**row["extra_info"], LEVEL1_FLAG: True}} for _ in range(groups) for row in covered]
+
+
+def _plan_of(row: dict[str, Any]) -> Sequence[str]:
+    """A dataset row's plan, empty when it has none (a parquet row's list reads back as an array)."""
+    plan = (row.get("extra_info") or {}).get("plan")
+    return () if plan is None else plan
+
+
+def level1_seeding(cache: TaskCache, instances: Sequence[Hashable], episodes: Sequence[dict[str, Any]],
+                   row: Callable[[int], Any]) -> dict[str, float]:
+    """LEVEL-1's outcome on a batch of plan-conditioned samples: as `gui_gym.trainers.bepa.level1`,
+    every successful episode (``success``, no infrastructure error) is put in the cache under
+    its task instance (`instances[r]`) with source "level1"; `row(r)` is the payload kept.
+    Returns the counters our trainer logs."""
+    successes = [r for r, episode in enumerate(episodes) if episode.get("success") and not episode.get("infra_error")]
+    for r in successes:
+        cache.put(instances[r], row(r), "level1")
+    return {"bepa/level1_episodes": float(len(episodes)), "bepa/level1_successes": float(len(successes)),
+            "bepa/cache_tasks": float(len(cache))}
 
 
 def level2_hook(data: Any, cache: TaskCache, *, inject_index: int = 0, cached_score: float = 1.0,

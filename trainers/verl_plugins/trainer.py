@@ -19,10 +19,16 @@ Selected in a verl config by ``trainer.use_v1=true trainer.v1.trainer_mode=gui_g
   actor workers' loss function becomes `gui_gym.trainers.verl_plugins.bepa.bepa_ppo_loss`
   (``ActorRolloutRefWorker.set_loss_fn``), which hands ``off_policy`` to the loss.
 
+- LEVEL-1 (``algorithm.bepa_level1_groups``, default 1, with LEVEL-2), in ``on_train_begin``
+  (after the weights reach the rollout replicas, before the first step): every dataset row that
+  carries a plan (`gui_gym.trainers.verl_plugins.bepa.level1_rows`) is sent through verl's agent
+  loop manager marked as LEVEL-1, the ``gui_gym`` agent loop acts on the plan and keeps the
+  plain prompt, the trainer waits for those groups in the TransferQueue and puts each
+  successful episode in the cache under its task instance
+  (`gui_gym.trainers.verl_plugins.bepa.level1_seeding`), then clears them from the queue.
+
 `check_config` runs when the trainer is made, before any model is loaded: it refuses a
 ``page_*`` or ``bepa_*`` key that nothing would read, and an option another needs.
-LEVEL-1 (plan-conditioned rollouts seeding the cache) is not part of this trainer
-(docs/training.md): the cache starts empty and fills with the policy's own successes.
 """
 
 from __future__ import annotations
@@ -37,7 +43,8 @@ from gui_gym.errors import UsageError
 from gui_gym.trainers.bepa import TaskCache
 from gui_gym.trainers.verl_plugins.advantages import ESTIMATOR, PAGE_OPTIONS, token_advantages
 from gui_gym.trainers.verl_plugins.agent_loop import AGENT_LOOP
-from gui_gym.trainers.verl_plugins.bepa import BEPA_OPTIONS, LOSS, bepa_ppo_loss, level2_injections
+from gui_gym.trainers.verl_plugins.bepa import (BEPA_OPTIONS, LOSS, bepa_ppo_loss, level1_rows, level1_seeding,
+                                                level2_injections)
 from gui_gym.trainers.verl_plugins.names import SELECT_TRAINER, TRAINER
 
 logger = logging.getLogger(__name__)
@@ -63,9 +70,16 @@ def check_config(config: Any) -> None:
     loss_mode = config.actor_rollout_ref.actor.policy_loss.get("loss_mode", "vanilla")
     unread += sorted(key for key in ours if key.startswith("bepa_") and key != "bepa_level2") if not level2 else []
     unread += ["bepa_luffy_gamma"] if "bepa_luffy_gamma" in ours and loss_mode != LOSS else []
+    unread += (["bepa_level1_group_size"] if "bepa_level1_group_size" in ours
+               and not algorithm.get("bepa_level1_groups", BEPA_OPTIONS["bepa_level1_groups"]) else [])
     if unread:
         raise UsageError(f"algorithm: {unread} would be read by nothing (page_* needs adv_estimator=page, bepa_* "
-                         f"needs bepa_level2=true, bepa_luffy_gamma loss_mode={LOSS})")
+                         f"needs bepa_level2=true, bepa_luffy_gamma loss_mode={LOSS}, bepa_level1_group_size "
+                         "bepa_level1_groups > 0)")
+    groups, size = algorithm.get("bepa_level1_groups", 1), algorithm.get("bepa_level1_group_size")
+    if not isinstance(groups, int) or groups < 0 or (size is not None and (not isinstance(size, int) or size < 1)):
+        raise UsageError(f"algorithm: expected bepa_level1_groups >= 0 and bepa_level1_group_size null or >= 1, "
+                         f"received {groups!r}, {size!r}")
     if loss_mode == LOSS and not level2:
         raise UsageError(f"loss_mode={LOSS} needs algorithm.bepa_level2=true: without LEVEL-2 no row is off-policy")
     if (page or level2) and config.actor_rollout_ref.rollout.agent.get("default_agent_loop") != AGENT_LOOP:
@@ -161,6 +175,56 @@ else:
 
                 self.actor_rollout_wg.set_loss_fn(partial(bepa_ppo_loss, config=omega_conf_to_dataclass(actor),
                                                           luffy_gamma=float(self.bepa["bepa_luffy_gamma"])))
+
+        def on_train_begin(self) -> None:
+            super().on_train_begin()
+            if self.level2 and int(self.bepa["bepa_level1_groups"]) > 0:
+                stats = self._level1()
+                logger.info("BEPA LEVEL-1: %s", stats)
+                self.logger.log(data=stats, step=self.global_steps)
+
+        def _level1(self) -> dict[str, float]:
+            """LEVEL-1 through verl's agent loop manager (module docstring): the cache's seeding."""
+            import uuid
+
+            import numpy as np
+            import transfer_queue as tq
+            from verl.utils import tensordict_utils as tu
+            from verl.utils.dataset.rl_dataset import collate_fn
+
+            from gui_gym.runtime.waiting import wait_until
+
+            rows = level1_rows([self.train_dataset[i] for i in range(len(self.train_dataset))],
+                               int(self.bepa["bepa_level1_groups"]))
+            batch_dict = collate_fn(rows)
+            uids = [str(uuid.uuid4()) for _ in rows]
+            batch_dict["uid"] = np.array(uids, dtype=object)
+            batch = tu.get_tensordict(batch_dict)
+            tu.assign_non_tensor_data(batch, "global_steps", self.global_steps)
+            size = self.bepa["bepa_level1_group_size"] or self.config.actor_rollout_ref.rollout.n
+            tu.assign_non_tensor_data(batch, "__rollout_n__", int(size))  # verl's worker reads it per prompt
+            tq.kv_batch_put(keys=uids, partition_id="train",
+                            tags=[{"is_prompt": True, "status": "pending", "global_steps": self.global_steps}
+                                  for _ in uids])
+            self.agent_loop_manager.generate_sequences(batch)
+            wanted = set(uids)
+
+            def settled() -> dict[str, dict] | None:
+                items = (tq.kv_list("train") or {}).get("train", {})
+                done = all(items.get(uid, {}).get("status") in ("finished", "failure") for uid in uids)
+                return items if done else None
+
+            items = wait_until(settled, timeout_s=float("inf"), interval_s=0.5, max_interval_s=5.0)
+            keys = sorted(key for key in items if key not in wanted and key.split("_")[0] in wanted)  # {uid}_{n}_{i}
+            stats = {"bepa/level1_crashed_groups": float(sum(items[uid]["status"] == "failure" for uid in uids))}
+            if keys:
+                data = tq.kv_batch_get(keys=keys, partition_id="train")
+                episodes = episode_rows(data["extra_fields"], len(keys))
+                stats.update(level1_seeding(self.cache, [instance_of(e) for e in episodes], episodes,
+                                            lambda r: (data[r:r + 1].clone(), dict(items[keys[r]]))))
+            tq.kv_clear(keys=uids + keys, partition_id="train")
+            stats["bepa/cache_tasks"] = float(len(self.cache))
+            return stats
 
         def _compute_advantage(self, batch: Any, metrics: dict) -> Any:
             if self.config.algorithm.adv_estimator != ESTIMATOR:
