@@ -24,7 +24,8 @@ GRPO where the base alone never succeeds, at the same episode budget, over many 
 
     python -m gui_gym.benchmarks.learning --quick          # 3 seeds of GRPO and PAGE: checks the direction
     python -m gui_gym.benchmarks.learning                  # PAGE's table: 12 seeds per arm
-    python -m gui_gym.benchmarks.learning --table bepa     # BEPA's ablation table: 12 seeds per arm
+    python -m gui_gym.benchmarks.learning --table bepa     # BEPA's ablation, off-distribution expert: 10 seeds per arm
+    python -m gui_gym.benchmarks.learning --table bepa --quick   # GRPO, replacement and BEPA with it: 3 seeds
     python -m gui_gym.benchmarks.learning --resume --seeds 26 --arms page   # 14 more seeds of GRPO and PAGE
 """
 
