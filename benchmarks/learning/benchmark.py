@@ -479,7 +479,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--table", choices=sorted(TABLES), default="page",
                         help="page: GRPO vs PAGE's arms; bepa: BEPA's ablation on Stage 1's expert-only tasks")
     parser.add_argument("--quick", action="store_true",
-                        help="3 evaluation seeds, one selection seed, GRPO, PAGE and PAGE with the reader judge (or BEPA)")
+                        help="3 evaluation seeds, one selection seed: GRPO, PAGE and PAGE with the reader judge "
+                             "(--table bepa: GRPO, replacement-kb and bepa-kb)")
     parser.add_argument("--seeds", type=int, default=None, help="evaluation seeds per arm (fixed before the runs)")
     parser.add_argument("--selection-seeds", default=None, help="comma-separated seeds of the learning-rate selection")
     parser.add_argument("--lr-grid", default=None, help="comma-separated learning rates each arm is selected from")
