@@ -13,6 +13,13 @@ LUFFY's shaping as its off-policy loss and the cache's log-prob diagnostic as it
 stats. The paper's ablation rows are options of the same trainer: the cache seeded by the
 expert's own trajectories instead of LEVEL-1 (`seed_source`), and static mixing into every
 group instead of LEVEL-2 (`mixing`).
+
+The expert is the env's oracle acting through the policy's own candidates unless `train_on`
+gets an `Expert`: an agent acting in an action space of its own, whose traces
+(`ExpertTrace`) are converted into the policy's (`rollout_from_trace`, what replacement
+injects) or abstracted into plans (`Expert.plan`, what LEVEL-1 re-executes). `token_profile`
+measures how far trajectories are from the policy: the paper's log-prob gap and share of
+low-probability tokens.
 """
 
 from __future__ import annotations
@@ -21,17 +28,18 @@ import json
 from collections import deque
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Callable, Generic, Hashable, Sequence, TypeVar
+from typing import Any, Callable, Generic, Hashable, Iterator, Protocol, Sequence, TypeVar
 
 import gymnasium as gym
 import numpy as np
 import torch
 
-from gui_gym.agents.base import TrainableAgent
+from gui_gym.actions import Action
+from gui_gym.agents.base import Context, TrainableAgent
 from gui_gym.errors import MissingResourceError
 from gui_gym.trainers.grpo import (CrashedGroups, GRPOConfig, MixFn, OffPolicyLoss, TrainItem, check_policy, run,
                            seed_everything)
-from gui_gym.trainers.rollout import EnvPool, Rollout
+from gui_gym.trainers.rollout import EnvPool, Rollout, Step
 from gui_gym.trainers.runs import RunLog
 
 T = TypeVar("T")
@@ -74,6 +82,10 @@ class TaskCache(Generic[T]):
 
     def __len__(self) -> int:
         return sum(1 for entries in self._entries.values() if entries)
+
+    def __iter__(self) -> Iterator[CacheEntry[T]]:
+        """The entry each task would inject now (its newest)."""
+        return (entries[-1] for entries in self._entries.values() if entries)
 
 
 @dataclass
@@ -162,6 +174,84 @@ def expert_trajectory(env: gym.Env, task_id: str, seed: int) -> Any:
                                                info=info))
         done = terminated or truncated
     return trajectory
+
+
+@dataclass
+class ExpertTrace:
+    """An expert's episode in its own action space (another agent's, another framework's):
+    the observation it acted on before each of its actions, the actions, and the env's
+    final ``info`` (success, score, progress)."""
+
+    task_id: str
+    seed: int
+    instruction: str
+    observations: list[dict[str, Any]]
+    actions: list[Action]
+    final_info: dict[str, Any]
+
+    @property
+    def success(self) -> bool:
+        return bool(self.final_info.get("success", False))
+
+
+class Expert(Protocol):
+    """An off-distribution expert: it plays a task instance on an env in its own action
+    space (`trace`, given data: no episode of the budget) and abstracts a trace into a plan
+    in words (`plan`, LEVEL-1's input; `plan_from_trajectory` is the chat judge's way)."""
+
+    def trace(self, env: gym.Env, task_id: str, seed: int) -> ExpertTrace: ...
+
+    def plan(self, trace: ExpertTrace) -> list[str]: ...
+
+
+def rollout_from_trace(trace: ExpertTrace, policy: TrainableAgent) -> Rollout:
+    """BEPA's conversion of an expert's trace into the policy's action space, what the
+    replacement and LEVEL-2-only rows inject: each action the policy can spell
+    (`policy.expert_act` on the prompt it builds for the observation the expert acted on,
+    with the plain instruction and the converted steps so far as history) becomes a step with
+    that token; an action it has no candidate for (a key it cannot press) is dropped, and the
+    next kept step is prompted with the observation the expert then saw. The rollout keeps
+    the trace's outcome (its last step carries the final ``info``); log-probs are recomputed
+    under the policy at update time (0 here)."""
+    rollout = Rollout(task_id=trace.task_id, seed=trace.seed, instruction=trace.instruction, source="expert")
+    history: list[Any] = []
+    for obs, action in zip(trace.observations, trace.actions):
+        prompt = policy.prompt(obs, Context(trace.instruction, None, tuple(history)))
+        act = policy.expert_act(prompt, action)
+        if act is None:
+            continue
+        history.append(act)
+        rollout.steps.append(Step(parsed_action=action.to_dict(), action=act.action, prompt=prompt, text=act.text,
+                                  token_ids=act.token_ids, logprobs=(0.0,) * len(act.token_ids)))
+    if rollout.steps:
+        rollout.steps[-1].info = dict(trace.final_info)
+        rollout.steps[-1].reward = float(trace.final_info.get("score") or 0.0)
+    return rollout
+
+
+LOW_PROB = 0.1
+"""A token is *low-probability* under a policy when p < LOW_PROB (the paper's diagnostic of
+off-policy data: the share of such tokens in a trajectory set)."""
+
+
+def logprob_profile(logprobs: Sequence[torch.Tensor], low_prob: float = LOW_PROB) -> dict[str, Any]:
+    """Of per-trajectory token log-probs: their mean and the share of tokens with
+    p < `low_prob` (None for both without tokens), and the token count."""
+    flat = torch.cat([t.reshape(-1) for t in logprobs]) if logprobs else torch.zeros(0)
+    if not len(flat):
+        return {"mean_logp": None, "low_prob_share": None, "tokens": 0}
+    return {"mean_logp": float(flat.mean()), "low_prob_share": float((flat < float(np.log(low_prob))).float().mean()),
+            "tokens": int(len(flat))}
+
+
+def token_profile(policy: TrainableAgent, rollouts: Sequence[Rollout], low_prob: float = LOW_PROB) -> dict[str, Any]:
+    """How far `rollouts` are from `policy`: `logprob_profile` of their tokens under its
+    current weights, each step on the prompt the rollout stores (the plain one)."""
+    steps = [s for r in rollouts for s in r.steps]
+    if not steps:
+        return logprob_profile([], low_prob)
+    with torch.no_grad():
+        return logprob_profile(policy.logprobs([s.prompt for s in steps], [s.token_ids for s in steps]), low_prob)
 
 
 def judged_plan(judge: Any, env: gym.Env, task_id: str, seed: int) -> list[str]:
@@ -283,15 +373,22 @@ def covered_instances(cfg: BEPAConfig, tasks: Sequence[str]) -> dict[str, list[i
 
 
 def expert_seeding(cfg: BEPAConfig, policy: TrainableAgent, pool: EnvPool, cache: TaskCache[Rollout],
-                   tasks: Sequence[str]) -> tuple[int, dict[str, float]]:
+                   tasks: Sequence[str], expert: Expert | None = None) -> tuple[int, dict[str, float]]:
     """The ablation's seeding without LEVEL-1: the expert's own trajectory of every covered
-    instance, on the plain prompt, straight into the cache (given data: no episode spent)."""
+    instance, on the plain prompt, straight into the cache (given data: no episode spent):
+    the oracle's through the policy's candidates, or `expert`'s trace converted into the
+    policy's action space (`rollout_from_trace`)."""
     from gui_gym.trainers.sft import expert_rollout
+
+    def play(env: gym.Env, task_id: str, seed: int) -> Rollout:
+        if expert is None:
+            return expert_rollout(env, policy, task_id, seed)
+        return rollout_from_trace(expert.trace(env, task_id, seed), policy)
 
     for task_id, seeds in covered_instances(cfg, tasks).items():
         for seed in sorted(set(seeds)):
-            rollout = pool.run([(0, lambda env: expert_rollout(env, policy, task_id, seed))])[0]
-            if rollout.success:
+            rollout = pool.run([(0, lambda env: play(env, task_id, seed))])[0]
+            if rollout.success and rollout.steps:
                 cache.put(instance_key(rollout), rollout, "expert")
     return 0, {"bepa/cache_tasks": float(len(cache))}
 
@@ -329,13 +426,15 @@ def luffy_loss(gamma: float) -> OffPolicyLoss:
 
 
 def cache_stats(items: Sequence[TrainItem], old_logprobs: list[torch.Tensor]) -> dict[str, float]:
-    """The paper's diagnostic of an update: the mean log-prob of the injected (cached) tokens
-    against the policy's own, under the weights before the update."""
+    """The paper's diagnostics of an update, under the weights before it: the mean log-prob
+    of the injected (cached) tokens against the policy's own, and the share of each whose
+    probability is below `LOW_PROB`."""
     out = {}
-    for name, flag in (("bepa/cached_logp", True), ("bepa/on_policy_logp", False)):
-        chosen = [old for old, item in zip(old_logprobs, items) if item.off_policy == flag]
-        if chosen:
-            out[name] = float(torch.cat(chosen).mean())
+    for name, flag in (("cached", True), ("on_policy", False)):
+        profile = logprob_profile([old for old, item in zip(old_logprobs, items) if item.off_policy == flag])
+        if profile["tokens"]:
+            out[f"bepa/{name}_logp"] = profile["mean_logp"]
+            out[f"bepa/{name}_low_prob_share"] = profile["low_prob_share"]
     return out
 
 
@@ -352,12 +451,17 @@ def train(cfg: BEPAConfig, policy: TrainableAgent, make_env: Callable[[], gym.En
 
 
 def train_on(cfg: BEPAConfig, policy: TrainableAgent, pool: EnvPool, judge: Any = None,
-             log: RunLog | None = None) -> list[dict[str, Any]]:
+             log: RunLog | None = None, expert: Expert | None = None) -> list[dict[str, Any]]:
     """`train` on a pool the caller owns (the learning benchmark's): seed the cache (LEVEL-1,
-    or the expert's trajectories), then the loop with the cache as its mixer."""
+    or the expert's trajectories), then the loop with the cache as its mixer. With `expert`,
+    an off-distribution expert gives both: its traces, converted, or its plans of them
+    (`plan_source` is then not read). The seeded cache's `token_profile` under the starting
+    weights is logged with the seeding (``bepa/seeded_*``)."""
     check_policy(policy, cfg)  # before LEVEL-1 spends episodes
     plans: Callable[[gym.Env, str, int], list[str]] = task_plan
-    if cfg.plan_source == "judge":
+    if expert is not None:
+        plans = lambda env, task_id, seed: expert.plan(expert.trace(env, task_id, seed))  # noqa: E731
+    elif cfg.plan_source == "judge":
         from gui_gym.models.openai_client import OpenAIClient
 
         plans = partial(judged_plan, judge if judge is not None else OpenAIClient(cfg.judge_model, cfg.judge_base_url))
@@ -365,9 +469,12 @@ def train_on(cfg: BEPAConfig, policy: TrainableAgent, pool: EnvPool, judge: Any 
     log = log or RunLog(None, cfg, tensorboard=False)
     tasks = list(cfg.expert_tasks or cfg.tasks) or pool.task_ids()
     if cfg.seed_source == "expert":
-        episodes, stats = expert_seeding(cfg, policy, pool, cache, tasks)
+        episodes, stats = expert_seeding(cfg, policy, pool, cache, tasks, expert)
     else:
         episodes, stats = level1(cfg, policy, pool, cache, tasks, plans)
+    seeded = token_profile(policy, [entry.trajectory for entry in cache])
+    if seeded["tokens"]:
+        stats.update({"bepa/seeded_logp": seeded["mean_logp"], "bepa/seeded_low_prob_share": seeded["low_prob_share"]})
     log.log(0, {"charts/episodes": episodes, **stats})
     return run(cfg, policy, pool, mix=level2(cache, cfg.inject_index, static=cfg.mixing == "static"),
                off_policy_loss=luffy_loss(cfg.luffy_gamma) if cfg.luffy else None, update_stats=cache_stats,

@@ -154,8 +154,11 @@ class GRPOConfig:
     (one global token count, so every aggregation means what it means for one pass); None:
     the whole minibatch in one pass. 1-2 fits a 7B VLM's 15-step rollouts on one GPU
     [ppo_micro_batch_size_per_gpu, counted in steps]."""
-    learning_rate: float = 1e-2
-    """Adam step size [optim.lr]."""
+    learning_rate: float = 1e-6
+    """Adam step size [optim.lr]. The default is safe for a real VLM: verl's default and the
+    papers' rate for full fine-tuning (LoRA runs commonly use ~1e-5). A small policy sets its
+    own: the element policy trains at 1e-2 (`ElementPolicy.TRAINER_DEFAULTS`, what ``gui-train``
+    applies; the learning benchmark selects it from a grid)."""
     clip_low: float = 0.2
     """Lower clip range e_low [clip_ratio_low]."""
     clip_high: float = 0.2

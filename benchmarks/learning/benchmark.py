@@ -24,7 +24,8 @@ GRPO where the base alone never succeeds, at the same episode budget, over many 
 
     python -m gui_gym.benchmarks.learning --quick          # 3 seeds of GRPO and PAGE: checks the direction
     python -m gui_gym.benchmarks.learning                  # PAGE's table: 12 seeds per arm
-    python -m gui_gym.benchmarks.learning --table bepa     # BEPA's ablation table: 12 seeds per arm
+    python -m gui_gym.benchmarks.learning --table bepa     # BEPA's ablation, off-distribution expert: 10 seeds per arm
+    python -m gui_gym.benchmarks.learning --table bepa --quick   # GRPO, replacement and BEPA with it: 3 seeds
     python -m gui_gym.benchmarks.learning --resume --seeds 26 --arms page   # 14 more seeds of GRPO and PAGE
 """
 
@@ -63,6 +64,10 @@ ARMS: dict[str, tuple[str, dict[str, Any]]] = {
     "level1": ("bepa", {"seed_source": "level1", "mixing": "static"}),
     "level2": ("bepa", {"seed_source": "expert", "mixing": "dynamic"}),
     "bepa": ("bepa", {"seed_source": "level1", "mixing": "dynamic"}),
+    "replacement-kb": ("bepa", {"seed_source": "expert", "mixing": "static", "expert": "keyboard"}),
+    "level1-kb": ("bepa", {"seed_source": "level1", "mixing": "static", "expert": "keyboard"}),
+    "level2-kb": ("bepa", {"seed_source": "expert", "mixing": "dynamic", "expert": "keyboard"}),
+    "bepa-kb": ("bepa", {"seed_source": "level1", "mixing": "dynamic", "expert": "keyboard"}),
 }
 """Arm name -> (method, config overrides). "page" is PAGE's default (A_inter unnormalized,
 centered A_intra, lambda 0.5); "page-std" divides A_inter by the group's std (docs/algorithms.md,
@@ -73,7 +78,10 @@ first milestone missed), "page-noisyK" with `NoisyOracleJudge` (each criterion's
 with probability `Setting.judge_flip_prob`, per round), K rounds, majority per criterion.
 BEPA's ablation is {the expert's own trajectory, LEVEL-1's self-rolls} x {static mixing into
 every group, LEVEL-2's all-fail injection with refresh}: "replacement" (expert, static),
-"level1" (self-rolls, static), "level2" (expert, dynamic), "bepa" (both).
+"level1" (self-rolls, static), "level2" (expert, dynamic), "bepa" (both); there the expert is the
+oracle acting through the policy's own candidates (in-distribution). The "-kb" arms are the same
+four rows with an off-distribution expert, `KeyboardExpert` (Tab and Enter, never a click):
+its traces converted into the policy's action space, or its plans re-executed by LEVEL-1.
 "grpo-progress" is GRPO on PAGE's progress reward: the group's std-normalized advantage of the
 progress, no subtask term; against it, "page" isolates PAGE's own additions. "page-reader" and
 "page-biased" judge through PAGE's wrappers with `ReaderJudge`, which sees only the pages the
@@ -139,11 +147,12 @@ class Setting:
 QUICK = Setting(seeds=3, arms=("grpo", "page", "page-reader"), selection_seeds=(100,))
 """The direction in under 15 minutes on 2 cores: GRPO, PAGE and PAGE with the reader judge,
 the full grid on one selection seed (the full run's first), 3 evaluation seeds."""
-BEPA = Setting(table="bepa", seeds=10, arms=("grpo", "replacement", "level1", "level2", "bepa"), pretrain_plan_share=0.5,
-               pretrain_varying=12)
+BEPA = Setting(table="bepa", seeds=10, arms=("grpo", "replacement-kb", "level1-kb", "level2-kb", "bepa-kb"),
+               pretrain_plan_share=0.5, pretrain_varying=12)
 """BEPA's table: a base that also saw plan-conditioned demonstrations (it learns to follow a
-plan from its input), trained on Stage 1's expert-only tasks, half of them expert-covered."""
-BEPA_QUICK = dataclasses.replace(BEPA, seeds=3, arms=("grpo", "bepa"))
+plan from its input), trained on Stage 1's expert-only tasks, half of them covered by the
+off-distribution keyboard expert; the ablation's four rows against GRPO."""
+BEPA_QUICK = dataclasses.replace(BEPA, seeds=3, arms=("grpo", "replacement-kb", "bepa-kb"), selection_seeds=(100,))
 
 
 def pretrain_templates(setting: Setting) -> list[Any]:
@@ -264,6 +273,8 @@ def train_one(arm: str, seed: int, setting: Setting, base: str, tasks: tuple[str
     started = time.monotonic()
     method, overrides = ARMS[arm]
     algo = "page" if method.startswith("page") else method
+    expert = make_expert(overrides)
+    overrides = {k: v for k, v in overrides.items() if k != "expert"}
     if algo == "bepa":
         overrides = {**overrides, "expert_tasks": covered, "level1_every_instance": True,
                      "level1_group_size": setting.level1_group_size}
@@ -283,21 +294,96 @@ def train_one(arm: str, seed: int, setting: Setting, base: str, tasks: tuple[str
         env_fn = lambda: make_env(setting)  # noqa: E731
     with EnvPool(env_fn, 1) as pool:
         if algo == "bepa":
-            records = bepa.train_on(cfg, policy, pool)
+            records = bepa.train_on(cfg, policy, pool, expert=expert)
         else:
             records = run(cfg, policy, pool, advantages=page.advantage_fn(cfg) if algo == "page" else None)
     groups = [r for r in records if "charts/success_rate" in r]
     curve = [(r["charts/episodes"], r["charts/success_rate"]) for r in groups]
-    gap = {key: statistics.fmean(r[key] for r in records if key in r) if any(key in r for r in records) else None
-           for key in ("bepa/cached_logp", "bepa/on_policy_logp")}
+    gap = {key.split("/")[1]: statistics.fmean(r[key] for r in records if key in r) if any(key in r for r in records)
+           else None for key in DISTANCE_KEYS}
     return {"arm": arm, "seed": seed, "stage": stage, "learning_rate": learning_rate, "curve": curve,
             **measure(policy, setting, seed, tasks, covered),
             "no_signal_groups": sum(r.get("charts/no_signal_groups", 0) for r in records),
             "equal_progress_groups": sum(r.get("charts/equal_progress_groups", 0) for r in records),
             "injections": sum(r.get("bepa/injections", 0) for r in records),
             "level1_successes": sum(r.get("bepa/level1_successes", 0) for r in records),
-            "cached_logp": gap["bepa/cached_logp"], "on_policy_logp": gap["bepa/on_policy_logp"],
-            "groups": len(groups), "wall_s": time.monotonic() - started}
+            **gap, "groups": len(groups), "wall_s": time.monotonic() - started}
+
+
+DISTANCE_KEYS = ("bepa/cached_logp", "bepa/on_policy_logp", "bepa/cached_low_prob_share",
+                 "bepa/on_policy_low_prob_share", "bepa/seeded_logp", "bepa/seeded_low_prob_share")
+"""BEPA's diagnostics a run records (without their prefix), each its mean over the records
+that have it: the injected and the on-policy tokens of each update, under the weights before
+it; and the seeded cache under the base (`gui_gym.trainers.bepa.train_on`)."""
+
+
+def make_expert(overrides: dict[str, Any]) -> Any:
+    """The arm's off-distribution expert (None: the oracle through the policy's candidates)."""
+    name = overrides.get("expert")
+    if name is None:
+        return None
+    if name != "keyboard":
+        raise ValueError(f"unknown expert {name!r}; expected 'keyboard'")
+    from gui_gym.benchmarks.learning.keyboard_expert import KeyboardExpert
+
+    return KeyboardExpert()
+
+
+def expert_distance(setting: Setting, base_dir: Path, covered: Sequence[str], level1_episodes: int = 8) -> dict[str, Any]:
+    """The paper's measurement before training: how far each kind of expert data is from the
+    base, on the covered tasks' training instances. Per source, `token_profile` under the base
+    (mean log-prob, share of tokens with p < `LOW_PROB`): the base's own sampled rollouts
+    ("on_policy", 4 per instance), the oracle through the policy's candidates ("oracle"), the
+    keyboard expert's traces converted ("keyboard_converted", what replacement injects), and
+    LEVEL-1's successes acted on the keyboard expert's plans ("keyboard_level1", stored on the
+    plain prompt as BEPA stores them; `level1_episodes` plan-conditioned rollouts per instance,
+    as Stage 1 measures plan-conditioned success)."""
+    from gui_gym.agents.policies.element import ElementPolicy
+    from gui_gym.benchmarks.learning.keyboard_expert import KeyboardExpert
+    from gui_gym.trainers.bepa import LOW_PROB, rollout_from_trace, token_profile
+    from gui_gym.trainers.grpo import seed_everything
+    from gui_gym.trainers.rollout import EnvPool, rollout_episodes
+    from gui_gym.trainers.sft import expert_rollout
+
+    seed_everything(0)
+    policy = ElementPolicy(prior_scale=0.0, checkpoint=str(base_dir))
+    expert = KeyboardExpert()
+    instances = [(t, s) for t in covered for s in range(setting.instances)]
+    sources: dict[str, list[Any]] = {"on_policy": [], "oracle": [], "keyboard_converted": [], "keyboard_level1": []}
+    level1_tried = 0
+    with EnvPool(lambda: make_env(setting), 1) as pool:
+        sources["on_policy"] = rollout_episodes(pool, policy, instances * 4)
+        for task_id, seed in instances:
+            def play(env: Any) -> tuple[Any, Any, list[str]]:
+                trace = expert.trace(env, task_id, seed)
+                return expert_rollout(env, policy, task_id, seed), rollout_from_trace(trace, policy), expert.plan(trace)
+            oracle, converted, plan = pool.run([(0, play)])[0]
+            sources["oracle"].append(oracle)
+            sources["keyboard_converted"].append(converted)
+            tried = rollout_episodes(pool, policy, [(task_id, seed)] * level1_episodes, plan=plan)
+            level1_tried += len(tried)
+            sources["keyboard_level1"] += [r for r in tried if r.success]
+    out: dict[str, Any] = {"low_prob": LOW_PROB, "instances": len(instances), "level1_episodes": level1_tried}
+    for name, rollouts in sources.items():
+        out[name] = {**token_profile(policy, rollouts), "trajectories": len(rollouts),
+                     "successes": sum(r.success for r in rollouts)}
+    return out
+
+
+def distance_lines(distance: dict[str, Any]) -> list[str]:
+    """`expert_distance` as markdown."""
+    lines = [f"expert data against the base on {distance['instances']} covered instances (p < {distance['low_prob']:g} "
+             f"is low-probability; LEVEL-1: the successes of {distance['level1_episodes']} plan-conditioned episodes):", "| data | trajectories (successes) | tokens | mean log-prob | gap to on-policy | "
+             "low-prob share |", "|---|---|---|---|---|---|"]
+    own = distance["on_policy"]["mean_logp"]
+    for name in ("on_policy", "oracle", "keyboard_converted", "keyboard_level1"):
+        d = distance[name]
+        if not d["tokens"]:
+            lines.append(f"| {name} | {d['trajectories']} ({d['successes']}) | 0 | - | - | - |")
+            continue
+        lines.append(f"| {name} | {d['trajectories']} ({d['successes']}) | {d['tokens']} | {d['mean_logp']:.2f} | "
+                     f"{d['mean_logp'] - own:+.2f} | {100 * d['low_prob_share']:.1f} % |")
+    return lines
 
 
 def make_judge(method: str, setting: Setting, seed: int, criteria_store: str | None) -> Any:
@@ -393,7 +479,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--table", choices=sorted(TABLES), default="page",
                         help="page: GRPO vs PAGE's arms; bepa: BEPA's ablation on Stage 1's expert-only tasks")
     parser.add_argument("--quick", action="store_true",
-                        help="3 evaluation seeds, one selection seed, GRPO, PAGE and PAGE with the reader judge (or BEPA)")
+                        help="3 evaluation seeds, one selection seed: GRPO, PAGE and PAGE with the reader judge "
+                             "(--table bepa: GRPO, replacement-kb and bepa-kb)")
     parser.add_argument("--seeds", type=int, default=None, help="evaluation seeds per arm (fixed before the runs)")
     parser.add_argument("--selection-seeds", default=None, help="comma-separated seeds of the learning-rate selection")
     parser.add_argument("--lr-grid", default=None, help="comma-separated learning rates each arm is selected from")
@@ -442,14 +529,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.summarize or args.resume:
         saved = json.loads((out / "base.json").read_text())
         pretraining, base, tasks, covered = saved["pretraining"], saved["base"], saved["tasks"], saved["covered"]
-        judging = saved.get("judging")
+        judging, distance = saved.get("judging"), saved.get("expert_distance")
         done = read_jsonl(out / "runs.jsonl")
         if args.summarize:
-            return report(setting, name, out, pretraining, base, done, float("nan"), args.workers, png, judging)
+            return report(setting, name, out, pretraining, base, done, float("nan"), args.workers, png, judging,
+                          distance)
     else:
         (out / "runs.jsonl").unlink(missing_ok=True)
         (out / "task_selection.json").unlink(missing_ok=True)  # a new base is measured anew
-        done, judging = [], None
+        done, judging, distance = [], None, None
         pretraining = pretrain(setting, base_dir)
         from gui_gym.agents.policies.element import ElementPolicy
 
@@ -458,8 +546,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         base = measure(ElementPolicy(prior_scale=0.0, checkpoint=str(base_dir)), setting, 0, tasks, covered, sampled=True)
     if wants_reader and (judging is None or not (out / "criteria").is_dir()):  # a folder copied without its store
         judging = extract_and_check(setting, base_dir, tasks, out)
+    if distance is None and any(ARMS[a][1].get("expert") for a in setting.arms):
+        distance = expert_distance(setting, base_dir, covered)
     (out / "base.json").write_text(json.dumps({"pretraining": pretraining, "base": base, "tasks": tasks,
-                                               "covered": covered, "judging": judging}, indent=2))
+                                               "covered": covered, "judging": judging,
+                                               "expert_distance": distance}, indent=2))
     print(f"base: {pretraining['demonstrations']} oracle steps of {pretraining['episodes']} episodes on "
           f"{len(pretrain_templates(setting))} pretraining templates, NLL per epoch "
           + ", ".join(f"{v:.3f}" for v in pretraining["nll_per_epoch"]), flush=True)
@@ -475,6 +566,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
           f"sampled {base['held_out_sampled']:.3f}", flush=True)
     if judging:
         print("\n".join(judging_lines(judging)), flush=True)
+    if distance:
+        print("\n".join(distance_lines(distance)), flush=True)
 
     runs = list(done)
     keys = TABLES[setting.table]
@@ -497,12 +590,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                    for arm in setting.arms])
         if args.selection_only:
             return report(setting, name, out, pretraining, base, runs, time.monotonic() - started, args.workers, png,
-                          judging)
+                          judging, distance)
         chosen = {arm: select_lr(runs, arm, setting.lr_grid, setting.selection_seeds, keys)["selected_lr"]
                   for arm in setting.arms}
         print("selected learning rates: " + ", ".join(f"{arm} {lr:g}" for arm, lr in chosen.items()), flush=True)
         train_all([(arm, seed, chosen[arm], "eval") for seed in range(setting.seeds) for arm in setting.arms])
-    return report(setting, name, out, pretraining, base, runs, time.monotonic() - started, args.workers, png, judging)
+    return report(setting, name, out, pretraining, base, runs, time.monotonic() - started, args.workers, png, judging,
+                  distance)
 
 
 def judging_lines(judging: dict[str, Any]) -> list[str]:
@@ -523,7 +617,7 @@ def judging_lines(judging: dict[str, Any]) -> list[str]:
 
 def report(setting: Setting, name: str, out: Path, pretraining: dict[str, Any], base: dict[str, Any],
            runs: list[dict[str, Any]], wall_s: float, workers: int, png: Path,
-           judging: dict[str, Any] | None = None) -> dict[str, Any]:
+           judging: dict[str, Any] | None = None, distance: dict[str, Any] | None = None) -> dict[str, Any]:
     """Print the tables and the statistics, plot the curves into ``png``, write ``results.json``.
     Each arm's learning rate is selected on the selection runs (`select_lr`); the tables and
     the comparisons use the evaluation runs at that rate, on the seeds every arm finished
@@ -555,12 +649,14 @@ def report(setting: Setting, name: str, out: Path, pretraining: dict[str, Any], 
     print("\n".join(lines))
     print()
     print("\n".join(stats_lines(rows)))
+    if distance:
+        print("\n" + "\n".join(distance_lines(distance)))
     print(f"\nwall time {wall_s:.0f} s ({workers} workers)")
     if chosen:
         plot(chosen, arms, png, f"TextWeb learning ({name}): {len(complete)} seeds per arm, lr selected per arm")
         print(f"curves: {png}")
     results = {"setting": dataclasses.asdict(setting), "pretraining": pretraining, "base": base,
-               "judging": judging, "selection": selection, "evaluation_seeds": complete, "runs": runs,
+               "judging": judging, "expert_distance": distance, "selection": selection, "evaluation_seeds": complete, "runs": runs,
                "comparisons": rows, "table": lines, "wall_s": wall_s, "workers": workers}
     (out / "results.json").write_text(json.dumps(results, indent=2))
     return results

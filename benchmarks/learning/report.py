@@ -56,13 +56,16 @@ def table(runs: list[dict[str, Any]], base: dict[str, Any], arms: tuple[str, ...
     over seeds; the base's sampled success (its solve rate in RL's own rollouts). PAGE's adds
     the share of groups with equal progress (A_inter exactly 0); BEPA's the cache's log-prob
     gap, the mean log-prob of the injected tokens vs the policy's own under the weights of
-    each update (the paper's distribution-gap diagnostic), and the injections per run."""
+    each update (the paper's distribution-gap diagnostic), the share of each with p < 0.1
+    (`gui_gym.trainers.bepa.LOW_PROB`), the seeded cache's log-prob under the base, and the
+    injections per run."""
     keys = TABLES[name]
     if name == "page":
         lines = ["| method | train (greedy) | held-out (greedy) | groups with A_inter = 0 |", "|---|---|---|---|"]
     else:
         lines = ["| method | expert-covered (greedy) | held-out tasks (greedy) | cached log-prob | on-policy log-prob | "
-                 "gap | injections per run |", "|---|---|---|---|---|---|---|"]
+                 "gap | cached p<0.1 | on-policy p<0.1 | seeded log-prob (base) | injections per run |",
+                 "|---|---|---|---|---|---|---|---|---|---|"]
     pad = " |" * (len(lines[1].split("|")) - 5)  # the base has no value in the extra columns
     lines += [f"| base (BC), greedy | {100 * base[keys[0]]:.1f} | {100 * base[keys[1]]:.1f} |" + pad,
               f"| base (BC), sampled | {100 * base[keys[0] + '_sampled']:.1f} | {100 * base[keys[1] + '_sampled']:.1f} |"
@@ -75,14 +78,23 @@ def table(runs: list[dict[str, Any]], base: dict[str, Any], arms: tuple[str, ...
             groups = sum(r.get("groups", 0) for r in mine)
             cells.append(f"{100 * sum(r.get('equal_progress_groups', 0) for r in mine) / groups:.0f} %" if groups else "-")
         else:
-            cached = [r["cached_logp"] for r in mine if r.get("cached_logp") is not None]
-            own = [r["on_policy_logp"] for r in mine if r.get("on_policy_logp") is not None]
-            cells += ([f"{statistics.fmean(cached):.2f}", f"{statistics.fmean(own):.2f}",
-                       f"{statistics.fmean(cached) - statistics.fmean(own):+.2f}"] if cached and own else ["-", "-", "-"])
+            cached, own = mean_of(mine, "cached_logp"), mean_of(mine, "on_policy_logp")
+            cells += [f"{cached:.2f}" if cached is not None else "-", f"{own:.2f}" if own is not None else "-",
+                      f"{cached - own:+.2f}" if cached is not None and own is not None else "-"]
+            cells += [f"{100 * v:.1f} %" if v is not None else "-"
+                      for v in (mean_of(mine, "cached_low_prob_share"), mean_of(mine, "on_policy_low_prob_share"))]
+            seeded = mean_of(mine, "seeded_logp")
+            cells.append(f"{seeded:.2f}" if seeded is not None else "-")
             cells.append(f"{statistics.fmean(r.get('injections', 0) for r in mine):.1f}")
         lr = f", lr {learning_rates[arm]:g}" if learning_rates and arm in learning_rates else ""
         lines.append(f"| {arm} ({len(mine)} seeds{lr}) | " + " | ".join(cells) + " |")
     return lines
+
+
+def mean_of(runs: Sequence[dict[str, Any]], key: str) -> float | None:
+    """The mean of `key` over the runs that recorded it (None when none did)."""
+    values = [r[key] for r in runs if r.get(key) is not None]
+    return statistics.fmean(values) if values else None
 
 
 def selection_table(selection: dict[str, dict[str, Any]]) -> list[str]:

@@ -13,7 +13,11 @@ each a page of alike elements of which one is right:
   the instruction (LocalWeb's unnamed sort): a prior guesses it, RL has to learn it.
 
 A wrong click opens an error page whose "Back" link returns to the stage, so a mistake costs
-two steps of the step limit; ``done`` ends the episode. Difficulty compounds: success needs
+two steps of the step limit; ``done`` ends the episode. The keyboard works as a browser's: Tab
+moves the focus to the next element (the tree flags it ``focused``), Enter activates the
+focused element as a click would, a new page has no focus; with no focus Enter does nothing.
+The learning benchmark's off-distribution expert acts this way
+(`gui_gym.benchmarks.learning.keyboard_expert`); the element policy has no Tab to press. Difficulty compounds: success needs
 every stage right within the limit, and rollouts stop at different milestones. The env
 reports what PAGE's oracle judge and `SubtaskAnnotation` would: ``info["progress"]`` (the
 milestones reached, in order, over their number), ``info["subtasks"]`` (one span per stage,
@@ -109,8 +113,10 @@ class _Milestones:
 
 class TextWebEnv(gym.Env):
     """The env over a list of `Template`s; reset with ``options={"task_id", "instance_seed"}``
-    as a `GUIEnv`, step with element actions (``click(element=i)``, ``done``). It is its own
-    `backend` and its `task` gives the milestones, for `OracleJudge`."""
+    as a `GUIEnv` (and optionally ``"max_steps"``: the episode's own step limit, an expert
+    framework's budget), step with element actions (``click(element=i)``, ``done``) or keys
+    (``key("tab")``, ``key("enter")``). It is its own `backend` and its `task` gives the
+    milestones, for `OracleJudge`."""
 
     metadata = {"render_modes": []}
 
@@ -134,8 +140,10 @@ class TextWebEnv(gym.Env):
         self.instruction = (f"{named[0][0].upper()}{named[0][1:]}, " + ", ".join(named[1:])
                             + (", " if named[1:] else "") + f"then {self.template.save.lower()}.")
         self.subtask_names = [g or f"the {s.role} step {k + 1}" for k, (g, s) in enumerate(zip(goals, self.template.stages))]
-        self.stage, self.on_error, self.steps, self.span_of_step = 0, False, 0, []
-        self.max_steps = len(self.template.stages) + 1 + self.max_extra_steps
+        self.stage, self.on_error, self.steps, self.span_of_step, self.focus = 0, False, 0, [], None
+        self.max_steps = int(options.get("max_steps", len(self.template.stages) + 1 + self.max_extra_steps))
+        if self.max_steps < 1:
+            raise ValueError(f"max_steps must be >= 1, received {self.max_steps}")
         self.task = _Milestones(self.subtask_names + [f"{self.template.save.lower()} the changes"])
         return self._obs(), {"task_id": self.template.task_id, "instruction": self.instruction, "seed": instance}
 
@@ -184,7 +192,11 @@ class TextWebEnv(gym.Env):
                 error = f"no element {action.element} on the page (it has {len(elements)})"
             else:
                 self._click(elements[action.element]["name"])
-        # any other action (a scroll, a key, a typed text) changes nothing on these pages
+        elif action.kind == "key" and action.keys == ("tab",):
+            self.focus = 0 if self.focus is None else (self.focus + 1) % len(elements)
+        elif action.kind == "key" and action.keys == ("enter",) and self.focus is not None:
+            self._click(elements[self.focus]["name"])
+        # any other action (a scroll, another key, a typed text) changes nothing on these pages
         success = self.stage > len(self.pages)
         terminated = done or success
         truncated = not terminated and self.steps >= self.max_steps
@@ -201,6 +213,7 @@ class TextWebEnv(gym.Env):
     # ---- pages --------------------------------------------------------------------------------
 
     def _click(self, name: str) -> None:
+        self.focus = None  # every activation opens a page (the same error page for Help)
         if self.on_error:
             self.on_error = name != "Back"
         elif self.stage == len(self.pages):
@@ -218,7 +231,7 @@ class TextWebEnv(gym.Env):
             names, role = [self.template.save, "Cancel"], "button"
         else:
             names, role = self.pages[self.stage][0], self.template.stages[self.stage].role
-        return [{"index": i, "role": role, "name": name} for i, name in enumerate(names)]
+        return [{"index": i, "role": role, "name": name, "focused": i == self.focus} for i, name in enumerate(names)]
 
     def observation(self) -> dict[str, Any]:
         """What the agent is shown now (the last reset's or step's observation): a judge that

@@ -176,3 +176,95 @@ def test_level1_from_a_judged_plan_then_training_with_the_cache():
     assert [r["charts/episodes"] for r in loop] == [5, 7]
     assert all(r["bepa/all_fail_groups"] == 0 and r["bepa/injections"] == 0 for r in loop)  # the policy succeeds
     assert "Click Subscribe" not in repr(server.requests[-1].body)  # the judge saw the trajectory, not the plan
+
+
+def test_an_off_distribution_experts_trace_is_converted_into_the_policys_action_space():
+    """The keyboard expert's Tabs have no candidate and are dropped; each Enter becomes the
+    policy's ``enter`` candidate, prompted with the page the expert saw (one element flagged
+    focused); the rollout keeps the trace's success. Under a policy that rarely presses Enter
+    its tokens are all low-probability, the oracle's (clicks, same instance) none."""
+    import torch
+
+    from gui_gym.benchmarks.learning.keyboard_expert import ENTER, KeyboardExpert
+    from gui_gym.benchmarks.learning.textweb import CONVENTIONS, TextWebEnv, make_templates
+    from gui_gym.trainers.bepa import rollout_from_trace, token_profile
+    from gui_gym.trainers.sft import expert_rollout
+
+    templates = make_templates(1, seed=8, hidden=(1,), conventions=CONVENTIONS[8:])
+    task = templates[0].task_id
+    env = TextWebEnv(templates)
+    policy = ElementPolicy(prior_scale=0.0, buckets=1 << 12, hidden=0)
+    trace = KeyboardExpert().trace(env, task, 1)
+    converted = rollout_from_trace(trace, policy)
+    enters = trace.actions.count(ENTER)
+    assert converted.success and converted.source == "expert" and len(converted) == enters == len(templates[0].stages) + 1
+    assert all(s.prompt.candidates[s.token_ids[0]].kind == "enter" for s in converted.steps)
+    assert all(any(c.element is not None and "focused" in c.element.flags for c in s.prompt.candidates)
+               for s in converted.steps)
+    assert [s.info for s in converted.steps[:-1]] == [{}] * (enters - 1) and converted.steps[-1].reward == 1.0
+    oracle = expert_rollout(env, policy, task, 1)
+    uniform = token_profile(policy, [converted])  # every weight 0: each step uniform over its candidates
+    expected = -sum(torch.log(torch.tensor(float(len(s.prompt.candidates)))).item() for s in converted.steps) / enters
+    assert uniform["mean_logp"] == pytest.approx(expected, rel=1e-5) and uniform["tokens"] == enters
+    with torch.no_grad():
+        policy.linear.weight[policy._bucket("k:enter")] = -5.0  # this policy almost never presses Enter
+    far, near = token_profile(policy, [converted]), token_profile(policy, [oracle])
+    assert far["low_prob_share"] == 1.0 and near["low_prob_share"] == 0.0
+    assert far["mean_logp"] < near["mean_logp"] - 4
+
+
+def test_the_low_probability_share_and_the_update_diagnostics():
+    """`logprob_profile`: the mean log-prob and the share of tokens with p < 0.1, by hand;
+    `cache_stats` reports both for the injected and the on-policy tokens of an update."""
+    import math
+
+    import torch
+
+    from gui_gym.trainers.bepa import cache_stats, logprob_profile
+
+    logps = [torch.tensor([math.log(0.5), math.log(0.05)]), torch.tensor([math.log(0.2)])]
+    profile = logprob_profile(logps)
+    assert profile["mean_logp"] == pytest.approx((math.log(0.5) + math.log(0.05) + math.log(0.2)) / 3)
+    assert profile["low_prob_share"] == pytest.approx(1 / 3) and profile["tokens"] == 3
+    assert logprob_profile(logps, low_prob=0.3)["low_prob_share"] == pytest.approx(2 / 3)
+    assert logprob_profile([]) == {"mean_logp": None, "low_prob_share": None, "tokens": 0}
+    items = [grpo.TrainItem(rollout("a", 1.0), [1.0], off_policy=True), grpo.TrainItem(rollout("b", 0.0), [0.0])]
+    stats = cache_stats(items, [torch.tensor([math.log(0.05)]), torch.tensor([math.log(0.5)])])
+    assert stats == pytest.approx({"bepa/cached_logp": math.log(0.05), "bepa/cached_low_prob_share": 1.0,
+                                   "bepa/on_policy_logp": math.log(0.5), "bepa/on_policy_low_prob_share": 0.0})
+    assert cache_stats(items[1:], [torch.tensor([math.log(0.5)])]).keys() == {"bepa/on_policy_logp",
+                                                                                "bepa/on_policy_low_prob_share"}
+
+
+def test_an_expert_of_another_action_space_seeds_the_cache_converted_or_through_its_plans():
+    """`train_on(..., expert=...)`: replacement seeds the cache with the converted traces (no
+    episode spent), LEVEL-1 acts on the plans abstracted from them; the seeded cache's
+    log-prob profile under the starting weights is logged with the seeding."""
+    from gui_gym.agents.policies.element.policy import DENSE
+    from gui_gym.benchmarks.learning.keyboard_expert import KeyboardExpert
+    from gui_gym.benchmarks.learning.textweb import CONVENTIONS, TextWebEnv, make_templates
+    from gui_gym.trainers.bepa import train_on
+    from gui_gym.trainers.rollout import EnvPool
+
+    templates = make_templates(2, seed=7, hidden=(1,), conventions=CONVENTIONS[8:])
+    tasks = tuple(t.task_id for t in templates)
+    common = dict(tasks=tasks, expert_tasks=tasks[:1], instance_seeds=2, level1_every_instance=True, group_size=2,
+                  minibatch_rollouts=2, episode_budget=8, learning_rate=1e-2, tensorboard=False)
+
+    def follower() -> ElementPolicy:
+        policy = ElementPolicy(prior_scale=0.0, buckets=1 << 10, hidden=0)
+        policy.prior.weight.data[0, DENSE.index("plan_next")] = 30.0  # follows a plan's next line
+        return policy
+
+    with EnvPool(lambda: TextWebEnv(templates), 1) as pool:
+        replaced = train_on(BEPAConfig(**common, seed_source="expert", mixing="static"), follower(), pool,
+                            expert=KeyboardExpert())
+        level1_run = train_on(BEPAConfig(**common, level1_group_size=1), follower(), pool, expert=KeyboardExpert())
+    seeding, *loop = replaced
+    assert seeding["charts/episodes"] == 0 and seeding["bepa/cache_tasks"] == 2
+    assert seeding["bepa/seeded_low_prob_share"] == 0.0 and seeding["bepa/seeded_logp"] < 0  # uniform over 7-9
+    covered = [r for r in loop if f"tasks/{tasks[0]}/success_rate" in r]
+    assert covered and all(r["bepa/injections"] == 1 and "bepa/cached_low_prob_share" in r for r in covered)
+    seeding, *loop = level1_run
+    assert seeding["bepa/level1_episodes"] == 2 and seeding["bepa/level1_successes"] == 2  # the plans are followed
+    assert seeding["bepa/cache_tasks"] == 2 and seeding["bepa/seeded_logp"] < 0

@@ -48,11 +48,14 @@ def test_bepas_table_has_the_covered_and_held_out_tasks_and_the_log_prob_gap():
             for r in RUNS]
     base = {"expert_covered": 0.0, "held_out_tasks": 0.125, "expert_covered_sampled": 0.0,
             "held_out_tasks_sampled": 0.05}
+    runs = [dict(r, cached_low_prob_share=0.5, on_policy_low_prob_share=0.125, seeded_logp=-2.5)
+            if r["arm"] == "page" else r for r in runs]
     lines = table(runs, base, ("grpo", "page"), "bepa")
     assert lines[0].startswith("| method | expert-covered (greedy) | held-out tasks (greedy) | cached log-prob |")
-    assert lines[2] == "| base (BC), greedy | 0.0 | 12.5 | | | | |"
-    assert lines[4] == "| grpo (3 seeds) | 41.7 +- 14.4 | 33.3 +- 14.4 | - | - | - | 0.0 |"
-    assert lines[5] == "| page (3 seeds) | 83.3 +- 14.4 | 58.3 +- 14.4 | -3.00 | -1.00 | -2.00 | 2.0 |"
+    assert lines[2] == "| base (BC), greedy | 0.0 | 12.5 | | | | | | | |"
+    assert lines[4] == "| grpo (3 seeds) | 41.7 +- 14.4 | 33.3 +- 14.4 | - | - | - | - | - | - | 0.0 |"
+    assert lines[5] == ("| page (3 seeds) | 83.3 +- 14.4 | 58.3 +- 14.4 | -3.00 | -1.00 | -2.00 | 50.0 % | 12.5 % | -2.50 "
+                        "| 2.0 |")
 
 
 def test_the_learning_rate_is_the_grid_value_that_scores_best_on_the_selection_seeds():
@@ -159,3 +162,31 @@ def test_the_runs_pool_workers_die_with_a_killed_parent():
         parent.wait()
     gone, alive = psutil.wait_procs([worker], timeout=20)
     assert not alive
+
+
+def test_an_ablation_arm_with_the_keyboard_expert_runs_end_to_end_at_a_tiny_size(tmp_path, capsys):
+    """`replacement-kb` trains a behaviour-cloned base with the keyboard expert's converted
+    traces injected into every group of its covered task and records BEPA's diagnostics;
+    `expert_distance` measures each kind of expert data against the base."""
+    import gui_gym.benchmarks.learning.benchmark as learning
+
+    setting = Setting(table="bepa", seeds=1, arms=("grpo", "replacement-kb"), lr_grid=(0.02,), selection_seeds=(100,),
+                      pretrain_templates=2, pretrain_instances=2, pretrain_epochs=1, pretrain_plan_share=0.5,
+                      pretrain_varying=2, candidates=2, instances=2, eval_instances=2, episodes=16, group_size=4,
+                      level1_group_size=2)
+    learning.pretrain(setting, tmp_path / "base")
+    tasks = tuple(t.task_id for t in learning.candidate_templates(setting))
+    out = learning.train_one("replacement-kb", 0, setting, str(tmp_path / "base"), tasks, tasks[:1], learning_rate=0.02)
+    assert out["arm"] == "replacement-kb" and out["groups"] == 4 and out["level1_successes"] == 0
+    assert 0 <= out["expert_covered"] <= 1 and 0 <= out["held_out_tasks"] <= 1
+    assert out["seeded_logp"] < 0 and 0 <= out["seeded_low_prob_share"] <= 1  # the converted traces, under the base
+    covered_groups = out["injections"]
+    assert covered_groups >= 1 and 0 <= out["cached_low_prob_share"] <= 1 and out["cached_logp"] < 0
+    distance = learning.expert_distance(setting, tmp_path / "base", tasks[:1], level1_episodes=2)
+    assert distance["low_prob"] == 0.1 and distance["instances"] == 2 and distance["level1_episodes"] == 4
+    assert distance["on_policy"]["trajectories"] == 8
+    assert distance["oracle"]["successes"] == distance["keyboard_converted"]["successes"] == 2
+    assert distance["keyboard_converted"]["tokens"] == distance["oracle"]["tokens"]  # one Enter per click
+    lines = learning.distance_lines(distance)
+    assert lines[3].startswith("| on_policy | 8 (") and lines[3].endswith(" | +0.00 | "
+                                                                            f"{100 * distance['on_policy']['low_prob_share']:.1f} % |")

@@ -135,3 +135,31 @@ def test_pages_own_wrappers_judge_textweb_as_the_env_reports_itself():
     assert infos[1]["progress"] == infos[0]["progress"] == pytest.approx(2 / (len(templates[0].stages) + 1))
     assert [s["completed"] for s in infos[1]["subtasks"]] == [True, True, False]
     assert infos[1]["subtask_of_step"] == [0, 1, 2]
+
+
+def test_tab_moves_the_focus_and_enter_activates_it_as_a_click_would():
+    """The keyboard the off-distribution expert uses: Tab focuses the next element (wrapping,
+    flagged ``focused`` in the tree), Enter activates it, a new page has no focus; Enter with
+    no focus (all the element policy can press) changes nothing; ``max_steps`` sets the limit."""
+    templates = make_templates(2, seed=5, hidden=(1,))
+    env = TextWebEnv(templates)
+    task = templates[0].task_id
+    obs, _ = env.reset(options={"task_id": task, "instance_seed": 0})
+    names = [e.name for e in parse_elements(obs["a11y_tree"])]
+    assert "focused" not in obs["a11y_tree"]
+    obs, *_ = env.step(Action.key("enter"))  # nothing focused: nothing happens
+    assert obs["url"].endswith("/step0")
+    for _ in range(len(names) + 1):  # once round the page, then the first again
+        obs, *_ = env.step(Action.key("tab"))
+    assert [e.index for e in parse_elements(obs["a11y_tree"]) if "focused" in e.flags] == [0]
+    right = env.oracle_action().element
+    for _ in range(right):
+        obs, *_ = env.step(Action.key("tab"))
+    assert [e.name for e in parse_elements(obs["a11y_tree"]) if "focused" in e.flags] == [names[right]]
+    obs, *_ = env.step(Action.key("enter"))
+    assert obs["url"].endswith("/step1") and "focused" not in obs["a11y_tree"]
+    _, info = env.reset(options={"task_id": task, "instance_seed": 0, "max_steps": 2})
+    env.step(Action.key("tab"))
+    assert env.step(Action.key("tab"))[3]  # truncated at its own limit
+    with pytest.raises(ValueError, match="max_steps must be >= 1"):
+        env.reset(options={"task_id": task, "max_steps": 0})
