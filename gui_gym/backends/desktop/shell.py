@@ -18,6 +18,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+SHELLS = ("openbox", "gnome")
+"""The desktops a sandbox can run: this module's openbox, or GNOME Shell itself (`gnome.py`)."""
 SYSTEM_RC = Path("/etc/xdg/openbox/rc.xml")
 OPENBOX_NS = "http://openbox.org/3.4/rc"
 SHORTCUTS = {"C-A-t": "gnome-terminal"}
