@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from gui_gym.backends.desktop.shell import SHELLS
 from gui_gym.suites.osworld.cache_manifest import cache_entries
 from gui_gym.suites.osworld.context import FileCache
 from gui_gym.suites.osworld.getters import GETTER_TYPES, NETWORK_GETTERS, WEB_GETTERS
@@ -261,7 +262,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("tasks", help="'sample' or a folder holding examples/ and test_all.json")
     parser.add_argument("--index", default=None, help="index file (default test_all.json when present)")
     parser.add_argument("--quiet", action="store_true", help="only the table and the reasons' counts")
-    parser.add_argument("--shell", choices=("openbox", "gnome"), default="openbox",
+    parser.add_argument("--shell", choices=SHELLS, default="openbox",
                         help="the local desktop's shell (gnome: GNOME's settings and favourites work)")
     args = parser.parse_args(argv)
     specs = load_tasks(args.tasks, index=args.index)
