@@ -67,6 +67,19 @@ EXTENSIONS = ("dash-to-dock@micxgx.gmail.com", "ding@rastersoft.com")
 """Ubuntu's dock (Ubuntu ships dash-to-dock under another name) and desktop icons."""
 
 
+LOCK_WARNING_SHOWN = Path(".local/share/gnome-shell/lock-warning-shown")
+"""GNOME Shell's mark (under the home) that it has told the user once that the screen cannot
+lock without GDM; without it that notification covers the top of every desktop at reset."""
+
+
+def write_home_state(home: Path) -> list[Path]:
+    """GNOME's per-user state of a desktop that has run before, in `home`; the top folders made."""
+    marker = home / LOCK_WARNING_SHOWN
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.touch()
+    return [home / LOCK_WARNING_SHOWN.parts[0]]
+
+
 def missing_packages() -> list[str]:
     """The Debian packages GNOME's desktop needs that this machine lacks."""
     missing = {pkg for name, pkg in PROGRAMS.items() if shutil.which(name) is None}
@@ -98,8 +111,7 @@ SETTINGS = {
         "enable-animations": "false", "cursor-blink": "false", "clock-show-seconds": "false",
     },
     "org.gnome.desktop.session": {"idle-delay": "uint32 0"},  # never blank the screen mid-episode
-    # no lock: without GDM GNOME cannot lock, and says so in a notification over every first screen
-    "org.gnome.desktop.screensaver": {"lock-enabled": "false", "idle-activation-enabled": "false"},
+    "org.gnome.desktop.screensaver": {"idle-activation-enabled": "false"},
     "org.gnome.desktop.notifications": {"show-banners": "true"},
 }
 """The VM's settings that differ from Debian's GNOME defaults, by schema and key (GVariant text)."""

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import IO
 
 from gui_gym.backends.desktop.accounts import DISPLAY_ID, USER_ID
+from gui_gym.backends.desktop import gnome
 from gui_gym.backends.desktop.gnome import MEDIA_KEYS, SYSTEM_BUS_CONFIG, SYSTEM_BUS_SOCKET, keybinding_commands, write_settings
 from gui_gym.backends.desktop.shell import SHELLS, write_shell_files
 from gui_gym.backends.desktop.vm_state import APPLICATION_FOLDERS, write_home_state, write_system_state
@@ -300,6 +301,7 @@ class Session:
         """The settings (the VM's as defaults), the system bus's configuration and the folders
         of both buses; the session bus where the VM has it (tasks name its path)."""
         settings = write_settings(SHARE_DIR / "gsettings")
+        self._give(*gnome.write_home_state(self.home))
         (SHARE_DIR / "system-bus.conf").write_text(SYSTEM_BUS_CONFIG)
         for folder in (SYSTEM_BUS_SOCKET.parent, SESSION_BUS_SOCKET.parent):
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)

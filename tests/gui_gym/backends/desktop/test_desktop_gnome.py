@@ -103,3 +103,10 @@ def test_the_favourites_task_scores_0_left_alone_and_1_once_an_agent_removes_vim
         assert terminated and reward == 1.0, info.get("evaluation")
     finally:
         env.close()
+
+
+def test_the_home_is_one_gnome_has_run_in_before(tmp_path):
+    """GNOME Shell tells a new user once that the screen cannot lock without GDM; the VM's user
+    has seen it, so no notification covers the desktop at reset."""
+    assert gnome.write_home_state(tmp_path) == [tmp_path / ".local"]
+    assert (tmp_path / gnome.LOCK_WARNING_SHOWN).is_file()
