@@ -76,6 +76,9 @@ REQUIRED_PROGRAMS = {
 }
 """Programs the local provider needs -> the Debian package that has them."""
 NETWORK_PROGRAM = ("slirp4netns", "slirp4netns")
+START_TIMEOUT_S = {"openbox": 60.0, "gnome": 120.0}
+"""How long a sandbox may take to start, by shell: openbox's desktop is up in 2 to 5 s, GNOME's
+in 10 to 30 s on a loaded machine."""
 TEARDOWN_TIMEOUT_S = 30.0
 """How long the kernel may take to end a killed sandbox's processes: a GNOME desktop's (about
 600 MiB in 20 processes) took over 5 s now and then on a loaded machine, where an openbox one
@@ -94,8 +97,13 @@ class SandboxSpec:
     accessibility: bool = True
     shell: str = "openbox"
     """The desktop: ``openbox`` (light) or ``gnome`` (GNOME Shell, as on OSWorld's VM)."""
-    start_timeout_s: float = 60.0
+    start_timeout_s: float | None = None
+    """Bound on the start, until our server answers; None: `START_TIMEOUT_S` for the shell."""
     limits: SandboxLimits = field(default_factory=SandboxLimits)
+
+    @property
+    def start_bound_s(self) -> float:
+        return self.start_timeout_s if self.start_timeout_s is not None else START_TIMEOUT_S[self.shell]
 
 
 def check_programs(network: bool = False, shell: str = "openbox") -> None:
@@ -209,7 +217,7 @@ class Sandbox:
                 launcher + bwrap, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
                 start_new_session=True, pass_fds=(*inside.values(), info_w, launched_w, go_r))
             fds.close(*inside.values(), info_w, launched_w, go_r)  # the sandbox's ends
-            deadline = time.monotonic() + self.spec.start_timeout_s
+            deadline = time.monotonic() + self.spec.start_bound_s
             if self._read(launched, deadline, 1) != b"u":
                 self._fail("the sandbox's launcher did not enter its user namespace")
             self._confine(go)
@@ -220,7 +228,7 @@ class Sandbox:
                 self._start_network(deadline)
             answer = self._read(ready, deadline)
             if not answer:
-                self._fail(f"the desktop sandbox did not start within {self.spec.start_timeout_s} s")
+                self._fail(f"the desktop sandbox did not start within {self.spec.start_bound_s} s")
             json.loads(answer)
             # held open: the sandbox's root even if its PID is reused; opened now, after its pivot_root
             self._root = os.open(f"/proc/{self.init_pid}/root", os.O_PATH | os.O_DIRECTORY)
