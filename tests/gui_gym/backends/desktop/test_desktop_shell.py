@@ -47,6 +47,7 @@ def test_the_chrome_stand_in_has_the_vm_s_desktop_entry(tmp_path):
     files = write_shell_files(tmp_path, [])
     entry = (tmp_path / "applications" / "google-chrome.desktop").read_text()
     assert "Name=Google Chrome\n" in entry and "Exec=google-chrome %U\n" in entry
+    assert "StartupWMClass=Chromium\n" in entry  # Chromium's windows are the favourite's in GNOME's dock
     assert str(tmp_path / "applications" / "google-chrome.desktop") in files["tint2"].read_text()
     ET.parse(files["openbox"])
 
