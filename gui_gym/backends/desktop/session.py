@@ -5,8 +5,9 @@ It prepares a home that makes OSWorld's task files work unchanged (``/home/user`
 with pyautogui on the PATH, LibreOffice without first-start dialogs or the "keep current
 format" question), starts Xvfb with `-displayfd` (ready when it says so), a session D-Bus (for
 the accessibility bus), openbox (ready when it claims the EWMH check window) and the dock
-(`shell.py`; ready when it takes its room), with the VM's starting state where tasks read it
-(`vm_state.py`), and keeps every process it starts so `stop` can end them all.
+(`shell.py`; ready when it takes its room), or with ``shell="gnome"`` GNOME Shell itself with
+its buses and settings (`gnome.py`, `_start_gnome`), with the VM's starting state where tasks
+read it (`vm_state.py`), and keeps every process it starts so `stop` can end them all.
 
 In the sandbox the server runs as the namespace's root and everything else as someone else
 (`accounts.py`): Xvfb as the display's uid, and the desktop itself (window manager, session
@@ -354,7 +355,8 @@ class Session:
 
     def _start_gnome(self, timeout_s: float) -> None:
         """OSWorld's desktop (`gnome.py`): the system and session buses, the terminal key
-        binding, GNOME Shell (ready when Ubuntu's dock has taken its room on the left), the
+        binding, GNOME Shell (ready when Ubuntu's dock has taken its room on the left and the
+        desktop icons' window is up; what it printed goes into the error if it is not), the
         settings daemon's keys (ready when its name is on the bus)."""
         from Xlib import display as xdisplay
 
@@ -365,7 +367,7 @@ class Session:
                                   timeout=timeout_s, **self.as_user())
             if done.returncode != 0:
                 raise RuntimeError(f"{shlex.join(command)} failed: {done.stderr.strip()}")
-        shell_log = tempfile.TemporaryFile()  # unnamed: gone with the session
+        shell_log = tempfile.TemporaryFile()  # unnamed, in the sandbox's bounded /tmp: gone with the session
         self._start_core(["gnome-shell", "--x11"], output=shell_log)
         conn = xdisplay.Display(":0")
         try:
