@@ -14,7 +14,11 @@ DEBIAN_PACKAGES=(chromium chromium-driver fonts-dejavu-core
                  gimp vlc thunderbird evince nautilus socat xsel jq git unzip zip expect sysstat
                  pulseaudio pulseaudio-utils desktop-file-utils ffmpeg tesseract-ocr tesseract-ocr-eng
                  # the desktop around them as on OSWorld's Ubuntu VM: a dock (tint2), Ubuntu's video player
-                 tint2 totem)
+                 tint2 totem
+                 # OSWorld's desktop itself (shell="gnome"): GNOME Shell with Ubuntu's dock and desktop
+                 # icons, GNOME Terminal, the settings daemon's keys, dconf behind gsettings
+                 gnome-shell gnome-shell-extension-dashtodock gnome-shell-extension-desktop-icons-ng
+                 gnome-terminal gnome-settings-daemon dconf-service dconf-gsettings-backend libglib2.0-bin)
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

@@ -30,6 +30,7 @@ from gui_gym.backends.base import DEFAULT_STEP_TIMEOUT_S, Backend, Observation
 from gui_gym.backends.desktop.a11y import linearize
 from gui_gym.backends.desktop.client import ServerClient, ServerError
 from gui_gym.backends.desktop.limits import SandboxLimits
+from gui_gym.backends.desktop.shell import SHELLS
 from gui_gym.backends.desktop.providers import (
     PROVIDERS,
     Provider,
@@ -53,6 +54,10 @@ class DesktopConfig:
     screen_size: tuple[int, int] = (1920, 1080)
     accessibility: bool = True
     """Run the accessibility bus (local) so ``a11y_tree`` observations work."""
+    shell: str = "openbox"
+    """The local desktop around the apps: ``"gnome"`` is OSWorld's (GNOME Shell with Ubuntu's
+    dock, desktop icons, GNOME's shortcuts and settings); ``"openbox"`` a lighter stand-in
+    (openbox, a tint2 dock, ctrl+alt+t). docs/osworld.md compares them."""
     network: bool = False
     """Give every local session the network, not only the tasks that ask for it."""
     settle_timeout_s: float = 3.0
@@ -82,6 +87,8 @@ class DesktopConfig:
             raise ValueError(f"screen_size must be positive (width, height), received {self.screen_size}")
         if self.pool_size < 0:
             raise ValueError(f"pool_size must be 0 or more, received {self.pool_size}")
+        if self.shell not in SHELLS:
+            raise ValueError(f"shell must be one of {list(SHELLS)}, received {self.shell!r}")
 
     @classmethod
     def pop_from(cls, kwargs: dict[str, Any]) -> DesktopConfig:
@@ -90,7 +97,8 @@ class DesktopConfig:
         return cls(**{k: kwargs.pop(k) for k in list(kwargs) if k in names})
 
     def provider_config(self) -> ProviderConfig:
-        return ProviderConfig(screen_size=self.screen_size, accessibility=self.accessibility, network=self.network,
+        return ProviderConfig(screen_size=self.screen_size, accessibility=self.accessibility, shell=self.shell,
+                              network=self.network,
                               host=self.host, port=self.port, vm_path=self.vm_path, snapshot=self.snapshot,
                               boot_timeout_s=self.boot_timeout_s, sandbox_limits=self.sandbox_limits,
                               pool_size=self.pool_size)

@@ -39,6 +39,7 @@ class ProviderConfig:
 
     screen_size: tuple[int, int] = (1920, 1080)
     accessibility: bool = True
+    shell: str = "openbox"
     network: bool = False
     host: str | None = None
     port: int = SERVER_PORT
@@ -133,7 +134,7 @@ class LocalProvider(Provider):
     def _spec(self, network: bool) -> SandboxSpec:
         width, height = self.config.screen_size
         return SandboxSpec(width=width, height=height, network=network, accessibility=self.config.accessibility,
-                           limits=self.config.sandbox_limits)
+                           shell=self.config.shell, limits=self.config.sandbox_limits)
 
     def _switch(self, network: bool) -> ServerClient:
         """Retire the current sandbox and take a fresh one (from the pool when it has one)."""

@@ -47,6 +47,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gui_gym.backends.desktop import gnome
 from gui_gym.backends.desktop.accounts import HOME, SERVER_CAPABILITIES, account_files, id_map
 from gui_gym.backends.desktop.limits import Cgroup, SandboxLimits
 from gui_gym.errors import InfraError, MissingResourceError
@@ -75,6 +76,13 @@ REQUIRED_PROGRAMS = {
 }
 """Programs the local provider needs -> the Debian package that has them."""
 NETWORK_PROGRAM = ("slirp4netns", "slirp4netns")
+START_TIMEOUT_S = {"openbox": 60.0, "gnome": 120.0}
+"""How long a sandbox may take to start, by shell: openbox's desktop is up in 2 to 5 s, GNOME's
+in 10 to 30 s on a loaded machine."""
+TEARDOWN_TIMEOUT_S = 30.0
+"""How long the kernel may take to end a killed sandbox's processes: a GNOME desktop's (about
+600 MiB in 20 processes) took over 5 s now and then on a loaded machine, where an openbox one
+takes a fraction of a second."""
 SLIRP_DNS = "10.0.2.3"
 """slirp4netns's built-in resolver."""
 
@@ -87,14 +95,26 @@ class SandboxSpec:
     height: int = 1080
     network: bool = False
     accessibility: bool = True
-    start_timeout_s: float = 60.0
+    shell: str = "openbox"
+    """The desktop: ``openbox`` (light) or ``gnome`` (GNOME Shell, as on OSWorld's VM)."""
+    start_timeout_s: float | None = None
+    """Bound on the start, until our server answers; None: `START_TIMEOUT_S` for the shell."""
     limits: SandboxLimits = field(default_factory=SandboxLimits)
 
+    @property
+    def start_bound_s(self) -> float:
+        return self.start_timeout_s if self.start_timeout_s is not None else START_TIMEOUT_S[self.shell]
 
-def check_programs(network: bool = False) -> None:
+
+def check_programs(network: bool = False, shell: str = "openbox") -> None:
     """Raise MissingResourceError naming every missing program and its Debian package."""
     wanted = dict(REQUIRED_PROGRAMS, **dict([NETWORK_PROGRAM] if network else []))
     missing = {name: pkg for name, pkg in wanted.items() if shutil.which(name) is None}
+    if shell == "gnome" and gnome.missing_packages():
+        packages = " ".join(gnome.missing_packages())
+        raise MissingResourceError(
+            f"the GNOME desktop (shell='gnome') needs Debian's {packages}, not installed; install them "
+            f"(`apt-get install {packages}`) or use shell='openbox'")
     if missing:
         packages = " ".join(sorted(set(missing.values())))
         raise MissingResourceError(
@@ -169,13 +189,13 @@ class Sandbox:
                  "--setenv", "LANG", os.environ.get("LANG", "C.UTF-8"), "--chdir", HOME]
         server = [interpreter(), "-m", "gui_gym.backends.desktop.server", "--socket", f"{INSIDE_DIR}/server.sock",
                   "--token-fd", str(fds["token"]), "--ready-fd", str(fds["ready"]),
-                  "--width", str(self.spec.width), "--height", str(self.spec.height)]
+                  "--width", str(self.spec.width), "--height", str(self.spec.height), "--shell", self.spec.shell]
         if not self.spec.accessibility:
             server.append("--no-a11y")
         return args + ["--", *server]
 
     def start(self) -> None:
-        check_programs(self.spec.network)
+        check_programs(self.spec.network, self.spec.shell)
         paths = [*runtime_paths(), PACKAGE_DIR]
         _check_readable(paths)
         fds = _Descriptors()
@@ -197,7 +217,7 @@ class Sandbox:
                 launcher + bwrap, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
                 start_new_session=True, pass_fds=(*inside.values(), info_w, launched_w, go_r))
             fds.close(*inside.values(), info_w, launched_w, go_r)  # the sandbox's ends
-            deadline = time.monotonic() + self.spec.start_timeout_s
+            deadline = time.monotonic() + self.spec.start_bound_s
             if self._read(launched, deadline, 1) != b"u":
                 self._fail("the sandbox's launcher did not enter its user namespace")
             self._confine(go)
@@ -208,7 +228,7 @@ class Sandbox:
                 self._start_network(deadline)
             answer = self._read(ready, deadline)
             if not answer:
-                self._fail(f"the desktop sandbox did not start within {self.spec.start_timeout_s} s")
+                self._fail(f"the desktop sandbox did not start within {self.spec.start_bound_s} s")
             json.loads(answer)
             # held open: the sandbox's root even if its PID is reused; opened now, after its pivot_root
             self._root = os.open(f"/proc/{self.init_pid}/root", os.O_PATH | os.O_DIRECTORY)
@@ -292,8 +312,9 @@ class Sandbox:
                 proc.wait()
             for pid in inside:  # the namespace dies with its init, a moment later; do not wait on the kernel
                 signal_quietly(pid, signal.SIGKILL)
-            if not wait_until(lambda: not any(running(pid) for pid in inside), grace_s):
-                raise InfraError(f"desktop sandbox processes {[p for p in inside if running(p)]} did not exit")
+            if not wait_until(lambda: not any(running(pid) for pid in inside), TEARDOWN_TIMEOUT_S):
+                left = [f"{p} ({_described(p)})" for p in inside if running(p)]
+                raise InfraError(f"desktop sandbox processes {', '.join(left)} did not exit")
         elif proc is not None:
             proc.wait()
         slirp, self._slirp = self._slirp, None
@@ -416,6 +437,16 @@ def _parents(path: str) -> list[str]:
 def _shown(path: str, bind: str) -> list[str]:
     """Arguments that bind host `path` at the same place, its parents made traversable."""
     return [arg for parent in _parents(path) for arg in ("--perms", "0755", "--dir", parent)] + [bind, path, path]
+
+
+def _described(pid: int) -> str:
+    """A process's command name and state (``R``, ``D``...), for an error that names it."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            name, rest = stat.read().rsplit(")", 1)
+        return f"{name.split('(', 1)[1]}, state {rest.split()[0]}"
+    except (OSError, IndexError):
+        return "gone"
 
 
 def _check_readable(paths: list[str]) -> None:

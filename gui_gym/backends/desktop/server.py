@@ -43,6 +43,7 @@ from urllib.parse import parse_qs
 
 from gui_gym.actions import Action
 from gui_gym.backends.desktop import activity
+from gui_gym.backends.desktop.shell import SHELLS
 from gui_gym.errors import GUIGymError
 
 logger = logging.getLogger(__name__)
@@ -358,7 +359,7 @@ def serve(args: argparse.Namespace) -> None:
 
     with os.fdopen(args.token_fd, "rb") as pipe:
         token = pipe.read().decode().strip()
-    session = Session(args.width, args.height, accessibility=not args.no_a11y)
+    session = Session(args.width, args.height, shell=args.shell, accessibility=not args.no_a11y)
     session.start()
     server = DesktopServer(session, token)
     handler = make_handler(server)
@@ -398,6 +399,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ready-fd", type=int, help="pipe to write the address to once the server answers")
     parser.add_argument("--width", type=int, default=1920)
     parser.add_argument("--height", type=int, default=1080)
+    parser.add_argument("--shell", choices=SHELLS, default="openbox", help="the desktop around the apps")
     parser.add_argument("--no-a11y", action="store_true", help="no session bus, no accessibility tree")
     serve(parser.parse_args(argv))
 

@@ -5,8 +5,9 @@ It prepares a home that makes OSWorld's task files work unchanged (``/home/user`
 with pyautogui on the PATH, LibreOffice without first-start dialogs or the "keep current
 format" question), starts Xvfb with `-displayfd` (ready when it says so), a session D-Bus (for
 the accessibility bus), openbox (ready when it claims the EWMH check window) and the dock
-(`shell.py`; ready when it takes its room), with the VM's starting state where tasks read it
-(`vm_state.py`), and keeps every process it starts so `stop` can end them all.
+(`shell.py`; ready when it takes its room), or with ``shell="gnome"`` GNOME Shell itself with
+its buses and settings (`gnome.py`, `_start_gnome`), with the VM's starting state where tasks
+read it (`vm_state.py`), and keeps every process it starts so `stop` can end them all.
 
 In the sandbox the server runs as the namespace's root and everything else as someone else
 (`accounts.py`): Xvfb as the display's uid, and the desktop itself (window manager, session
@@ -25,12 +26,16 @@ import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import IO
 
 from gui_gym.backends.desktop.accounts import DISPLAY_ID, USER_ID
-from gui_gym.backends.desktop.shell import write_shell_files
+from gui_gym.backends.desktop import gnome
+from gui_gym.backends.desktop.gnome import MEDIA_KEYS, SYSTEM_BUS_CONFIG, SYSTEM_BUS_SOCKET, keybinding_commands, write_settings
+from gui_gym.backends.desktop.shell import SHELLS, write_shell_files
 from gui_gym.backends.desktop.vm_state import APPLICATION_FOLDERS, write_home_state, write_system_state
 from gui_gym.runtime.processes import signal_quietly
 from gui_gym.runtime.waiting import wait_until
@@ -73,6 +78,8 @@ SHIMS: dict[str, tuple[str, ...]] = {
 """Commands OSWorld's tasks call -> the program (and arguments) that stands in for them here:
 ``python`` with pyautogui (the VM's setup commands import it), Debian's terminal for GNOME's,
 Chromium for Google Chrome."""
+TERMINALS = frozenset({"gnome-terminal", "x-terminal-emulator"})
+"""Shims for the terminal: not on GNOME, which has GNOME Terminal itself."""
 SHIM_ENV = {"google-chrome": "ACCESSIBILITY_ENABLED=1", "google-chrome-stable": "ACCESSIBILITY_ENABLED=1"}
 """Environment a shim sets: Chromium joins the accessibility bus only when asked to."""
 PKILL_SHIM = """#!/bin/sh
@@ -111,6 +118,12 @@ SHARE_DIR = Path("/tmp/.gui-gym-share")
 and the shell's configuration; the server's, like the shims: the user cannot change them."""
 DEFAULT_DATA_DIRS = "/usr/local/share:/usr/share"
 """XDG's default data folders, searched after `SHARE_DIR`."""
+SESSION_BUS_SOCKET = Path(f"/run/user/{USER_ID}/bus")
+"""Where the VM's session bus listens (OSWorld's tasks export this address before ``gsettings``)."""
+MEDIA_KEYS_NAME = "org.gnome.SettingsDaemon.MediaKeys"
+GNOME_START_TIMEOUT_S = 100.0
+"""Bound on each of GNOME's readiness waits: its desktop is up in 10 to 30 s on a loaded
+machine; the sandbox bounds the whole start too (`sandbox.START_TIMEOUT_S`)."""
 DISPLAY_DIR = Path("/run/gui-gym-display")
 """The display's private folder (its Xauthority); the server reads it too."""
 READ_SCRIPT = '[ -f "$1" ] && exec head -c "$2" -- "$1"'
@@ -124,11 +137,13 @@ WRITE_SCRIPT = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1" && touch -d "@$2"
 class Session:
     """The display and the processes of one sandboxed desktop."""
 
-    def __init__(self, width: int, height: int, home: str = "/home/user", window_manager: str = "openbox",
+    def __init__(self, width: int, height: int, home: str = "/home/user", shell: str = "openbox",
                  accessibility: bool = True):
+        if shell not in SHELLS:
+            raise ValueError(f"shell must be one of {list(SHELLS)}, received {shell!r}")
         self.width, self.height = width, height
         self.home = Path(home)
-        self.window_manager = window_manager
+        self.shell = shell
         self.accessibility = accessibility
         self.env = dict(os.environ)
         privileged = os.getuid() == 0
@@ -150,9 +165,12 @@ class Session:
         self._prepare_home()
         os.environ["XAUTHORITY"] = str(self._display_cookie)  # the server's own X connections
         self._start_display(timeout_s)
-        if self.accessibility:
-            self._start_session_bus()
-        self._start_window_manager(timeout_s)
+        if self.shell == "gnome":
+            self._start_gnome(GNOME_START_TIMEOUT_S)
+        else:
+            if self.accessibility:
+                self._start_session_bus()
+            self._start_window_manager(timeout_s)
         os.environ.update({k: v for k, v in self.env.items() if k != "XAUTHORITY"})
 
     def stop(self) -> None:
@@ -260,6 +278,8 @@ class Session:
             (shims / "sudo").chmod(0o755)
         for name, (target, *arguments) in SHIMS.items():
             shim = shims / name
+            if self.shell == "gnome" and name in TERMINALS:
+                continue  # GNOME's own terminal
             if Path(target).exists() and not shim.exists():
                 command = " ".join(shlex.quote(part) for part in (target, *arguments))
                 environment = f"{SHIM_ENV[name]} " if name in SHIM_ENV else ""
@@ -276,6 +296,22 @@ class Session:
             "XDG_DATA_DIRS": f"{SHARE_DIR}:{self.env.get('XDG_DATA_DIRS') or DEFAULT_DATA_DIRS}",
         })
         self.env.pop("VIRTUAL_ENV", None)
+        if self.shell == "gnome":
+            self._prepare_gnome()
+
+    def _prepare_gnome(self) -> None:
+        """The settings (the VM's as defaults), the system bus's configuration and the folders
+        of both buses; the session bus where the VM has it (tasks name its path)."""
+        settings = write_settings(SHARE_DIR / "gsettings")
+        self._give(*gnome.write_home_state(self.home))
+        (SHARE_DIR / "system-bus.conf").write_text(SYSTEM_BUS_CONFIG)
+        for folder in (SYSTEM_BUS_SOCKET.parent, SESSION_BUS_SOCKET.parent):
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self._give(folder)
+        self.env.update({
+            "GSETTINGS_SCHEMA_DIR": str(settings), "XDG_CURRENT_DESKTOP": "GNOME", "XDG_SESSION_DESKTOP": "gnome",
+            "DESKTOP_SESSION": "gnome", "DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={SYSTEM_BUS_SOCKET}",
+        })
 
     def _give(self, *paths: Path, uid: int | None = None) -> None:
         """Hand `paths` and everything below them to `uid` (default: the user), before any of
@@ -303,30 +339,66 @@ class Session:
         if not answer.strip():
             raise RuntimeError(f"Xvfb exited before the display was ready (exit code {xvfb.poll()})")
 
-    def _start_session_bus(self) -> None:
-        bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1"],
+    def _start_session_bus(self, *options: str) -> None:
+        self.env["DBUS_SESSION_BUS_ADDRESS"] = self._start_bus("--session", *options)
+
+    def _start_bus(self, *options: str) -> str:
+        """A dbus-daemon as the user; its address, once it accepts connections."""
+        bus = subprocess.Popen(["dbus-daemon", *options, "--nofork", "--nopidfile", "--print-address=1"],
                                env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, text=True, start_new_session=True, **self.as_user())
         self._core.append(bus)
         address = bus.stdout.readline().strip()  # printed once the bus accepts connections
         if not address:
-            raise RuntimeError(f"dbus-daemon exited before the session bus was ready (exit code {bus.poll()})")
-        self.env["DBUS_SESSION_BUS_ADDRESS"] = address
+            raise RuntimeError(f"dbus-daemon {' '.join(options)} exited before it was ready (exit code {bus.poll()})")
+        return address
+
+    def _start_gnome(self, timeout_s: float) -> None:
+        """OSWorld's desktop (`gnome.py`): the system and session buses, the terminal key
+        binding, GNOME Shell (ready when Ubuntu's dock has taken its room on the left and the
+        desktop icons' window is up; what it printed goes into the error if it is not), the
+        settings daemon's keys (ready when its name is on the bus)."""
+        from Xlib import display as xdisplay
+
+        self._start_bus("--config-file", str(SHARE_DIR / "system-bus.conf"))
+        self._start_session_bus(f"--address=unix:path={SESSION_BUS_SOCKET}")
+        for command in keybinding_commands():
+            done = subprocess.run(command, env=self.env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                  timeout=timeout_s, **self.as_user())
+            if done.returncode != 0:
+                raise RuntimeError(f"{shlex.join(command)} failed: {done.stderr.strip()}")
+        shell_log = tempfile.TemporaryFile()  # unnamed, in the sandbox's bounded /tmp: gone with the session
+        self._start_core(["gnome-shell", "--x11"], output=shell_log)
+        conn = xdisplay.Display(":0")
+        try:
+            workarea = conn.intern_atom("_NET_WORKAREA")
+            for what, ready in (("its dock", lambda: _workarea_left(conn, workarea) > 0),
+                                ("its desktop icons", lambda: _has_desktop_icons(conn))):
+                if not wait_until(lambda: ready() or not self.alive(), timeout_s) or not self.alive():
+                    shell_log.seek(0)
+                    output = shell_log.read().decode(errors="replace")[-3000:]
+                    raise RuntimeError(f"GNOME Shell did not start with {what} within {timeout_s} s: {output}")
+        finally:
+            conn.close()
+            shell_log.close()
+        self._start_core([str(MEDIA_KEYS)])
+        done = subprocess.run(["gdbus", "wait", "--session", "--timeout", str(int(timeout_s)), MEDIA_KEYS_NAME],
+                              env=self.env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=timeout_s + 5, **self.as_user())
+        if done.returncode != 0:
+            raise RuntimeError(f"gsd-media-keys did not start within {timeout_s} s: {done.stderr.strip()}")
 
     def _start_window_manager(self, timeout_s: float) -> None:
         """openbox with the desktop's configuration (`shell.py`), then the dock; each ready when
         the display shows it (the window manager's check window, the dock's room in the work area)."""
         from Xlib import display as xdisplay
 
-        command = [self.window_manager]
-        if self.window_manager == "openbox":
-            command += ["--config-file", str(self._shell_files["openbox"])]
-        self._start_core(command)
+        self._start_core(["openbox", "--config-file", str(self._shell_files["openbox"])])
         conn = xdisplay.Display(":0")
         try:
             check = conn.intern_atom("_NET_SUPPORTING_WM_CHECK")
             if not wait_until(lambda: conn.screen().root.get_full_property(check, 0) is not None, timeout_s):
-                raise RuntimeError(f"{self.window_manager} did not become ready within {timeout_s} s")
+                raise RuntimeError(f"openbox did not become ready within {timeout_s} s")
             if shutil.which("tint2") is None:
                 return
             workarea = conn.intern_atom("_NET_WORKAREA")
@@ -336,15 +408,32 @@ class Session:
         finally:
             conn.close()
 
-    def _start_core(self, command: list[str]) -> None:
-        self._core.append(subprocess.Popen(command, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                           stderr=subprocess.DEVNULL, start_new_session=True, **self.as_user()))
+    def _start_core(self, command: list[str], output: IO[bytes] | int = subprocess.DEVNULL) -> None:
+        self._core.append(subprocess.Popen(command, env=self.env, stdin=subprocess.DEVNULL, stdout=output,
+                                           stderr=output, start_new_session=True, **self.as_user()))
 
 
 def _workarea_left(conn, atom: int) -> int:
     """The left edge of the work area (what maximised windows fill): past 0 once a dock is on the left."""
     prop = conn.screen().root.get_full_property(atom, 0)
     return int(prop.value[0]) if prop is not None and len(prop.value) else 0
+
+
+def _has_desktop_icons(conn) -> bool:
+    """Whether desktop-icons-ng's window is up: a top-level window whose name starts with ``@!``
+    (how the extension marks its desktop windows under X11)."""
+    from Xlib.error import XError
+
+    for window in conn.screen().root.query_tree().children:
+        try:
+            name = window.get_wm_name()
+        except XError:  # the window went away while we looked
+            continue
+        if isinstance(name, bytes):
+            name = name.decode(errors="replace")
+        if isinstance(name, str) and name.startswith("@!"):
+            return True
+    return False
 
 
 def xauthority_entry(host: str, display: str, cookie: bytes) -> bytes:

@@ -18,6 +18,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+SHELLS = ("openbox", "gnome")
+"""The desktops a sandbox can run: this module's openbox, or GNOME Shell itself (`gnome.py`)."""
 SYSTEM_RC = Path("/etc/xdg/openbox/rc.xml")
 OPENBOX_NS = "http://openbox.org/3.4/rc"
 SHORTCUTS = {"C-A-t": "gnome-terminal"}
@@ -25,10 +27,11 @@ SHORTCUTS = {"C-A-t": "gnome-terminal"}
 DOCK_WIDTH = 64
 """Ubuntu's dock is about this wide at 1920x1080 (its icons are 48 px)."""
 LAUNCHERS = {
-    "google-chrome.desktop": ("Google Chrome", "google-chrome %U", "chromium"),
+    "google-chrome.desktop": ("Google Chrome", "google-chrome %U", "chromium", "Chromium"),
 }
 """Desktop entries the session writes for programs that are stand-ins here (file -> name,
-command, icon): the dock and ``xdg-mime`` name them as on the VM."""
+command, icon, the window class of its windows): the dock and ``xdg-mime`` name them as on the
+VM, and GNOME's dock counts the stand-in's windows as the favourite's (not as another app)."""
 FAVOURITES = ("google-chrome.desktop", "thunderbird.desktop", "vlc.desktop", "libreoffice-writer.desktop",
               "libreoffice-calc.desktop", "libreoffice-impress.desktop", "gimp.desktop", "org.gnome.Nautilus.desktop",
               "lxterminal.desktop")
@@ -91,8 +94,9 @@ def openbox_config(system_rc: Path = SYSTEM_RC) -> str:
     return ET.tostring(root, encoding="unicode")
 
 
-def desktop_entry(name: str, command: str, icon: str) -> str:
-    return f"[Desktop Entry]\nType=Application\nName={name}\nExec={command}\nIcon={icon}\nTerminal=false\n"
+def desktop_entry(name: str, command: str, icon: str, window_class: str) -> str:
+    return (f"[Desktop Entry]\nType=Application\nName={name}\nExec={command}\nIcon={icon}\nTerminal=false\n"
+            f"StartupWMClass={window_class}\n")
 
 
 def tint2_config(applications: list[Path]) -> str:
@@ -110,8 +114,8 @@ def write_shell_files(folder: Path, applications: list[Path]) -> dict[str, Path]
     (``applications/`` under it is an XDG data folder); their paths by name."""
     entries = folder / "applications"
     entries.mkdir(parents=True, exist_ok=True)
-    for file_name, (name, command, icon) in LAUNCHERS.items():
-        (entries / file_name).write_text(desktop_entry(name, command, icon))
+    for file_name, fields in LAUNCHERS.items():
+        (entries / file_name).write_text(desktop_entry(*fields))
     openbox = folder / "openbox.xml"
     openbox.write_text(openbox_config())
     tint2 = folder / "tint2rc"

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from gui_gym.backends.desktop.shell import SHELLS
 from gui_gym.suites.osworld.cache_manifest import cache_entries
 from gui_gym.suites.osworld.context import FileCache
 from gui_gym.suites.osworld.getters import GETTER_TYPES, NETWORK_GETTERS, WEB_GETTERS
@@ -42,6 +43,9 @@ COMMAND_NEEDS = {
     "su": "other user accounts on the desktop (su)", "pip": "installing Python packages on the desktop (pip)",
 }
 """Programs the local sandbox cannot run as the task means -> the reason."""
+GNOME_PROVIDES = frozenset({"check_gnome_favorite_apps", "gsettings"})
+"""Needs above that the local desktop meets when it runs GNOME Shell (``shell="gnome"``): its
+settings (gsettings, dconf) and favourite apps."""
 STAND_INS = {"google-chrome": "chromium", "gnome-terminal": "lxterminal", "python": "python3"}
 """OSWorld's programs -> what the local provider starts for them (see the desktop session)."""
 SHELL_WORDS = frozenset({"if", "then", "else", "elif", "fi", "for", "do", "done", "while", "case", "esac", "[", "[[",
@@ -177,8 +181,10 @@ def _program_available(program: str) -> bool:
     return shutil.which(STAND_INS.get(program, program)) is not None
 
 
-def local_blocker(spec: OSWorldTaskSpec) -> str | None:
-    """Why the task cannot run end to end on the local provider (None: it can)."""
+def local_blocker(spec: OSWorldTaskSpec, shell: str = "openbox") -> str | None:
+    """Why the task cannot run end to end on the local provider with the desktop `shell`
+    (None: it can)."""
+    met = GNOME_PROVIDES if shell == "gnome" else frozenset()
     if not evaluable(spec):
         gaps = unmet(spec)
         return "not evaluable: " + ", ".join(gaps["metrics"] + gaps["getters"])
@@ -192,11 +198,11 @@ def local_blocker(spec: OSWorldTaskSpec) -> str | None:
         if getter in LOCAL_GETTER_NEEDS:
             return LOCAL_GETTER_NEEDS[getter]
     for func, _ in need.metrics:
-        if func in LOCAL_METRIC_NEEDS:
+        if func in LOCAL_METRIC_NEEDS and func not in met:
             return LOCAL_METRIC_NEEDS[func]
     for program in need.programs:
         name = program.rsplit("/", 1)[-1]
-        if name in COMMAND_NEEDS and not (name == "pip" and _pip_needs_met(spec)):
+        if name in COMMAND_NEEDS and name not in met and not (name == "pip" and _pip_needs_met(spec)):
             return COMMAND_NEEDS[name]
         if not _program_available(program):
             return f"{program} (not installed on this machine)"
@@ -213,13 +219,13 @@ def _pip_needs_met(spec: OSWorldTaskSpec) -> bool:
     return all(importlib.util.find_spec(m) is not None for m in modules)
 
 
-def coverage_table(specs: Iterable[OSWorldTaskSpec]) -> list[dict[str, object]]:
-    """Per domain (and a total row): tasks, evaluable, runnable on the local provider, and
-    runnable without internet."""
+def coverage_table(specs: Iterable[OSWorldTaskSpec], shell: str = "openbox") -> list[dict[str, object]]:
+    """Per domain (and a total row): tasks, evaluable, runnable on the local provider (with the
+    desktop `shell`), and runnable without internet."""
     rows: dict[str, Counter] = defaultdict(Counter)
     for spec in specs:
         ok = evaluable(spec)
-        runs = ok and local_blocker(spec) is None
+        runs = ok and local_blocker(spec, shell) is None
         need = needs(spec)
         for domain in (spec.domain, "TOTAL"):
             row = rows[domain]
@@ -256,16 +262,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("tasks", help="'sample' or a folder holding examples/ and test_all.json")
     parser.add_argument("--index", default=None, help="index file (default test_all.json when present)")
     parser.add_argument("--quiet", action="store_true", help="only the table and the reasons' counts")
+    parser.add_argument("--shell", choices=SHELLS, default="openbox",
+                        help="the local desktop's shell (gnome: GNOME's settings and favourites work)")
     args = parser.parse_args(argv)
     specs = load_tasks(args.tasks, index=args.index)
     print(f"{len(specs)} tasks loaded from {args.tasks}")
     print("evaluable: scored as OSWorld's code scores it; runnable: end to end on the local provider, given the "
           "task's files in the cache (and the internet for tasks that open web pages); offline: runnable without it")
-    print(format_table(coverage_table(specs)))
+    print(format_table(coverage_table(specs, args.shell)))
     for kind, counter in missing_counts(specs).items():
         if counter:
             print(f"not implemented ({kind}): " + ", ".join(f"{name} ({n})" for name, n in counter.most_common()))
-    blocked = [(spec, local_blocker(spec)) for spec in specs]
+    blocked = [(spec, local_blocker(spec, args.shell)) for spec in specs]
     blocked = [(spec, reason) for spec, reason in blocked if reason]
     reasons = Counter(reason for _, reason in blocked)
     if reasons:
