@@ -229,6 +229,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     args = parse(argv)
+    if args.record_only and args.episodes is None:
+        raise UsageError("--record-only writes the episodes to --episodes FILE: name one")
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="gpu-check-verl-") as tmp:
         tmp_path = Path(tmp)
