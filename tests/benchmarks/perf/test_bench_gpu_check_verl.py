@@ -64,6 +64,13 @@ def test_the_cpu_twin_trains_verls_actor_on_localweb_episodes_with_pages_advanta
     assert uids == [extra["uid"] for extra in fields] and max_pixels == 112 * 112
     assert all(image.mode == "RGB" for o in outs for image in o.multi_modal_data["images"])
 
+    # a run that reads the file (no browser) and is over its time budget before the first cell skips every cell
+    skipped = subprocess.run([*command[:-2], "--budget-s", "0", "--checkpointing", "both"], capture_output=True,
+                             text=True, timeout=600)
+    assert skipped.returncode == 0, skipped.stderr[-3000:]
+    assert "2 episodes of 1 group(s)" in skipped.stdout
+    assert skipped.stdout.count("skipped: over the time budget") == 4  # 2 micro-batches x checkpointing off, on
+
 
 def test_a_file_that_is_not_recorded_episodes_is_refused(tmp_path):
     from gui_gym.benchmarks.perf.verl_episodes import load_episodes
