@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import tempfile
 import time
@@ -51,7 +50,6 @@ import torch
 from gui_gym.benchmarks.perf.verl_episodes import TransformersServer, load_episodes, play, save_episodes, verl_postprocess
 from gui_gym.errors import UsageError
 
-logger = logging.getLogger(__name__)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "verl"
 EXAMPLE = "page_uitars7b_osworld"
