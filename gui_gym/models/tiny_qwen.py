@@ -19,14 +19,15 @@ CHAT_TEMPLATE = (
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
 
 
-def build_tiny_qwen25_vl(folder: str | os.PathLike[str]) -> None:
-    """A 2-layer, 64-wide Qwen2.5-VL with a character vocabulary, written to `folder`."""
+def build_tiny_qwen25_vl(folder: str | os.PathLike[str], max_pixels: int = 112 * 112) -> None:
+    """A 2-layer, 64-wide Qwen2.5-VL with a character vocabulary, written to `folder`; its image
+    processor downscales an image to at most `max_pixels`."""
     build_random_qwen25_vl(folder, {
         "text_config": {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
                         "num_key_value_heads": 2, "max_position_embeddings": 4096,
                         "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 3, 3]}},
         "vision_config": {"depth": 2, "hidden_size": 64, "intermediate_size": 128, "num_heads": 4, "out_hidden_size": 64,
-                          "fullatt_block_indexes": [1], "window_size": 56}}, max_pixels=112 * 112)
+                          "fullatt_block_indexes": [1], "window_size": 56}}, max_pixels=max_pixels)
 
 
 def build_random_qwen25_vl(folder: str | os.PathLike[str], architecture: dict, *, max_pixels: int,

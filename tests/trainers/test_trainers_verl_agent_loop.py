@@ -9,7 +9,6 @@ agent loop's docstring says."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 import gymnasium as gym
@@ -21,99 +20,19 @@ pytest.importorskip("verl", reason="the verl extra: scripts/setup.sh installs it
 
 import gui_gym.trainers.verl_plugins  # noqa: E402,F401 - registers the plug-ins
 from gui_gym.agents.prompts import get_prompt_format  # noqa: E402
+from gui_gym.benchmarks.perf.verl_episodes import TEST_SETTINGS, TransformersServer, play, verl_postprocess  # noqa: E402
 from gui_gym.models.chat import to_png  # noqa: E402
-from gui_gym.models.tiny_qwen import SPECIAL, build_tiny_qwen25_vl  # noqa: E402
+from gui_gym.models.tiny_qwen import build_tiny_qwen25_vl  # noqa: E402
 from gui_gym.models.transformers_model import QwenVL  # noqa: E402
 from gui_gym.trainers.verl_plugins.advantages import page_batch_advantages  # noqa: E402
-from gui_gym.trainers.verl_plugins.agent_loop import AGENT_LOOP, GUIGymAgentLoop, close_envs  # noqa: E402
+from gui_gym.trainers.verl_plugins.agent_loop import AGENT_LOOP, close_envs  # noqa: E402
 from verl import DataProto  # noqa: E402
-from verl.experimental.agent_loop.agent_loop import DictConfigWrap, _agent_loop_registry  # noqa: E402
-from verl.utils.dataset.rl_dataset import RLHFDataset  # noqa: E402
+from verl.experimental.agent_loop.agent_loop import _agent_loop_registry  # noqa: E402
 from verl.utils.tensordict_utils import list_of_dict_to_tensordict  # noqa: E402
 from verl.workers.rollout.replica import TokenOutput  # noqa: E402
 
 TASK = "shop.add-to-cart"
-MAX_SIDE = 112
-
-
-class TinyQwenServer:
-    """verl's server manager as the agent loop sees it (``LLMServerClient.generate``'s
-    signature), serving the tiny model in-process: what a vLLM replica does with a request.
-    The prompt's image placeholders must match ``image_data`` (vLLM refuses a mismatch);
-    sampling is softmax(logits / temperature) over the text tokens (a random model would
-    otherwise write vision and chat tokens a trained one never writes); each answer ends at
-    ``<|im_end|>`` or ``max_tokens``."""
-
-    def __init__(self, qwen: QwenVL):
-        self.qwen = qwen
-        self.calls: list[dict] = []
-        tokenizer = qwen.tokenizer
-        self.eos = tokenizer.convert_tokens_to_ids("<|im_end|>")
-        self.image_token = tokenizer.convert_tokens_to_ids("<|image_pad|>")
-        self.banned = [tokenizer.convert_tokens_to_ids(token) for token in SPECIAL if token != "<|im_end|>"]
-
-    async def generate(self, request_id, *, prompt_ids, sampling_params, image_data=None, video_data=None,
-                       audio_data=None, mm_processor_kwargs=None, **kwargs) -> TokenOutput:
-        vision = self.qwen.image_processor(images=image_data, return_tensors="pt")
-        image_tokens = int(sum(int(g.prod()) for g in vision["image_grid_thw"]) // self.qwen.merge_size ** 2)
-        if list(prompt_ids).count(self.image_token) != image_tokens:
-            raise ValueError(f"{list(prompt_ids).count(self.image_token)} image placeholders for {image_tokens} image "
-                             "tokens")
-        temperature = float(sampling_params.get("temperature", 1.0))
-        model = self.qwen.model
-        with torch.inference_mode():
-            out = model.generate(input_ids=torch.tensor([list(prompt_ids)]),
-                                 attention_mask=torch.ones(1, len(prompt_ids), dtype=torch.long),
-                                 pixel_values=vision["pixel_values"], image_grid_thw=vision["image_grid_thw"],
-                                 max_new_tokens=int(sampling_params["max_tokens"]), do_sample=True,
-                                 temperature=temperature, top_k=0, top_p=1.0, suppress_tokens=self.banned,
-                                 output_logits=True, return_dict_in_generate=True)
-        tokens = out.sequences[0, len(prompt_ids):].tolist()
-        if self.eos in tokens:
-            tokens = tokens[:tokens.index(self.eos) + 1]
-        logits = torch.stack(out.logits[:len(tokens)], dim=1)[0].float() / temperature
-        logits[:, self.banned] = float("-inf")
-        logprobs = torch.log_softmax(logits, -1).gather(1, torch.tensor(tokens).unsqueeze(1)).squeeze(1).tolist()
-        self.calls.append({"prompt_ids": list(prompt_ids), "images": len(image_data), "tokens": tokens,
-                           "logprobs": logprobs, "sampling_params": dict(sampling_params)})
-        return TokenOutput(token_ids=tokens, log_probs=logprobs if sampling_params.get("logprobs") else None)
-
-
-def image_only_processor(folder, tokenizer):
-    """The model's Qwen2.5-VL processor without its video processor: transformers' video
-    processor needs torchvision, which has no build for this CPU torch (on a GPU node verl's
-    ``AutoProcessor`` is the whole one); the image path is the real class's."""
-    from transformers import AutoImageProcessor
-    from transformers.models.qwen2_5_vl import Qwen2_5_VLProcessor
-
-    class ImageOnlyQwen25VLProcessor(Qwen2_5_VLProcessor):
-        @classmethod
-        def get_attributes(cls):
-            return ["image_processor", "tokenizer"]
-
-    return ImageOnlyQwen25VLProcessor(image_processor=AutoImageProcessor.from_pretrained(folder), tokenizer=tokenizer,
-                                      chat_template=tokenizer.chat_template)
-
-
-def play(qwen, server, folder, sampling, extra_info, **settings):
-    """One episode, the agent loop made inside the running event loop as verl's worker makes it."""
-    async def episode():
-        return await agent_loop(qwen, server, folder, **settings).run(dict(sampling), raw_prompt=[],
-                                                                       extra_info=extra_info)
-    return asyncio.run(episode())
-
-
-def agent_loop(qwen, server, folder, **settings):
-    from omegaconf import OmegaConf
-
-    config = OmegaConf.create({
-        "actor_rollout_ref": {"rollout": {"prompt_length": 4096, "response_length": 4096, "full_determinism": False}},
-        "data": {"apply_chat_template_kwargs": {}, "mm_processor_kwargs": {}},
-        "algorithm": {"adv_estimator": "page"},  # PAGE's subtask term: the env gets SubtaskAnnotation
-        "gui_gym": {"env_id": "GUI/LocalWeb-v0", "max_image_side": MAX_SIDE, "max_new_tokens": 12, **settings}})
-    return GUIGymAgentLoop(trainer_config=DictConfigWrap(config), server_manager=server, tokenizer=qwen.tokenizer,
-                           processor=image_only_processor(folder, qwen.tokenizer), dataset_cls=RLHFDataset,
-                           data_config=DictConfigWrap(config.data), hf_model_type="qwen2_5_vl")
+MAX_SIDE = TEST_SETTINGS["max_image_side"]
 
 
 @pytest.mark.slow  # a browser and a model: 8 s on a quiet machine, 20-60 s on a busy one
@@ -121,7 +40,7 @@ def test_the_agent_loop_plays_a_localweb_episode_with_ids_masks_images_and_page_
     assert _agent_loop_registry[AGENT_LOOP]["_target_"] == "gui_gym.trainers.verl_plugins.agent_loop.GUIGymAgentLoop"
     build_tiny_qwen25_vl(tmp_path)
     qwen = QwenVL(tmp_path)
-    server = TinyQwenServer(qwen)
+    server = TransformersServer(qwen)
     settings = {"env_kwargs": {"apps": ["shop"], "max_steps": 3}, "page": {"judge": "oracle"}}
     torch.manual_seed(0)
     sampling = {"temperature": 1.0, "top_p": 1.0, "top_k": -1, "repetition_penalty": 1.0, "logprobs": True}
@@ -273,7 +192,7 @@ def test_verls_own_post_processing_turns_the_episodes_into_a_batch_page_reads(tm
     gym.register("GUITest/CountingScreens-v0", entry_point=CountingScreens)
     build_tiny_qwen25_vl(tmp_path)
     qwen = QwenVL(tmp_path)
-    server = TinyQwenServer(qwen)
+    server = TransformersServer(qwen)
     torch.manual_seed(1)
     try:
         outs = [play(qwen, server, tmp_path, {"temperature": 1.0, "logprobs": True}, {"task_id": "c", "instance_seed": 0},
@@ -292,33 +211,6 @@ def test_verls_own_post_processing_turns_the_episodes_into_a_batch_page_reads(tm
     data.batch["token_level_rewards"] = data.batch["rm_scores"]
     page_batch_advantages(data, config={"page_lam": 0.5})
     assert (data.batch["advantages"][data.batch["response_mask"] == 0] == 0).all()
-
-
-def verl_postprocess(folder, qwen, outs, uids):
-    """verl's `AgentLoopWorker` post-processing of agent-loop outputs into a `DataProto` (its
-    methods only, no Ray actor): what verl's v0 trainer trains on."""
-    import types
-
-    from omegaconf import OmegaConf
-    from transformers import AutoConfig
-    from transformers.models.qwen2_5_vl import Qwen2_5_VLModel
-    from verl.experimental.agent_loop.agent_loop import AgentLoopWorker
-
-    processor = image_only_processor(folder, qwen.tokenizer)
-    processor.config = AutoConfig.from_pretrained(folder)  # what verl's hf_processor binds
-    for name in ("get_rope_index", "get_vision_position_ids"):
-        setattr(processor, name, types.MethodType(getattr(Qwen2_5_VLModel, name), processor))
-    decode = qwen.tokenizer.decode
-    qwen.tokenizer.decode = lambda ids, skip_special_tokens=False, **kw: decode(ids, **kw).replace("<|endoftext|>", "")
-    worker = object.__new__(AgentLoopWorker)
-    worker.rollout_config = OmegaConf.create({"prompt_length": 4096, "response_length": 4096})
-    worker.tokenizer, worker.processor, worker.mm_processor_kwargs = qwen.tokenizer, processor, {}
-    worker.reward_loop_worker_handles, worker.distillation_enabled = None, False
-
-    async def post():
-        return [await worker._agent_loop_postprocess(out, False, raw_prompt=[]) for out in outs]
-
-    return worker._postprocess(asyncio.run(post()), input_non_tensor_batch={"uid": np.array(uids, dtype=object)})
 
 
 @pytest.mark.slow  # a browser and a model, four episodes: 20 s on a quiet machine, minutes on a busy one
@@ -340,7 +232,7 @@ def test_the_gui_gym_trainers_steps_on_localweb_episodes_equal_our_trainers_page
 
     build_tiny_qwen25_vl(tmp_path)
     qwen = QwenVL(tmp_path)
-    server = TinyQwenServer(qwen)
+    server = TransformersServer(qwen)
     settings = {"env_kwargs": {"apps": ["shop"], "max_steps": 3}, "page": {"judge": "oracle"}}
     sampling = {"temperature": 1.0, "top_p": 1.0, "top_k": -1, "repetition_penalty": 1.0, "logprobs": True}
     instances, uids = [0, 0, 1, 1], ["a", "a", "b", "b"]
