@@ -295,7 +295,8 @@ def test_level1_seeds_the_cache_through_the_agent_loop_and_level2_injects_it_as_
     from gui_gym.trainers.sft import expert_rollout
     from gui_gym.trainers.verl_plugins.agent_loop import close_envs
     from gui_gym.trainers.verl_plugins.tasks import task_rows
-    from tests.trainers.test_trainers_verl_agent_loop import MAX_SIDE, TASK, ScriptedServer, TinyQwenServer, play
+    from gui_gym.benchmarks.perf.verl_episodes import TransformersServer, play
+    from tests.trainers.test_trainers_verl_agent_loop import MAX_SIDE, TASK, ScriptedServer
 
     build_tiny_qwen25_vl(tmp_path)
     qwen = QwenVL(tmp_path)
@@ -332,7 +333,7 @@ def test_level1_seeds_the_cache_through_the_agent_loop_and_level2_injects_it_as_
     expert_server.generate = watched
     trainer.agent_loop_manager = AgentLoopManager(
         queue, lambda extra: play(qwen, expert_server, tmp_path, sampling, extra, **settings))
-    random_server = TinyQwenServer(qwen)
+    random_server = TransformersServer(qwen)
     torch.manual_seed(4)
     try:
         trainer.on_train_begin()  # LEVEL-1
