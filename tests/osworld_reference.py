@@ -7,7 +7,7 @@ folder above ``<key>``) once per machine, together with the libraries its metric
 import, pinned: the key is a hash of that pinned list, so a folder never goes stale, and a
 fresh clone of the project reuses it (the install takes ~150 s on a quiet machine, several
 minutes on a loaded one). A lock keeps parallel test processes from installing twice; a
-stamp names what was installed. ``python tests/osworld_reference.py`` installs it ahead of
+stamp names what was installed. ``python -m tests.osworld_reference`` installs it ahead of
 the tests (`scripts/test` does), so no test waits for it under its own time limit. `Reference` then loads one module of
 ``desktop_env/evaluators/metrics/`` at a time from that folder, without the package's
 ``__init__`` (which imports every provider and agent), with the few libraries no compared
@@ -22,12 +22,10 @@ prints the table at the end of the session.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import importlib
 import math
 import os
-import shutil
 import subprocess
 import sys
 import types
@@ -36,6 +34,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from tests.machine_cache import filled_once
 
 CACHE_ENV_VAR = "GUI_GYM_REFERENCE_CACHE"
 DESKTOP_ENV = "desktop-env==1.0.2"
@@ -69,23 +69,12 @@ KEY = hashlib.sha256("\n".join(PACKAGES).encode()).hexdigest()[:12]
 def reference_dir() -> Path:
     """The installed reference folder (installed on first use; later calls are instant)."""
     root = Path(os.environ.get(CACHE_ENV_VAR) or Path.home() / ".cache" / "gui-gym" / "osworld-reference")
-    target = root / KEY
-    stamp = target / ".installed"
-    if stamp.is_file():
-        return target
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if stamp.is_file():
-            return target
-        partial = root / f"{KEY}.partial"
-        shutil.rmtree(partial, ignore_errors=True)
+
+    def install(folder: Path) -> None:
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                        "--no-deps", "--target", str(partial), *PACKAGES], check=True)
-        shutil.rmtree(target, ignore_errors=True)
-        partial.rename(target)
-        stamp.write_text("\n".join(PACKAGES) + "\n")
-    return target
+                        "--no-deps", "--target", str(folder), *PACKAGES], check=True)
+
+    return filled_once(root, KEY, ".installed", "\n".join(PACKAGES) + "\n", install)
 
 
 class _Stub(types.ModuleType):

@@ -7,20 +7,20 @@ name-resolution error there). `wheelhouse_dir` downloads them instead with ``pip
 into ``~/.cache/gui-gym/wheelhouse/<key>/`` (``$GUI_GYM_WHEELHOUSE_CACHE`` overrides the
 folder above ``<key>``), where the key is a hash of the requirement list, so a folder never
 goes stale and a fresh clone reuses it; the venvs then install with ``--no-index``. Running
-``python tests/wheelhouse.py`` fills it ahead of the tests (`scripts/test` does, while the
+``python -m tests.wheelhouse`` fills it ahead of the tests (`scripts/test` does, while the
 index is being used for the set-up anyway). Nothing here is imported by the project.
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
-import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
+
+from tests.machine_cache import filled_once
 
 CACHE_ENV_VAR = "GUI_GYM_WHEELHOUSE_CACHE"
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -40,10 +40,14 @@ def wheelhouse_dir() -> Path:
     wanted = requirements()
     key = hashlib.sha256("\n".join(wanted).encode()).hexdigest()[:12]
     root = Path(os.environ.get(CACHE_ENV_VAR) or Path.home() / ".cache" / "gui-gym" / "wheelhouse")
-    target = root / key
-    stamp = target / ".downloaded"
-    if stamp.is_file():
-        return target
+
+    def download(folder: Path) -> None:
+        done = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+                               "--dest", str(folder), *wanted], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"downloading the distribution tests' wheels failed:\n{done.stderr}")
+
+    return filled_once(root, key, ".downloaded", "\n".join(wanted) + "\n", download)
     root.mkdir(parents=True, exist_ok=True)
     with open(root / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
