@@ -96,12 +96,16 @@ class Setting:
     """One benchmark configuration; every arm runs with all of it."""
 
     seeds: int = 10
-    """Evaluation seeds per arm (0..seeds-1), fixed before any run: the comparisons' sample."""
+    """Evaluation seeds per arm (`evaluation_seeds`), fixed before any run: the comparisons' sample."""
+    first_seed: int = 0
+    """The first evaluation seed. Runs are deterministic, so a test after results on seeds
+    0..n-1 were seen takes new ones (``--first-seed 200``): more seeds from 0 would contain the
+    seen ones (optional stopping)."""
     arms: tuple[str, ...] = ("grpo", "grpo-progress", "page", "page-reader", "page-biased")
     lr_grid: tuple[float, ...] = (0.01, 0.02, 0.05)
     """Each arm's learning rate is the grid's value with the best selection score."""
     selection_seeds: tuple[int, ...] = (100, 101)
-    """Seeds of the selection runs (disjoint from the evaluation seeds 0..seeds-1)."""
+    """Seeds of the selection runs (disjoint from the evaluation seeds)."""
     pretrain_templates: int = 12
     pretrain_instances: int = 8
     """Oracle demonstrations per pretraining template."""
@@ -140,8 +144,16 @@ class Setting:
     def __post_init__(self) -> None:
         if len(self.lr_grid) < 1 or any(lr <= 0 for lr in self.lr_grid):
             raise ValueError(f"lr_grid must hold learning rates > 0, received {self.lr_grid}")
-        if set(self.selection_seeds) & set(range(self.seeds)):
-            raise ValueError(f"selection seeds {self.selection_seeds} overlap the evaluation seeds 0..{self.seeds - 1}")
+        if self.first_seed < 0:
+            raise ValueError(f"first_seed must be >= 0, received {self.first_seed}")
+        if set(self.selection_seeds) & set(self.evaluation_seeds):
+            raise ValueError(f"selection seeds {self.selection_seeds} overlap the evaluation seeds "
+                             f"{self.first_seed}..{self.first_seed + self.seeds - 1}")
+
+    @property
+    def evaluation_seeds(self) -> range:
+        """The evaluation runs' seeds: `seeds` of them from `first_seed`."""
+        return range(self.first_seed, self.first_seed + self.seeds)
 
 
 QUICK = Setting(seeds=3, arms=("grpo", "page", "page-reader"), selection_seeds=(100,))
@@ -482,6 +494,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         help="3 evaluation seeds, one selection seed: GRPO, PAGE and PAGE with the reader judge "
                              "(--table bepa: GRPO, replacement-kb and bepa-kb)")
     parser.add_argument("--seeds", type=int, default=None, help="evaluation seeds per arm (fixed before the runs)")
+    parser.add_argument("--first-seed", type=int, default=None,
+                        help="the first evaluation seed (default 0): new seeds for a fresh pre-registered test")
     parser.add_argument("--selection-seeds", default=None, help="comma-separated seeds of the learning-rate selection")
     parser.add_argument("--lr-grid", default=None, help="comma-separated learning rates each arm is selected from")
     parser.add_argument("--arms", default=None, help=f"comma-separated arms of {list(ARMS)} (grpo always runs)")
@@ -504,6 +518,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     changes: dict[str, Any] = {}
     if args.seeds is not None:
         changes["seeds"] = args.seeds
+    if args.first_seed is not None:
+        changes["first_seed"] = args.first_seed
     if args.episodes is not None:
         changes["episodes"] = args.episodes
     if args.selection_seeds:
@@ -594,7 +610,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         chosen = {arm: select_lr(runs, arm, setting.lr_grid, setting.selection_seeds, keys)["selected_lr"]
                   for arm in setting.arms}
         print("selected learning rates: " + ", ".join(f"{arm} {lr:g}" for arm, lr in chosen.items()), flush=True)
-        train_all([(arm, seed, chosen[arm], "eval") for seed in range(setting.seeds) for arm in setting.arms])
+        train_all([(arm, seed, chosen[arm], "eval") for seed in setting.evaluation_seeds for arm in setting.arms])
     return report(setting, name, out, pretraining, base, runs, time.monotonic() - started, args.workers, png, judging,
                   distance)
 
@@ -634,7 +650,7 @@ def report(setting: Setting, name: str, out: Path, pretraining: dict[str, Any], 
     arms = tuple(a for a in setting.arms if a in selection)
     chosen = [r for r in runs if r.get("stage") == "eval" and r["arm"] in selection
               and r["learning_rate"] == selection[r["arm"]]["selected_lr"]]
-    complete = [s for s in sorted({r["seed"] for r in chosen}) if s < setting.seeds
+    complete = [s for s in sorted({r["seed"] for r in chosen}) if s in setting.evaluation_seeds
                 and all(any(r["arm"] == a and r["seed"] == s for r in chosen) for a in arms)]
     chosen = [r for r in chosen if r["seed"] in complete]
     rows = family(chosen, comparison_pairs(arms), keys) if len(complete) >= 2 else []

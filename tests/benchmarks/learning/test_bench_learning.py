@@ -76,6 +76,22 @@ def test_a_tie_goes_to_the_smaller_learning_rate_and_a_missing_selection_run_is_
 def test_selection_seeds_must_not_be_evaluation_seeds():
     with pytest.raises(ValueError, match=r"selection seeds \(3, 100\) overlap the evaluation seeds 0..9"):
         Setting(seeds=10, selection_seeds=(3, 100))
+    with pytest.raises(ValueError, match=r"selection seeds \(100, 101\) overlap the evaluation seeds 95..104"):
+        Setting(seeds=10, first_seed=95)
+    with pytest.raises(ValueError, match="first_seed must be >= 0"):
+        Setting(first_seed=-1)
+
+
+def test_a_fresh_test_takes_new_evaluation_seeds_and_the_report_reads_only_those(tmp_path, capsys):
+    """Seeds 0..n-1 once seen, more of them would contain them: ``--first-seed`` moves the
+    sample, and the report compares only the runs on the setting's seeds."""
+    moved = [{**r, "seed": r["seed"] + 200} for r in RUNS]
+    runs = selection_runs("grpo") + selection_runs("page") + RUNS + moved
+    setting = Setting(seeds=3, first_seed=200, arms=("grpo", "page"), lr_grid=GRID, selection_seeds=(100, 101))
+    assert list(setting.evaluation_seeds) == [200, 201, 202]
+    out = report(setting, "full", tmp_path, {}, BASE, runs, 1.0, 2, tmp_path / "curves.png")
+    assert out["evaluation_seeds"] == [200, 201, 202] and out["setting"]["first_seed"] == 200
+    assert "3 of 3 evaluation seeds per arm" in capsys.readouterr().out
 
 
 def test_the_family_is_each_arm_against_grpo_and_page_against_grpo_on_progress():
