@@ -323,7 +323,7 @@ class BrowserBackend(Backend):
     # ---- Backend implementation -------------------------------------------------------
 
     def _start(self) -> None:
-        executable = find_chromium(self.config.executable_path)
+        executable = find_chromium(self.config.executable_path, headless=self.config.headless)
         self._driver = DRIVERS.acquire()
         self._playwright = self._driver.playwright
         args = list(QUIET_FLAGS) + list(WEBRTC_FLAGS) + list(self.config.extra_args)

@@ -452,6 +452,19 @@ def test_unknown_browser_path_is_a_clear_error(monkeypatch):
         find_chromium()
 
 
+def test_a_headless_browser_is_chromiums_headless_shell_where_installed(tmp_path, monkeypatch):
+    for name in ("chromium", "chromium-headless-shell"):
+        (tmp_path / name).write_text("#!/bin/sh\n")
+        (tmp_path / name).chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path / "none"))
+    monkeypatch.delenv("GUI_GYM_CHROMIUM", raising=False)
+    assert find_chromium() == str(tmp_path / "chromium-headless-shell")
+    assert find_chromium(headless=False) == str(tmp_path / "chromium")
+    (tmp_path / "chromium-headless-shell").unlink()
+    assert find_chromium() == str(tmp_path / "chromium")
+
+
 def test_key_names_map_to_playwright():
     assert [playwright_key(k) for k in ("ctrl", "enter", "pagedown", "f5", " ", "a")] == \
         ["Control", "Enter", "PageDown", "F5", "Space", "a"]
