@@ -23,6 +23,11 @@ from gui_gym.runtime.waiting import wait_until
 
 PAINTED_COLORS = 8
 """A window showing at least this many colours has drawn its content (toolbars, text)."""
+SPARSE_WINDOW_S = 3.0
+"""How long to wait for `PAINTED_COLORS` before a window of fewer colours counts as drawn when
+it is not a flat fill (a mapped window not painted yet shows one colour): an empty document in
+a plain editor (mousepad's white page, a menu bar) shows five, and would otherwise hold the
+open for its whole timeout. The settle that follows still waits for the app to go quiet."""
 OPEN_QUIET_S = {"soffice": 1.0, "gimp": 1.0}
 """After painting, an app that just opened a file is ready once its window held still this long
 (LibreOffice keeps filling its toolbars for a while after the document shows, GIMP its docks);
@@ -125,7 +130,9 @@ def open_file(session: Session, capture: ScreenCapture, path: str, timeout_s: fl
     if window is None:
         raise TimeoutError(f"no window showing {name!r} appeared within {timeout_s} s")
     remaining = max(0.0, deadline - time.monotonic())
-    wait_until(lambda: capture.colors(*window.geometry) >= PAINTED_COLORS, remaining)
+    if not wait_until(lambda: capture.colors(*window.geometry) >= PAINTED_COLORS, min(SPARSE_WINDOW_S, remaining)):
+        remaining = max(0.0, deadline - time.monotonic())
+        wait_until(lambda: capture.colors(*window.geometry) > 1, remaining)
     quiet_s = OPEN_QUIET_S.get(Path(command[0]).name, OPEN_QUIET_DEFAULT_S)
     capture.settle(stable_frames=round(quiet_s / OPEN_INTERVAL_S), interval_s=OPEN_INTERVAL_S,
                    change_timeout_s=0.0, timeout_s=min(OPEN_SETTLE_TIMEOUT_S, max(0.0, deadline - time.monotonic())),
