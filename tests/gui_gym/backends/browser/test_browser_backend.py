@@ -1,4 +1,9 @@
-"""The browser backend with real Chromium input on a loopback page that records every event."""
+"""The browser backend with real Chromium input on a loopback page that records every event.
+
+It runs on the full Chromium, not the headless shell that headless envs launch by default
+(`find_chromium`): a user may name a full Chrome, and only there do the policies below meet a
+browser that gathers WebRTC candidates (the shell never sends a STUN packet) and serves
+``chrome://`` pages (the shell answers ERR_INVALID_URL). The suites' tests run on the shell."""
 
 from __future__ import annotations
 
@@ -22,6 +27,8 @@ from gui_gym.errors import ActionExecutionError, MissingResourceError
 from gui_gym.runtime.processes import descendants
 from gui_gym.suites.http_server import LoopbackServer
 from gui_gym.runtime.waiting import wait_until
+
+FULL_CHROMIUM = find_chromium(headless=False)
 
 RECORDER = """<!doctype html><html><head><style>
 body{margin:0;font-family:sans-serif} #pad{position:absolute;left:0;top:0;width:600px;height:400px;background:#eef}
@@ -88,7 +95,7 @@ def server():
 
 @pytest.fixture(scope="module")
 def backend(server):
-    b = BrowserBackend(allowed_hosts=set(), viewport=(1200, 700))
+    b = BrowserBackend(allowed_hosts=set(), viewport=(1200, 700), executable_path=FULL_CHROMIUM)
     server.admit(b)
     b.start()
     yield b
@@ -376,7 +383,8 @@ def test_webrtc_sends_no_udp_and_pages_get_no_peer_connection(server, allowed_ho
     policy sends no UDP; TURN over TCP passes the proxy, which refuses hosts not allowed."""
     stun, spy = _UdpListener(), _Listener()
     urls = [f"stun:127.0.0.1:{stun.port}", f"turn:127.0.0.1:{spy.port}?transport=tcp"]
-    backend = BrowserBackend(allowed_hosts=None if allowed_hosts is None else set(allowed_hosts), viewport=(800, 600))
+    backend = BrowserBackend(allowed_hosts=None if allowed_hosts is None else set(allowed_hosts), viewport=(800, 600),
+                             executable_path=FULL_CHROMIUM)
     server.admit(backend)
     try:
         backend.start()
@@ -404,7 +412,7 @@ def test_the_webrtc_probe_sees_a_browser_without_the_policy_send_udp():
     driver = DRIVERS.acquire()
     try:
         args = list(QUIET_FLAGS) + (["--no-sandbox"] if os.geteuid() == 0 else [])
-        chromium = driver.playwright.chromium.launch(executable_path=find_chromium(), args=args)
+        chromium = driver.playwright.chromium.launch(executable_path=FULL_CHROMIUM, args=args)
         try:
             page = chromium.new_page()
             page.set_content("<p>a page</p>")
@@ -482,7 +490,8 @@ def test_page_scripts_element_list_is_json_clean(page):
 
 
 def test_a_screen_smaller_than_the_viewport_and_a_page_kept_across_episodes(server):
-    b = BrowserBackend(allowed_hosts=frozenset(), viewport=(1200, 700), screen=(600, 400), keep_page=True)
+    b = BrowserBackend(allowed_hosts=frozenset(), viewport=(1200, 700), screen=(600, 400), keep_page=True,
+                       executable_path=FULL_CHROMIUM)
     other = LoopbackServer(app)
     try:
         server.admit(b)

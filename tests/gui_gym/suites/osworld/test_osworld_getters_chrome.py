@@ -5,6 +5,7 @@ it (here, on this machine, with the port given by GUI_GYM_DEVTOOLS_PORTS)."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import threading
@@ -42,7 +43,8 @@ def browser(tmp_path: Path):
     url = f"http://127.0.0.1:{server.server_address[1]}/a.html"
     proc = subprocess.Popen([executable, "--headless=new", "--no-sandbox", f"--remote-debugging-port={port}",
                              "--remote-debugging-address=127.0.0.1", f"--user-data-dir={tmp_path / 'profile'}",
-                             "--no-first-run", url], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             "--no-first-run", url], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)  # a launcher script may run the browser as its child
     try:
         def listening() -> bool:
             with socket.socket() as s:
@@ -50,7 +52,7 @@ def browser(tmp_path: Path):
         assert wait_until(listening, 30), "Chromium did not open its DevTools port"
         yield port, url
     finally:
-        proc.terminate()
+        os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)
         server.shutdown()
 
