@@ -42,7 +42,7 @@ import gymnasium as gym
 from gui_gym.errors import InfraError, UsageError
 from gui_gym.extras import require_extra
 from gui_gym.remote.host import CALLABLE, EnvHost
-from gui_gym.remote.ray_auth import client_mode_from_token
+from gui_gym.remote.ray_auth import check_token, client_mode_from_token
 
 logger = logging.getLogger(__name__)
 
@@ -95,6 +95,7 @@ def connect(address: str | None = None) -> None:
     ray = _ray()
     if not ray.is_initialized():
         client_mode_from_token()
+        check_token(address)
         ray.init(address=address, logging_level="WARNING")
 
 

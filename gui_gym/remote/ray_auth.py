@@ -16,15 +16,19 @@ So gui-gym says it explicitly, everywhere:
   plays no part;
 - a client joining a cluster by address (`gui_gym.remote.connect`, so ``gui-bench run --ray
   ADDRESS`` and `RemoteEnv`) turns token mode on when it was handed a token
-  (``RAY_AUTH_TOKEN`` or ``RAY_AUTH_TOKEN_PATH``) and no mode (`client_mode_from_token`).
+  (``RAY_AUTH_TOKEN`` or ``RAY_AUTH_TOKEN_PATH``) and no mode (`client_mode_from_token`), and
+  is told at once when the cluster refuses its token (`check_token`).
 """
 
 from __future__ import annotations
 
 import os
 import secrets
+import threading
 from pathlib import Path
 from typing import Mapping
+
+from gui_gym.errors import GUIGymError
 
 MODE_ENV = "RAY_AUTH_MODE"
 TOKEN_ENV = "RAY_AUTH_TOKEN"
@@ -77,6 +81,47 @@ def client_mode_from_token() -> bool:
         os.environ[MODE_ENV] = "token"
         _reload_ray_settings()
     return os.environ.get(MODE_ENV, "").lower() == "token"
+
+
+PROBE_TIMEOUT_S = 5.0
+"""How long `check_token` waits for the cluster's answer before leaving the join to Ray."""
+
+
+class TokenRefused(GUIGymError, ConnectionError):
+    """The cluster refused this client's token (none, ``~/.ray``'s, or another cluster's)."""
+
+
+def check_token(address: str | None, timeout_s: float = PROBE_TIMEOUT_S) -> None:
+    """Raise `TokenRefused` at once when the cluster at `address` (``host:port``) refuses this
+    client's token. ``ray.init(address=...)`` retries a refused token once a second for about
+    20 s and then reports only "Failed to connect"; one call to the cluster's GCS answers in
+    milliseconds. Anything else (no answer within `timeout_s`, an address that is not
+    ``host:port``, a Ray without that call) leaves the join, and its errors, to Ray."""
+    if not address or "://" in address or ":" not in address:
+        return
+    try:
+        from ray._raylet import GcsClient
+        from ray.exceptions import AuthenticationError
+    except ImportError:
+        return
+    refused: list[Exception] = []
+
+    def probe() -> None:
+        try:
+            GcsClient(address=address).cluster_id
+        except AuthenticationError as exc:
+            refused.append(exc)
+        except Exception:  # noqa: BLE001 - unreachable, not ready: Ray's join reports it
+            pass
+    # A thread: an unreachable address holds the call for Ray's own connect timeout (~40 s).
+    thread = threading.Thread(target=probe, name="ray-token-check", daemon=True)
+    thread.start()
+    thread.join(timeout_s)
+    if refused:
+        reason = str(refused[0]).splitlines()[0][:200]
+        raise TokenRefused(f"the Ray cluster at {address} refused this client's token: hand the client the "
+                           f"cluster's token with {TOKEN_PATH_ENV} (a file) or {TOKEN_ENV} (docs/distributed.md, "
+                           f"'The token'). Ray: {reason}")
 
 
 def _reload_ray_settings() -> None:

@@ -143,7 +143,9 @@ HEADLESS_SHELL = "chromium-headless-shell"
 """Chromium's headless shell: the same Blink and V8 without the full browser's window and UI
 layers, which Playwright itself launches for every headless browser. Debian packages it beside
 `chromium`, at the same version. Here a launch costs about half the CPU of the full browser's
-and a LocalWeb episode about a third less (`docs/architecture.md`, "The browser")."""
+and a LocalWeb episode about a third less (README, "Performance"). It has no ``chrome://`` pages
+and gathers no WebRTC candidates (docs/security.md); a task that needs them names a full
+Chromium with ``executable_path``."""
 
 
 def find_chromium(explicit: str | None = None, *, headless: bool = True) -> str | None:

@@ -88,4 +88,6 @@ def test_a_client_given_the_token_joins_and_one_without_it_is_refused(home_and_c
     assert by_value.returncode == 0, by_value.stdout + by_value.stderr
     for env in ({}, {MODE_ENV: "token"}, {TOKEN_ENV: "not-the-token"}):  # no token; ~/.ray's; a wrong one
         refused = _client(home, cluster.address, **env)
-        assert refused.returncode == 3 and "refused:" in refused.stdout, (env, refused.stdout + refused.stderr)
+        # at once, saying what to do (Ray's own join retries ~20 s, then says "Failed to connect")
+        assert refused.returncode == 3 and "refused: TokenRefused" in refused.stdout, (env, refused.stdout + refused.stderr)
+        assert TOKEN_PATH_ENV in refused.stdout, refused.stdout

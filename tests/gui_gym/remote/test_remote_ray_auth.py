@@ -10,8 +10,9 @@ import os
 
 import pytest
 
-from gui_gym.remote.ray_auth import (MODE_ENV, TOKEN_ENV, TOKEN_PATH_ENV, client_mode_from_token, new_token_file,
-                                     restore, token_env, use_token)
+from gui_gym.remote.ray_auth import (MODE_ENV, TOKEN_ENV, TOKEN_PATH_ENV, check_token, client_mode_from_token,
+                                     new_token_file, restore, token_env, use_token)
+from gui_gym.runtime.loopback import free_port
 
 ray_raylet = pytest.importorskip("ray._raylet")
 
@@ -69,3 +70,12 @@ def test_a_client_handed_a_token_turns_token_mode_on_and_one_without_stays_as_ra
     assert client_mode_from_token() is True and _ray_sees() == ("token", path.read_text())
     monkeypatch.setenv(MODE_ENV, "disabled")  # a mode named explicitly is kept
     assert client_mode_from_token() is False
+
+
+def test_the_token_check_leaves_what_it_cannot_answer_to_rays_join():
+    """Not host:port (Ray's default, a Ray Client URL), or nothing listening there (the call
+    would hang for Ray's connect timeout): no error, within the check's bound. A refusal is
+    checked on a real cluster (test_bench_local_cluster)."""
+    for address in (None, "auto", "ray://127.0.0.1:10001"):
+        check_token(address)
+    check_token(f"127.0.0.1:{free_port()}", timeout_s=0.5)
