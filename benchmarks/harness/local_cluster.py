@@ -20,8 +20,10 @@ Processes are started and stopped by PID (``ray stop`` would stop every cluster 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
+import logging
 import os
 import shutil
 import signal
@@ -31,11 +33,14 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gui_gym.remote.ray_auth import new_token_file, restore, token_env, use_token
 from gui_gym.runtime.loopback import free_port
+
+logger = logging.getLogger(__name__)
 
 CLONE_NEWNET = 0x40000000
 CLONE_NEWUSER = 0x10000000
@@ -56,6 +61,21 @@ def enter_private_network() -> str | None:
         return "the ip tool is missing (Debian: iproute2), so loopback cannot be brought up"
     subprocess.run([ip, "link", "set", "lo", "up"], check=True)
     return None
+
+
+@contextlib.contextmanager
+def private_network() -> Iterator[str | None]:
+    """`enter_private_network` for the block (yields its answer), then this thread's own network
+    namespace again: what the thread starts afterwards (a browser in a test run on the same
+    worker) sees the host's interfaces, not loopback alone, where Chromium's WebRTC gathering,
+    for one, never ends."""
+    own = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
+    try:
+        yield enter_private_network()
+    finally:
+        if ctypes.CDLL(None, use_errno=True).setns(own, CLONE_NEWNET) != 0:  # a private user namespace cannot go back
+            logger.warning("could not return to the host's network namespace: %s", os.strerror(ctypes.get_errno()))
+        os.close(own)
 
 
 

@@ -6,21 +6,21 @@ from __future__ import annotations
 
 import pytest
 
-from gui_gym.benchmarks.harness.local_cluster import enter_private_network, start_cluster
+from gui_gym.benchmarks.harness.local_cluster import private_network, start_cluster
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    """A module's two-node cluster inside this process's private network (skipped, with the
-    reason, where the host allows no network namespace); the Ray tests import it."""
+    """A module's two-node cluster inside a private network entered for the module (skipped,
+    with the reason, where the host allows no network namespace); the Ray tests import it."""
     import ray
 
-    reason = enter_private_network()
-    if reason is not None:
-        pytest.skip(f"no private network namespace for a loopback-only Ray cluster: {reason}")
-    started = start_cluster(head_cpus=2, node2_cpus=2)
-    try:
-        yield started
-    finally:
-        ray.shutdown()
-        started.stop()
+    with private_network() as reason:
+        if reason is not None:
+            pytest.skip(f"no private network namespace for a loopback-only Ray cluster: {reason}")
+        started = start_cluster(head_cpus=2, node2_cpus=2)
+        try:
+            yield started
+        finally:
+            ray.shutdown()
+            started.stop()

@@ -4,6 +4,7 @@ given it; a client without it is refused; what ``~/.ray/auth_token`` holds plays
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gui_gym.benchmarks.harness.local_cluster import enter_private_network, start_cluster
+from gui_gym.benchmarks.harness.local_cluster import private_network, start_cluster
 from gui_gym.remote.ray_auth import MODE_ENV, TOKEN_ENV, TOKEN_PATH_ENV
 
 pytestmark = pytest.mark.slow
@@ -36,13 +37,12 @@ def home_and_cluster(tmp_path_factory):
     """A HOME whose ~/.ray/auth_token is another cluster's, and a two-node cluster started there."""
     import ray
 
-    reason = enter_private_network()
-    if reason is not None:
-        pytest.skip(f"no private network namespace for a loopback-only Ray cluster: {reason}")
     home = tmp_path_factory.mktemp("home")
     (home / ".ray").mkdir()
     (home / ".ray" / "auth_token").write_text(EARLIER_TOKEN)
-    with pytest.MonkeyPatch.context() as patch:
+    with private_network() as reason, pytest.MonkeyPatch.context() as patch:
+        if reason is not None:
+            pytest.skip(f"no private network namespace for a loopback-only Ray cluster: {reason}")
         patch.setenv("HOME", str(home))
         for name in (MODE_ENV, TOKEN_ENV, TOKEN_PATH_ENV):
             patch.delenv(name, raising=False)
@@ -54,6 +54,16 @@ def home_and_cluster(tmp_path_factory):
             cluster.stop()
 
 
+def test_a_private_network_lasts_for_its_block_only():
+    """What the worker runs after a cluster's module (a browser) sees the host's interfaces again."""
+    own = os.readlink("/proc/thread-self/ns/net")
+    with private_network() as reason:
+        if reason is not None:
+            pytest.skip(f"no private network namespace: {reason}")
+        assert os.readlink("/proc/thread-self/ns/net") != own
+    assert os.readlink("/proc/thread-self/ns/net") == own
+
+
 def _client(home: Path, address: str, **env: str) -> subprocess.CompletedProcess:
     """A fresh Python process joining `address` through `gui_gym.remote.connect`, with HOME and
     only the Ray authentication variables given."""
@@ -62,8 +72,6 @@ def _client(home: Path, address: str, **env: str) -> subprocess.CompletedProcess
 
 
 def test_both_nodes_and_the_driver_share_the_clusters_token_whatever_home_holds(home_and_cluster):
-    import os
-
     import ray
 
     home, cluster = home_and_cluster
