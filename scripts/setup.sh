@@ -5,7 +5,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-DEBIAN_PACKAGES=(chromium chromium-headless-shell chromium-driver fonts-dejavu-core
+DEBIAN_PACKAGES=(chromium chromium-driver fonts-dejavu-core
                  xvfb openbox wmctrl xterm lxterminal mousepad x11-utils dbus-x11 bubblewrap
                  libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 python3-pyatspi at-spi2-core
                  slirp4netns iproute2

@@ -39,8 +39,7 @@ def make_reference_env(task: str, **kwargs: Any):
     if driver is None:
         raise MissingResourceError("the miniwob reference env needs chromedriver: `apt-get install chromium-driver`")
     # Playwright's own download (find_chromium's None) has no driver beside it: the system one.
-    # The full browser, as the package drives Chrome (chromedriver matches its version).
-    browser = find_chromium(headless=False) or shutil.which("chromium")
+    browser = find_chromium() or shutil.which("chromium")
     if browser is None:
         raise MissingResourceError("the miniwob reference env needs Debian's Chromium: `apt-get install chromium`")
     os.environ.setdefault("MINIWOB_CHROME_BINARY", browser)  # the package reads only these two

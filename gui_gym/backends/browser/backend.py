@@ -323,16 +323,18 @@ class BrowserBackend(Backend):
     # ---- Backend implementation -------------------------------------------------------
 
     def _start(self) -> None:
-        executable = find_chromium(self.config.executable_path, headless=self.config.headless)
+        executable = find_chromium(self.config.executable_path)
         self._driver = DRIVERS.acquire()
         self._playwright = self._driver.playwright
         args = list(QUIET_FLAGS) + list(WEBRTC_FLAGS) + list(self.config.extra_args)
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             args.append("--no-sandbox")  # Chromium refuses its sandbox as root
         try:
+            # Playwright's own download: its full Chromium (channel "chromium"), never the headless
+            # shell it picks for headless by default, which ignores WEBRTC_FLAGS (docs/security.md)
+            where = {"executable_path": executable} if executable is not None else {"channel": "chromium"}
             self._browser = self._playwright.chromium.launch(
-                executable_path=executable, headless=self.config.headless, args=args,
-                timeout=60_000)
+                **where, headless=self.config.headless, args=args, timeout=60_000)
         except Exception:
             DRIVERS.release(self._driver)
             self._driver = self._playwright = None

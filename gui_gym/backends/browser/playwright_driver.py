@@ -3,7 +3,7 @@
 A driver is a node process (~0.8 s of CPU to start) that Playwright's sync API allows once per
 thread; `DRIVERS` hands each thread's browsers the same one and stops it with its last user.
 `find_chromium` picks the browser binary (a system Chromium where Playwright's download is
-absent; for a headless browser, Chromium's headless shell where it is installed), `QUIET_FLAGS` keeps it off the network it would otherwise probe, `WEBRTC_FLAGS` keeps
+absent), `QUIET_FLAGS` keeps it off the network it would otherwise probe, `WEBRTC_FLAGS` keeps
 a page's WebRTC inside the env's network policy.
 """
 
@@ -139,19 +139,9 @@ class PlaywrightDrivers:
 DRIVERS = PlaywrightDrivers()
 
 
-HEADLESS_SHELL = "chromium-headless-shell"
-"""Chromium's headless shell: the same Blink and V8 without the full browser's window and UI
-layers, which Playwright itself launches for every headless browser. Debian packages it beside
-`chromium`, at the same version. Here a launch costs about half the CPU of the full browser's
-and a LocalWeb episode about a third less (README, "Performance"). It has no ``chrome://`` pages
-and gathers no WebRTC candidates (docs/security.md); a task that needs them names a full
-Chromium with ``executable_path``."""
-
-
-def find_chromium(explicit: str | None = None, *, headless: bool = True) -> str | None:
+def find_chromium(explicit: str | None = None) -> str | None:
     """The Chromium to launch: an explicit path, then $GUI_GYM_CHROMIUM, then None (meaning
-    Playwright's own download, if present), then a system one on PATH: for a `headless`
-    browser the headless shell first, then a full Chromium or Chrome.
+    Playwright's own download, if present), then a system chromium on PATH.
 
     Raises MissingResourceError when an explicitly named browser does not exist, or when no
     browser is found at all."""
@@ -162,8 +152,7 @@ def find_chromium(explicit: str | None = None, *, headless: bool = True) -> str 
             return path
     if _playwright_chromium_installed():
         return None
-    names = ((HEADLESS_SHELL,) if headless else ()) + ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-    for name in names:
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
         found = shutil.which(name)
         if found:
             return found

@@ -1,9 +1,4 @@
-"""The browser backend with real Chromium input on a loopback page that records every event.
-
-It runs on the full Chromium, not the headless shell that headless envs launch by default
-(`find_chromium`): a user may name a full Chrome, and only there do the policies below meet a
-browser that gathers WebRTC candidates (the shell never sends a STUN packet) and serves
-``chrome://`` pages (the shell answers ERR_INVALID_URL). The suites' tests run on the shell."""
+"""The browser backend with real Chromium input on a loopback page that records every event."""
 
 from __future__ import annotations
 
@@ -11,6 +6,8 @@ import io
 import json
 import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -27,8 +24,6 @@ from gui_gym.errors import ActionExecutionError, MissingResourceError
 from gui_gym.runtime.processes import descendants
 from gui_gym.suites.http_server import LoopbackServer
 from gui_gym.runtime.waiting import wait_until
-
-FULL_CHROMIUM = find_chromium(headless=False)
 
 RECORDER = """<!doctype html><html><head><style>
 body{margin:0;font-family:sans-serif} #pad{position:absolute;left:0;top:0;width:600px;height:400px;background:#eef}
@@ -95,7 +90,7 @@ def server():
 
 @pytest.fixture(scope="module")
 def backend(server):
-    b = BrowserBackend(allowed_hosts=set(), viewport=(1200, 700), executable_path=FULL_CHROMIUM)
+    b = BrowserBackend(allowed_hosts=set(), viewport=(1200, 700))
     server.admit(b)
     b.start()
     yield b
@@ -383,8 +378,7 @@ def test_webrtc_sends_no_udp_and_pages_get_no_peer_connection(server, allowed_ho
     policy sends no UDP; TURN over TCP passes the proxy, which refuses hosts not allowed."""
     stun, spy = _UdpListener(), _Listener()
     urls = [f"stun:127.0.0.1:{stun.port}", f"turn:127.0.0.1:{spy.port}?transport=tcp"]
-    backend = BrowserBackend(allowed_hosts=None if allowed_hosts is None else set(allowed_hosts), viewport=(800, 600),
-                             executable_path=FULL_CHROMIUM)
+    backend = BrowserBackend(allowed_hosts=None if allowed_hosts is None else set(allowed_hosts), viewport=(800, 600))
     server.admit(backend)
     try:
         backend.start()
@@ -412,7 +406,7 @@ def test_the_webrtc_probe_sees_a_browser_without_the_policy_send_udp():
     driver = DRIVERS.acquire()
     try:
         args = list(QUIET_FLAGS) + (["--no-sandbox"] if os.geteuid() == 0 else [])
-        chromium = driver.playwright.chromium.launch(executable_path=FULL_CHROMIUM, args=args)
+        chromium = driver.playwright.chromium.launch(executable_path=find_chromium(), args=args)
         try:
             page = chromium.new_page()
             page.set_content("<p>a page</p>")
@@ -460,17 +454,36 @@ def test_unknown_browser_path_is_a_clear_error(monkeypatch):
         find_chromium()
 
 
-def test_a_headless_browser_is_chromiums_headless_shell_where_installed(tmp_path, monkeypatch):
-    for name in ("chromium", "chromium-headless-shell"):
-        (tmp_path / name).write_text("#!/bin/sh\n")
-        (tmp_path / name).chmod(0o755)
-    monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path / "none"))
-    monkeypatch.delenv("GUI_GYM_CHROMIUM", raising=False)
-    assert find_chromium() == str(tmp_path / "chromium-headless-shell")
-    assert find_chromium(headless=False) == str(tmp_path / "chromium")
-    (tmp_path / "chromium-headless-shell").unlink()
-    assert find_chromium() == str(tmp_path / "chromium")
+PLAYWRIGHTS_OWN = """
+import os
+from gui_gym.backends.browser.backend import BrowserBackend
+from gui_gym.backends.browser.playwright_driver import find_chromium
+backend = BrowserBackend(allowed_hosts=set(), viewport=(400, 300))
+try:
+    backend.start()
+    print(find_chromium(), os.readlink(f"/proc/{backend.browser_pid}/exe"))
+finally:
+    backend.close()
+"""
+
+
+def test_playwrights_own_download_launches_its_full_chromium_not_the_headless_shell(tmp_path):
+    """Playwright picks its headless shell for a headless browser, and the shell ignores the
+    WebRTC policy flag (docs/security.md). A download laid out as Playwright's, holding only the
+    full Chromium (this machine's): the env launches it; asking for the shell would fail."""
+    import playwright
+
+    browsers = json.loads((Path(playwright.__file__).parent / "driver" / "package" / "browsers.json").read_text())
+    revision = next(b["revision"] for b in browsers["browsers"] if b["name"] == "chromium")
+    folder = tmp_path / f"chromium-{revision}"
+    (folder / "chrome-linux64").mkdir(parents=True)
+    (folder / "chrome-linux64" / "chrome").symlink_to(find_chromium())
+    env = {k: v for k, v in os.environ.items() if k != "GUI_GYM_CHROMIUM"} | {"PLAYWRIGHT_BROWSERS_PATH": str(tmp_path)}
+    # a process of its own: this module's Playwright driver read the browsers' folder at its start
+    done = subprocess.run([sys.executable, "-c", PLAYWRIGHTS_OWN], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found, exe = done.stdout.split()
+    assert found == "None" and "headless" not in exe, done.stdout  # Playwright's own download, its full build
 
 
 def test_key_names_map_to_playwright():
@@ -490,8 +503,7 @@ def test_page_scripts_element_list_is_json_clean(page):
 
 
 def test_a_screen_smaller_than_the_viewport_and_a_page_kept_across_episodes(server):
-    b = BrowserBackend(allowed_hosts=frozenset(), viewport=(1200, 700), screen=(600, 400), keep_page=True,
-                       executable_path=FULL_CHROMIUM)
+    b = BrowserBackend(allowed_hosts=frozenset(), viewport=(1200, 700), screen=(600, 400), keep_page=True)
     other = LoopbackServer(app)
     try:
         server.admit(b)
