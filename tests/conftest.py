@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 # One thread per OpenMP/BLAS pool, set before any test imports torch or numpy: the suite runs
-# several pytest-xdist workers on the cores, and a worker whose torch spreads each op over every core
+# one pytest-xdist worker per core, and a worker whose torch spreads each op over every core
 # oversubscribes them; the spinning threads cost CPU, not just time (the tiny-model tests take
 # ~3x the CPU with two threads per worker on two cores). Subprocesses inherit it. A value
 # already set in the environment wins.
@@ -72,15 +72,6 @@ def osworld_ref():
 
     with Reference() as ref:
         yield ref
-
-
-def pytest_xdist_auto_num_workers(config) -> int:
-    """``-n auto``: one and a half workers per core. About a fifth of a two-worker run leaves a
-    core idle while tests wait on what they test (an episode's wall-clock limit run out, a Ray
-    cluster starting, a refused client's retries, a desktop booting); a third worker on two
-    cores fills those waits."""
-    cores = os.cpu_count() or 1
-    return max(1, round(cores * 1.5))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
