@@ -59,8 +59,7 @@ from gui_gym.a11y_text import format_elements
 from gui_gym.actions import Action
 from gui_gym.backends.base import DEFAULT_STEP_TIMEOUT_S, Backend, Observation
 from gui_gym.backends.browser.page_scripts import (AWAIT_SCROLL_JS, ELEMENTS_JS, INIT_JS, NO_ANIMATIONS_JS, READY_JS,
-                                           READY_WITH_ELEMENTS_JS,
-                                           SCROLL_STATE_JS)
+                                           READY_WITH_ELEMENTS_JS, SCROLL_STATE_JS, on_element)
 from gui_gym.backends.browser.playwright_driver import DRIVERS, QUIET_FLAGS, WEBRTC_FLAGS, Driver, find_chromium
 from gui_gym.backends.browser.web_access import AccessPolicy
 from gui_gym.errors import ActionExecutionError, InfraError
@@ -300,6 +299,21 @@ class BrowserBackend(Backend):
             if box is None:
                 raise ActionExecutionError(f"element {selector!r} is not rendered")
             return box["x"], box["y"], box["width"], box["height"]
+        return self._guard(work)
+
+    def evaluate_on(self, selector: str, expression: str, nth: int = 0) -> Any:
+        """Run a JavaScript function written by the suite (never by the agent) on the `nth`
+        element matching the CSS `selector`, waiting for it up to `settle_timeout_s`, in one
+        round trip: a Playwright locator takes three (find, run, release), ~4x the time of
+        a plain evaluate, and oracles look at the page before every click."""
+        self._settled_elements = None
+
+        def work() -> Any:
+            timeout_s = self.config.settle_timeout_s
+            found = self._page.evaluate(on_element(expression), [selector, nth, timeout_s * 1000])
+            if not found["found"]:
+                raise ActionExecutionError(f"no element #{nth} matches {selector!r} within {timeout_s} s")
+            return found["value"]
         return self._guard(work)
 
     def evaluate(self, expression: str, arg: Any = None) -> Any:

@@ -218,3 +218,14 @@ READY_WITH_ELEMENTS_JS = ("async (screen) => { const ready = await (" + READY_JS
                           "return ready === true ? {ready, elements: (" + ELEMENTS_JS.strip() + ")(screen)} : {ready}; }")
 """READY_JS, and when the page is ready the element list too (ELEMENTS_JS's `screen`
 argument): one round trip for both."""
+
+
+def on_element(expression: str) -> str:
+    """A page function ``([selector, nth, timeoutMs]) => {found, value}`` that waits (polling
+    every 16 ms, up to timeoutMs) for the `nth` element matching the CSS `selector`, then
+    returns `expression` (a function of the element) applied to it."""
+    return ("async ([selector, nth, timeoutMs]) => { const deadline = performance.now() + timeoutMs; let el; "
+            "while (!(el = document.querySelectorAll(selector)[nth])) { "
+            "if (performance.now() >= deadline) return {found: false}; "
+            "await new Promise(resolve => setTimeout(resolve, 16)); } "
+            "return {found: true, value: (" + expression.strip() + ")(el)}; }")

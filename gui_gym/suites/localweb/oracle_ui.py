@@ -9,7 +9,7 @@ Generators are lazy, so each action is computed after the previous one has settl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Generator, Iterator
 
 from gui_gym.actions import Action
 from gui_gym.backends.browser.backend import SCROLL_NOTCH_PX
@@ -20,40 +20,43 @@ if TYPE_CHECKING:
 
 MAX_SCROLLS = 25
 _MARGIN_PX = 8
+Box = tuple[float, float, float, float]
 
-_SCROLL_HOST_JS = r"""
-(sel) => {
-  // The visible box of the element's nearest scroll container, and a point inside it where
-  // the wheel scrolls that container (not a nested scroller): [x, y, w, h, anchorX, anchorY].
+_VIEW_JS = r"""
+(el) => {
+  // The element's box (null when it is not rendered), the visible box of its nearest scroll
+  // container, and a point inside that box where the wheel scrolls that container (not a
+  // nested scroller): {box: [x, y, w, h], host: [x, y, w, h, anchorX, anchorY]}.
+  if (!el.getClientRects().length) return {box: null, host: null};
+  const r = el.getBoundingClientRect();
   const scrolls = p => {
     const cs = getComputedStyle(p);
     return (/(auto|scroll)/.test(cs.overflowY) && p.scrollHeight > p.clientHeight + 1) ||
            (/(auto|scroll)/.test(cs.overflowX) && p.scrollWidth > p.clientWidth + 1);
   };
-  const hostOf = el => {
-    for (let p = el.parentElement; p && p !== document.body && p !== document.documentElement; p = p.parentElement)
+  const hostOf = e => {
+    for (let p = e.parentElement; p && p !== document.body && p !== document.documentElement; p = p.parentElement)
       if (scrolls(p)) return p;
     return null;
   };
-  const el = document.querySelector(sel);
-  if (!el) return null;
   const host = hostOf(el);
   let box = [0, 0, innerWidth, innerHeight];
   if (host) {
-    const r = host.getBoundingClientRect();
-    const left = Math.max(r.left, 0), top = Math.max(r.top, 0);
-    box = [left, top, Math.min(r.right, innerWidth) - left, Math.min(r.bottom, innerHeight) - top];
+    const h = host.getBoundingClientRect();
+    const left = Math.max(h.left, 0), top = Math.max(h.top, 0);
+    box = [left, top, Math.min(h.right, innerWidth) - left, Math.min(h.bottom, innerHeight) - top];
   }
+  const result = anchor => ({box: [r.x, r.y, r.width, r.height], host: [...box, ...anchor]});
   const [bx, by, bw, bh] = box;
   for (const fy of [0.5, 0.3, 0.7, 0.15, 0.85, 0.05, 0.95]) {
     for (const fx of [0.5, 0.25, 0.75, 0.05, 0.95]) {
       const x = bx + bw * fx, y = by + bh * fy;
       const hit = document.elementFromPoint(x, y);
       if (hit && (hit === host || hostOf(hit) === host || (host === null && !scrolls(hit) && hostOf(hit) === null)))
-        return [...box, x, y];
+        return result([x, y]);
     }
   }
-  return [...box, bx + bw / 2, by + bh / 2];
+  return result([bx + bw / 2, by + bh / 2]);
 }
 """
 
@@ -89,40 +92,47 @@ class OracleUI:
 
     # ---- acting (each helper is a generator of actions) ------------------------------------
 
-    def scroll_into_view(self, selector: str, nth: int = 0) -> Iterator[Action]:
-        """Wheel-scroll over the element's scroll container until the element is in view."""
+    def scroll_into_view(self, selector: str, nth: int = 0) -> Generator[Action, None, Box]:
+        """Wheel-scroll over the element's scroll container until the element is in view;
+        returns its box there. Each look at the page is one round trip (`_VIEW_JS`)."""
         width, height = self.backend.screen_size
         previous = None
         for _ in range(MAX_SCROLLS):
-            x, y, w, h = self.box(selector, nth)
+            (x, y, w, h), (hx, hy, hw, hh, ax, ay) = self._view(selector, nth)
             if (x, y) == previous:  # the last scroll moved nothing: the container is at its end
                 if y < height and y + h > 0 and x < width and x + w > 0:
-                    return
+                    return x, y, w, h
                 break
             previous = (x, y)
-            hx, hy, hw, hh, ax, ay = self.backend.evaluate(_SCROLL_HOST_JS, selector)
             top, bottom = max(hy, 0) + _MARGIN_PX, min(hy + hh, height) - _MARGIN_PX
             left, right = max(hx, 0) + _MARGIN_PX, min(hx + hw, width) - _MARGIN_PX
             # Too tall or wide to fit: bring its start into view and stop there.
             dy = y - top if y < top else min(y + h - bottom, y - top) if y + h > bottom else 0
             dx = x - left if x < left else min(x + w - right, x - left) if x + w > right else 0
             if dy == 0 and dx == 0:
-                return
+                return x, y, w, h
             delta, direction = (dy, "down" if dy > 0 else "up") if dy else (dx, "right" if dx > 0 else "left")
             notches = max(1, min(10, -(-abs(delta) // SCROLL_NOTCH_PX)))
             yield Action.scroll(direction, int(notches), ax, ay)
         raise ActionExecutionError(f"oracle could not scroll {selector!r} into view")
 
-    def center(self, selector: str, nth: int = 0) -> tuple[float, float]:
-        """Centre of the part of the element inside the viewport."""
-        x, y, w, h = self.box(selector, nth)
+    def _view(self, selector: str, nth: int) -> tuple[Box, tuple[float, ...]]:
+        """The element's box and its scroll container's (`_VIEW_JS`)."""
+        seen = self.backend.evaluate_on(selector, _VIEW_JS, nth)
+        if seen["box"] is None:
+            raise ActionExecutionError(f"element {selector!r} is not rendered")
+        return tuple(seen["box"]), tuple(seen["host"])
+
+    def center(self, box: Box) -> tuple[float, float]:
+        """Centre of the part of `box` inside the viewport."""
+        x, y, w, h = box
         width, height = self.backend.screen_size
         x1, y1, x2, y2 = max(x, 0), max(y, 0), min(x + w, width - 1), min(y + h, height - 1)
         return (x1 + x2) / 2, (y1 + y2) / 2
 
     def click(self, selector: str, nth: int = 0, kind: str = "click") -> Iterator[Action]:
-        yield from self.scroll_into_view(selector, nth)
-        x, y = self.center(selector, nth)
+        box = yield from self.scroll_into_view(selector, nth)
+        x, y = self.center(box)
         yield Action(kind, x=x, y=y)
 
     def type_into(self, selector: str, text: str, clear: bool = False, nth: int = 0) -> Iterator[Action]:

@@ -496,6 +496,21 @@ def center(backend, selector):
     return x + w / 2, y + h / 2
 
 
+def test_evaluate_on_waits_for_the_nth_match_and_names_a_missing_one(page):
+    # An element a timer adds later is waited for, as a locator would; the nth match is the one used.
+    page.evaluate("() => setTimeout(() => { for (const n of ['first', 'second']) {"
+                  " const p = document.createElement('p'); p.className = 'late'; p.textContent = n;"
+                  " document.body.appendChild(p); } }, 150)")
+    assert page.evaluate_on("p.late", "el => el.textContent", nth=1) == "second"
+    assert page.evaluate_on("#field", "el => el.getAttribute('aria-label')") == "Field"
+    page.config.settle_timeout_s, before = 0.2, page.config.settle_timeout_s
+    try:
+        with pytest.raises(ActionExecutionError, match=r"no element #2 matches 'p\.late' within 0\.2 s"):
+            page.evaluate_on("p.late", "el => el.textContent", nth=2)
+    finally:
+        page.config.settle_timeout_s = before
+
+
 def test_page_scripts_element_list_is_json_clean(page):
     assert json.loads(json.dumps(page.elements()))
 
