@@ -58,8 +58,8 @@ from PIL import Image
 from gui_gym.a11y_text import format_elements
 from gui_gym.actions import Action
 from gui_gym.backends.base import DEFAULT_STEP_TIMEOUT_S, Backend, Observation
-from gui_gym.backends.browser.page_scripts import (AWAIT_SCROLL_JS, ELEMENTS_JS, INIT_JS, NO_ANIMATIONS_JS, READY_JS,
-                                           READY_WITH_ELEMENTS_JS, SCROLL_STATE_JS, on_element)
+from gui_gym.backends.browser.page_scripts import (AWAIT_SCROLL_JS, BOX_JS, ELEMENTS_JS, INIT_JS, NO_ANIMATIONS_JS,
+                                           READY_JS, READY_WITH_ELEMENTS_JS, SCROLL_STATE_JS, on_element)
 from gui_gym.backends.browser.playwright_driver import DRIVERS, QUIET_FLAGS, WEBRTC_FLAGS, Driver, find_chromium
 from gui_gym.backends.browser.web_access import AccessPolicy
 from gui_gym.errors import ActionExecutionError, InfraError
@@ -290,16 +290,14 @@ class BrowserBackend(Backend):
         self._elements = None
 
     def locate(self, selector: str, nth: int = 0) -> tuple[float, float, float, float]:
-        """Box (x, y, width, height) in viewport pixels of the element matching a CSS or
-        Playwright `selector`, as it is now: nothing is scrolled, so the box may lie outside
-        the viewport. Oracles turn it into clicks, and into scroll actions when it does."""
-        def work() -> tuple[float, float, float, float]:
-            locator = self._page.locator(selector).nth(nth)
-            box = locator.bounding_box(timeout=self.config.settle_timeout_s * 1000)
-            if box is None:
-                raise ActionExecutionError(f"element {selector!r} is not rendered")
-            return box["x"], box["y"], box["width"], box["height"]
-        return self._guard(work)
+        """Box (x, y, width, height) in viewport pixels of the `nth` element matching the CSS
+        `selector` (waited for as `evaluate_on` does), as it is now: nothing is scrolled, so the
+        box may lie outside the viewport. Oracles turn it into clicks, and into scroll actions
+        when it does."""
+        box = self.evaluate_on(selector, BOX_JS, nth)
+        if box is None:
+            raise ActionExecutionError(f"element {selector!r} is not rendered")
+        return tuple(box)
 
     def evaluate_on(self, selector: str, expression: str, nth: int = 0) -> Any:
         """Run a JavaScript function written by the suite (never by the agent) on the `nth`

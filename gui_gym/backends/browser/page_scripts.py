@@ -220,6 +220,10 @@ READY_WITH_ELEMENTS_JS = ("async (screen) => { const ready = await (" + READY_JS
 argument): one round trip for both."""
 
 
+BOX_JS = "(el) => { if (!el.getClientRects().length) return null; const r = el.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }"
+"""An element's box in viewport pixels, or null when it is not rendered (``display: none``)."""
+
+
 def on_element(expression: str) -> str:
     """A page function ``([selector, nth, timeoutMs]) => {found, value}`` that waits (polling
     every 16 ms, up to timeoutMs) for the `nth` element matching the CSS `selector`, then

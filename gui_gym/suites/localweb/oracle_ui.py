@@ -69,9 +69,6 @@ class OracleUI:
 
     # ---- reading the page (no side effects) ----------------------------------------------
 
-    def box(self, selector: str, nth: int = 0) -> tuple[float, float, float, float]:
-        return self.backend.locate(selector, nth)
-
     def count(self, selector: str) -> int:
         return int(self.backend.evaluate("(s) => document.querySelectorAll(s).length", selector))
 
