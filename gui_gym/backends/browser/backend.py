@@ -308,7 +308,19 @@ class BrowserBackend(Backend):
 
         def work() -> Any:
             timeout_s = self.config.settle_timeout_s
-            found = self._page.evaluate(on_element(expression), [selector, nth, timeout_s * 1000])
+            deadline = time.monotonic() + timeout_s
+            while True:
+                remaining_ms = max(1.0, (deadline - time.monotonic()) * 1000)
+                try:
+                    found = self._page.evaluate(on_element(expression), [selector, nth, remaining_ms])
+                    break
+                except Exception as exc:  # Playwright's Error; the module does not import Playwright
+                    # A navigation replaced the document mid-look (a locator would look again in
+                    # the new one): wait for it to load, then look there, within the same bound.
+                    if "context was destroyed" not in str(exc) or time.monotonic() >= deadline:
+                        raise
+                    logger.debug("a navigation interrupted a look at %r; looking in the new document", selector)
+                    self._page.wait_for_load_state("load", timeout=remaining_ms)
             if not found["found"]:
                 raise ActionExecutionError(f"no element #{nth} matches {selector!r} within {timeout_s} s")
             return found["value"]

@@ -509,6 +509,9 @@ def test_evaluate_on_waits_for_the_nth_match_and_names_a_missing_one(page):
             page.evaluate_on("p.late", "el => el.textContent", nth=2)
     finally:
         page.config.settle_timeout_s = before
+    # A navigation replaces the document while the element is waited for: found in the new one.
+    page.evaluate("() => setTimeout(() => { location.href = '/other'; }, 100)")
+    assert page.evaluate_on("h1", "el => el.textContent") == "Other tab"
 
 
 def test_page_scripts_element_list_is_json_clean(page):
