@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Generator, Iterator
 
 from gui_gym.actions import Action
 from gui_gym.backends.browser.backend import SCROLL_NOTCH_PX
+from gui_gym.backends.browser.page_scripts import BOX_JS
 from gui_gym.errors import ActionExecutionError
 
 if TYPE_CHECKING:
@@ -24,11 +25,11 @@ Box = tuple[float, float, float, float]
 
 _VIEW_JS = r"""
 (el) => {
-  // The element's box (null when it is not rendered), the visible box of its nearest scroll
-  // container, and a point inside that box where the wheel scrolls that container (not a
-  // nested scroller): {box: [x, y, w, h], host: [x, y, w, h, anchorX, anchorY]}.
-  if (!el.getClientRects().length) return {box: null, host: null};
-  const r = el.getBoundingClientRect();
+  // The element's box (page_scripts.BOX_JS: null when it is not rendered), the visible box of
+  // its nearest scroll container, and a point inside that box where the wheel scrolls that
+  // container (not a nested scroller): {box: [x, y, w, h], host: [x, y, w, h, anchorX, anchorY]}.
+  const element = (BOX_OF)(el);
+  if (!element) return {box: null, host: null};
   const scrolls = p => {
     const cs = getComputedStyle(p);
     return (/(auto|scroll)/.test(cs.overflowY) && p.scrollHeight > p.clientHeight + 1) ||
@@ -46,7 +47,7 @@ _VIEW_JS = r"""
     const left = Math.max(h.left, 0), top = Math.max(h.top, 0);
     box = [left, top, Math.min(h.right, innerWidth) - left, Math.min(h.bottom, innerHeight) - top];
   }
-  const result = anchor => ({box: [r.x, r.y, r.width, r.height], host: [...box, ...anchor]});
+  const result = anchor => ({box: element, host: [...box, ...anchor]});
   const [bx, by, bw, bh] = box;
   for (const fy of [0.5, 0.3, 0.7, 0.15, 0.85, 0.05, 0.95]) {
     for (const fx of [0.5, 0.25, 0.75, 0.05, 0.95]) {
@@ -58,7 +59,7 @@ _VIEW_JS = r"""
   }
   return result([bx + bw / 2, by + bh / 2]);
 }
-"""
+""".replace("BOX_OF", BOX_JS)
 
 
 class OracleUI:
