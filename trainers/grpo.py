@@ -361,15 +361,12 @@ def accumulate_gradients(policy: TrainableAgent, items: Sequence[TrainItem], old
 
 def _step_values(policy: TrainableAgent, steps: Sequence[Any], want_entropy: bool
                  ) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """The steps' log-probs (and entropies, when wanted: from the same forward pass where the
-    policy offers ``logprobs_and_entropies``), steps concatenated, with gradients."""
+    """The steps' log-probs (and entropies, when wanted: the policy's ``logprobs_and_entropies``,
+    one forward pass where it can), steps concatenated, with gradients."""
     prompts, tokens = [s.prompt for s in steps], [s.token_ids for s in steps]
     if not want_entropy:
         return torch.cat(policy.logprobs(prompts, tokens)), None
-    if hasattr(policy, "logprobs_and_entropies"):
-        logp, entropy = policy.logprobs_and_entropies(prompts, tokens)
-    else:
-        logp, entropy = policy.logprobs(prompts, tokens), policy.entropies(prompts, tokens)
+    logp, entropy = policy.logprobs_and_entropies(prompts, tokens)
     return torch.cat(logp), torch.cat(entropy)
 
 
@@ -450,10 +447,9 @@ def check_policy(policy: TrainableAgent, cfg: GRPOConfig) -> None:
     """Refuse, before any rollout, a policy that cannot be trained as `cfg` asks: its own
     ``check_trainable`` (a served policy whose weights would never be updated), and the
     entropy bonus without entropies."""
-    if cfg.entropy_coef > 0 and not hasattr(policy, "entropies"):
+    if cfg.entropy_coef > 0 and not policy.reports_entropies:
         raise ValueError(f"entropy_coef needs a policy that reports its entropies; {type(policy).__name__} does not")
-    if hasattr(policy, "check_trainable"):
-        policy.check_trainable()
+    policy.check_trainable()
 
 
 class TaskSchedule:
@@ -583,7 +579,7 @@ def run(cfg: GRPOConfig, policy: TrainableAgent, pool: EnvPool, *, advantages: A
 
             # ---- the update
             stats.losses = update(policy, optimizer, items, cfg, reference, off_policy_loss, update_stats)
-            if items and hasattr(policy, "after_update"):
+            if items:
                 policy.after_update()  # a served policy pushes its new weights to its server
 
             # ---- logging and checkpoints
