@@ -6,7 +6,7 @@ one cache per task instance (task id and instance seed), seeded by LEVEL-1, inje
 GRPO group **only when every rollout of the group fails**, and refreshed with the policy's own
 successes.
 
-The cache rules sit at the top as small pure pieces, checked in tests/trainers/test_bepa.py; then plans
+The cache rules sit at the top as small pure pieces, checked in tests/trainers/test_trainers_bepa.py; then plans
 (a task's own, or a judge's abstraction of the expert's trajectory) and the trainer: LEVEL-1
 seeding, then the shared GRPO loop (`gui_gym.trainers.grpo.run`) with LEVEL-2 as its group mixer,
 LUFFY's shaping as its off-policy loss and the cache's log-prob diagnostic as its update

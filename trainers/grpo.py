@@ -3,7 +3,7 @@ token-level policy loss with its aggregation modes, the k3 KL to a reference, th
 (epochs, minibatches, gradient clipping) and the training loop all three methods run.
 
 The math sits at the top as small pure functions named after the paper's symbols, each
-checked against hand-computed values in tests/trainers/test_grpo.py. A *group* is G rollouts of one task
+checked against hand-computed values in tests/trainers/test_trainers_grpo.py. A *group* is G rollouts of one task
 (same task id and seed); only the policy's own output tokens are trained (``mask``). In a
 multi-turn GUI rollout a "sequence" is the whole rollout: its steps' generated tokens, one
 after the other (observations are never trained), as in verl's multi-turn rollouts.

@@ -6,7 +6,7 @@ from `gui_gym.wrappers.ProgressReward`) for the inter-rollout term, and adds a s
 intra-rollout term from `gui_gym.wrappers.SubtaskAnnotation`:
 A_{i,t} = A_inter_i + lambda * A_intra_{i,t}.
 
-The advantage functions sit at the top, checked by hand in tests/trainers/test_page.py; then the
+The advantage functions sit at the top, checked by hand in tests/trainers/test_trainers_page.py; then the
 trainer: the shared GRPO loop (`gui_gym.trainers.grpo.run`) on envs wrapped with the two wrappers,
 with `page_advantages` read from their ``info``.
 """

@@ -179,11 +179,8 @@ class BrowserBackend(Backend):
 
     def __init__(self, config: BrowserConfig | None = None, **overrides: Any):
         super().__init__()
-        config = config or BrowserConfig()
-        for key, value in overrides.items():
-            if not hasattr(config, key):
-                raise TypeError(f"BrowserConfig has no field {key!r}")
-            setattr(config, key, value)
+        # a copy: the caller's config object stays as it was given (one config may make several envs)
+        config = dataclasses.replace(config or BrowserConfig(), **overrides)
         if config.allowed_hosts is not None:
             config.allowed_hosts = frozenset(config.allowed_hosts)
         config.check()

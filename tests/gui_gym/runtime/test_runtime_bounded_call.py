@@ -9,7 +9,7 @@ import pytest
 from gui_gym.errors import LimitExceededError, MissingResourceError
 from gui_gym.runtime.bounded_call import Bounds, CallFailed, call_bounded
 
-HERE = "tests.gui_gym.runtime.test_bounded_call"
+HERE = "tests.gui_gym.runtime.test_runtime_bounded_call"
 
 
 def grow(mib: int) -> int:
