@@ -24,10 +24,11 @@ from gui_gym.registration import make
 
 
 def play_oracle(env_id: str, env_kwargs: dict[str, Any], task_id: str, seed: int) -> tuple[list[Action], float]:
-    """The oracle's actions on (`task_id`, `seed`) of a native env, and the reward they got."""
+    """The oracle's actions on task `task_id` with instance seed `seed` of a native env, and
+    the reward they got."""
     env = make(env_id, dict(env_kwargs))
     try:
-        env.reset(seed=seed, options={"task_id": task_id})
+        env.reset(options={"task_id": task_id, "instance_seed": seed})
         actions, reward, ended = [], 0.0, False
         while not ended:
             action = env.unwrapped.oracle_action()
@@ -65,11 +66,12 @@ class OracleReplay:
 
 def debug_module(config_class: Any, task_ids: list[str]) -> tuple[Callable[[], Any], Callable[[str], OracleReplay]]:
     """``(get_debug_benchmark, make_debug_agent)`` for a family: its config narrowed to
-    `task_ids`, and the oracle replay of each."""
+    `task_ids`, and the oracle replay of a task (instance seed 0, as ``cube test`` runs it;
+    ``GUI/CUBE-v0`` passes its episode's)."""
     def get_debug_benchmark() -> Any:
         return config_class().subset_from_list(task_ids)
 
-    def make_debug_agent(task_id: str) -> OracleReplay:
-        return OracleReplay.record(config_class.task_config_class, config_class.task_metadata[task_id])
+    def make_debug_agent(task_id: str, seed: int = 0) -> OracleReplay:
+        return OracleReplay.record(config_class.task_config_class, config_class.task_metadata[task_id], seed)
 
     return get_debug_benchmark, make_debug_agent

@@ -5,8 +5,9 @@ A family is one ``GUI/*`` id (or a few, MMBench-GUI's two levels) with fixed ``g
 arguments. Its CUBE task ids are the suite's task ids; its metadata says what the suite says
 (domain, difficulty, ...), the step limit of the task's instance with seed 0 as the
 recommended maximum, and ``split="test"`` (no suite has a train split of its own). A
-`GUITaskConfig`'s seed is the ``reset`` seed (None: 0), as ``gui-bench run --seed``, so the
-same task, seed and actions give the same episode and score through CUBE as natively.
+`GUITaskConfig`'s seed is the task's instance seed (None: 0): the parameters of a parametric
+task, what a native episode's ``info["seed"]`` and gui-bench's results record. The same task,
+instance seed and actions give the same episode and score through CUBE as natively.
 
 Each task owns its env for its lifetime (made at ``make``, the screen started at ``reset``,
 closed at ``close``): a fresh browser and app server, desktop sandbox or recording per task,

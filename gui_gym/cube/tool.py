@@ -1,7 +1,7 @@
 """The CUBE tool of every exported family: one gui-gym env, its actions as CUBE tool actions.
 
 A `GUITool` holds one env of a ``GUI/*`` id, made from its `GUIToolConfig` when the task
-opens (`GUITool.open`: ``reset(seed, options={"task_id"})``, as ``gui-bench run`` resets).
+opens (`GUITool.open`: ``reset(options={"task_id", "instance_seed"})``).
 Each tool action is a kind of the canonical `Action`, its arguments the action's fields; the
 tool hands the call to the env's own step in the ``function_call`` action format, so a call
 is read, limited and scored exactly as the same action given to the env (a malformed one is
@@ -76,11 +76,12 @@ class GUITool(Tool):
     # ---- the task's side: open, score, state --------------------------------------------
 
     def open(self, task_id: str, seed: int) -> tuple[Observation, dict[str, Any]]:
-        """The task's start: the env reset on (`task_id`, `seed`); the first observation
-        carries the instruction."""
+        """The task's start: the env reset on task `task_id` with instance seed `seed` (the
+        parameters of a parametric task; what ``info["seed"]`` and gui-bench's results call
+        the seed); the first observation carries the instruction."""
         if self.env is None:
             self.env = make(self.config.env_id, {**self.config.env_kwargs, "action_format": FUNCTION_CALL})
-        obs, info = self.env.reset(seed=seed, options={"task_id": task_id})
+        obs, info = self.env.reset(options={"task_id": task_id, "instance_seed": seed})
         self.ended, self.last_info, self.last_reward = False, dict(info), 0.0
         contents = [TextContent(name="instruction", data=self._shown(obs["instruction"])), *self._screen(obs)]
         return Observation(contents=contents), _plain(info)
