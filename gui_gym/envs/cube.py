@@ -1,8 +1,7 @@
 """``GUI/CUBE-v0``: any installed CUBE benchmark as a Gymnasium env (the `CubeSuite` on the
 `CubeBackend`).
 
-    >>> import gymnasium as gym, gui_gym
-    >>> env = gym.make("GUI/CUBE-v0", benchmark="arithmetic-cube", observe_screenshot=False)  # doctest: +SKIP
+    env = gym.make("GUI/CUBE-v0", benchmark="arithmetic-cube", observe_screenshot=False)
 
 ``benchmark`` is a ``cube.benchmarks`` entry-point name (what ``cube list`` shows), a
 ``"module:Class"`` path, a module holding one ``BenchmarkConfig`` subclass, or a
@@ -22,13 +21,16 @@ from gui_gym.extras import require_extra
 ENTRY_POINTS = "cube.benchmarks"
 
 
-def make_env(benchmark: Any, **kwargs: Any):
+def make_env(benchmark: Any = None, **kwargs: Any):
     """Entry point of ``GUI/CUBE-v0``: `benchmark` (see the module docstring), then `GUIEnv`
     kwargs. With ``action_format="function_call"`` an agent writes the benchmark's own calls
     (``{"name": "submit_answer", "arguments": {"answer": 7}}``). A text-only benchmark (no
     image in its observations) is best made with ``observe_screenshot=False``; its texts are
     ``obs["text"]``."""
     require_extra("cube", "GUI/CUBE-v0")
+    if benchmark is None:
+        raise TaskConfigError("GUI/CUBE-v0 needs benchmark=: a cube.benchmarks entry point (cube list), a module or "
+                              "a BenchmarkConfig")
     from gui_gym.backends.cube import CubeBackend, OpenFunctions
     from gui_gym.env import GUIEnv
     from gui_gym.suites.cube import CubeSuite
