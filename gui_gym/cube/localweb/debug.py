@@ -6,6 +6,6 @@ from __future__ import annotations
 from gui_gym.cube.debug import debug_module
 from gui_gym.cube.localweb.benchmark import LocalWebBenchmarkConfig
 
-DEBUG_TASKS = ["shop.add-to-cart", "shop.product-info"]
+DEBUG_TASKS = ["shop.add-to-cart"]
 
 get_debug_benchmark, make_debug_agent = debug_module(LocalWebBenchmarkConfig, DEBUG_TASKS)
