@@ -27,8 +27,16 @@ def cube_python() -> Path | None:
     return python if python.is_file() else None
 
 
+def has_cube() -> bool:
+    """Whether this interpreter has cube-standard (its ``cube.benchmark``, not any ``cube``)."""
+    try:
+        return importlib.util.find_spec("cube.benchmark") is not None
+    except ModuleNotFoundError:
+        return False
+
+
 def require_cube() -> None:
     """Skip the calling test module unless this interpreter has CUBE."""
-    if importlib.util.find_spec("cube") is None:
+    if not has_cube():
         pytest.skip("needs cube-standard (Python >= 3.12): tests/gui_gym/test_cube_venv.py runs this file in "
                     f"{VENV.name} (scripts/setup.sh makes it where a Python >= 3.12 exists)", allow_module_level=True)

@@ -6,21 +6,21 @@ itself (the files then run directly)."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 
 import pytest
 
-from tests.cube_venv import ROOT, VENV, cube_python
+from tests.cube_venv import ROOT, VENV, cube_python, has_cube
 
-CUBE_TEST_FILES = ("tests/gui_gym/cube/test_cube_task.py", "tests/gui_gym/suites/test_suites_cube.py")
+CUBE_TEST_FILES = ("tests/gui_gym/test_cube_task.py", "tests/gui_gym/suites/test_suites_cube.py")
 CHILD_TIMEOUT_S = 900
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(CHILD_TIMEOUT_S + 60)
 @pytest.mark.parametrize("path", CUBE_TEST_FILES)
 def test_the_cube_tests_pass_in_the_cube_venv(path):
-    if importlib.util.find_spec("cube") is not None:
+    if has_cube():
         pytest.skip("this interpreter has CUBE: the file runs directly")
     python = cube_python()
     if python is None:

@@ -30,6 +30,10 @@ EXPORTED = ("gui-gym-demo", "gui-gym-localweb", "gui-gym-miniwob", "gui-gym-mmbe
 COMPLIANCE = ("test_debug_tasks_exist", "test_debug_agent_exists", "test_full_episode", "test_reset_reproducibility",
               "test_tools_list", "test_close_idempotent", "test_benchmark_metadata")
 """What ``cube test`` checks (cube-standard 0.1.0rc10)."""
+RESET_CHECKED = ("gui-gym-demo", "gui-gym-mmbench")
+"""The families whose reset reproducibility (two more tasks started in parallel) CI checks: a
+browser family and a recorded one. It passes on the others too (docs/cube.md), but each of
+their checks starts two more browsers or desktops, so CI runs them with --no-reset-check."""
 
 
 def cube_cli(*args: str, timeout_s: float) -> subprocess.CompletedProcess:
@@ -50,9 +54,9 @@ def test_cube_list_shows_every_exported_benchmark():
 def test_cube_test_passes_every_compliance_check(name):
     """Each debug task is the task's own oracle replayed through CUBE, so a pass is also the
     native score (1) reached through CUBE's tool calls."""
-    done = cube_cli("test", name, "--ci", timeout_s=280)
+    done = cube_cli("test", name, "--ci", *(() if name in RESET_CHECKED else ("--no-reset-check",)), timeout_s=280)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    for check in COMPLIANCE:
+    for check in COMPLIANCE if name in RESET_CHECKED else set(COMPLIANCE) - {"test_reset_reproducibility"}:
         assert f"PASS  {check}" in done.stdout, done.stdout[-3000:]
 
 
