@@ -185,4 +185,4 @@ class OpenFunctions:
 def _rgb(image: Image.Image | bytes) -> np.ndarray:
     if isinstance(image, (bytes, bytearray)):
         image = Image.open(io.BytesIO(image))
-    return np.asarray(image.convert("RGB"), dtype=np.uint8)
+    return np.asarray(image if image.mode == "RGB" else image.convert("RGB"), dtype=np.uint8)
