@@ -49,3 +49,24 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stam
   .venv/bin/python -m pip install -q --no-deps "TransferQueue==0.1.10"
   touch "$stamp"
 fi
+
+# CUBE (cube-standard, for gui_gym.cube and GUI/CUBE-v0) needs Python >= 3.12, which .venv's Python
+# may not be: its tests run in .venv-cube (tests/gui_gym/test_cube_venv.py), made with the first
+# Python >= 3.12 found (python3.12 or python3.13 on the PATH, then pyenv's); with none, they skip.
+cube_python=""
+for candidate in python3.12 python3.13 "$HOME"/.pyenv/versions/3.1[2-9]*/bin/python; do
+  if "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then
+    cube_python="$candidate"; break
+  fi
+done
+if [ -n "$cube_python" ]; then
+  [ -x .venv-cube/bin/python ] || "$cube_python" -m venv .venv-cube
+  cube_stamp=".venv-cube/.gui-gym-installed"
+  if [ ! -f "$cube_stamp" ] || [ pyproject.toml -nt "$cube_stamp" ] || [ setup.py -nt "$cube_stamp" ]; then
+    echo "gui-gym set-up: installing the CUBE test venv (.venv-cube, $("$cube_python" --version))"
+    # the families the tests export (miniwob, desktop), and arithmetic-cube, a CUBE benchmark from the index
+    .venv-cube/bin/python -m pip install -q -e ".[cube,miniwob,desktop]" "arithmetic-cube==0.1.0" \
+      "pytest>=8" "pytest-timeout>=2.2"
+    touch "$cube_stamp"
+  fi
+fi

@@ -32,6 +32,7 @@ FORMATS: dict[str, str] = {
     "pyautogui": "gui_gym.action_formats.pyautogui_code",
     "computer_13": "gui_gym.action_formats.computer13",
     "androidworld": "gui_gym.action_formats.androidworld",
+    "function_call": "gui_gym.action_formats.function_call",
 }
 """Format name -> module path, imported on first use: the built-in formats, then those
 `register_format` adds."""
