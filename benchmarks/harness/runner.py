@@ -39,7 +39,8 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
-from gui_gym.benchmarks.harness.mind2web_layout import write_from_episode
+from gui_gym.benchmarks.harness.osworld_layout import OSWorldLayout
+from gui_gym.benchmarks.harness.outside_layouts import write_episode_layouts
 from gui_gym.benchmarks.harness.results import TASKS_DIR, Job, ResultsStore, format_duration, short_error
 from gui_gym.benchmarks.harness.scratch import Scratch
 from gui_gym.errors import HarnessError, InfraError
@@ -77,6 +78,8 @@ class RunConfig:
     """Custom resources a Ray worker actor asks for (``{"osworld_vm": 1}``)."""
     image_format: str = "webp"
     """How screenshots are stored (`TrajectoryRecorder`): lossless WebP, a third of PNG."""
+    osworld_layout: OSWorldLayout | None = None
+    """For an OSWorld run: the names its episodes are written under in OSWorld's own layout."""
 
     @property
     def agent_time_limit_s(self) -> float:
@@ -168,8 +171,7 @@ def _worker_main(conn: Connection, config: RunConfig, scratch: str | None) -> No
             if job is None:
                 break
             result = run_episode(recorder, agent, job, config.agent_time_limit_s)
-            write_from_episode(store.task_dir(job.key), store.mind2web_dir(job.key),
-                               reference_length=job.meta.get("reference_length"))
+            write_episode_layouts(store, job, config.osworld_layout)
             conn.send(("result", result))
     except (EOFError, BrokenPipeError):  # the parent is gone
         logger.info("worker %d: the run is gone; closing the env", os.getpid())
@@ -303,7 +305,9 @@ class Runner:
         self._discard(worker)
         if worker.job is not None:
             wall_s = time.monotonic() - worker.job_started
-            self._finish(worker.job, self.store.write_error_result(worker.job, error, kind, wall_s))
+            result = self.store.write_error_result(worker.job, error, kind, wall_s)
+            write_episode_layouts(self.store, worker.job, self.config.osworld_layout)
+            self._finish(worker.job, result)
         elif not worker.ready:
             self._startup_failures += 1
             if self._startup_failures >= MAX_STARTUP_FAILURES:
