@@ -76,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
     written then), 130 when interrupted (every finished episode is kept)."""
     from gui_gym.agents import env_kwargs_for, load_agent
     from gui_gym.benchmarks.harness.osworld_layout import OSWORLD_ENV_IDS, OSWorldLayout
+    from gui_gym.benchmarks.harness.outside_layouts import RunLayouts
     from gui_gym.benchmarks.harness.results import Job, ResultsStore
     from gui_gym.benchmarks.harness.runner import Progress, RunConfig, Runner
     from gui_gym.records import json_safe
@@ -88,8 +89,6 @@ def run(args: argparse.Namespace) -> int:
             raise HarnessError(f"--resume: {out} holds no run.json, so there is no run to continue")
         _check_resume(args, run)
         env_id, env_kwargs, agent_spec, agent_kwargs = run["env_id"], run["env_kwargs"], run["agent"], run["agent_kwargs"]
-        osworld = (OSWorldLayout.from_dict(run["osworld_layout"], str(out / "run.json"))
-                   if run.get("osworld_layout") else None)
         jobs = store.jobs_of_run()
     else:
         env_id, agent_spec = args.env or DEFAULT_ENV_ID, args.agent or DEFAULT_AGENT
@@ -105,7 +104,6 @@ def run(args: argparse.Namespace) -> int:
         env_kwargs = parse_assignments(args.env_arg, "--env-arg")
         if args.max_steps is not None:
             env_kwargs["max_steps"] = args.max_steps
-        osworld = None
     config = RunConfig(env_id, out, agent_spec, agent_kwargs, env_kwargs, workers=args.workers,  # checks the numbers
                        episode_timeout_s=args.episode_timeout, retries=args.retries,
                        image_format=args.screenshot_format, ray_address=args.ray or None,
@@ -125,16 +123,16 @@ def run(args: argparse.Namespace) -> int:
         if not args.resume:
             ids = select_tasks(env.unwrapped.task_ids, suite.describe, args.tasks, args.limit)
             jobs = [Job(t, seed + r, json_safe(suite.describe(t))) for t in ids for r in range(repeats)]
+            run = {"env_id": env_id, "env_kwargs": env_kwargs, "agent": agent_spec, "agent_kwargs": agent_kwargs,
+                   "created_at": datetime.now().astimezone().isoformat(),
+                   "action_format": env_kwargs.get("action_format"), "jobs": [j.to_dict() for j in jobs]}
             if env_id in OSWORLD_ENV_IDS:
-                osworld = OSWorldLayout.of_run(env, agent_spec, agent_kwargs, repeats > 1,
-                                               action_space=args.osworld_action_space,
-                                               observation_type=args.osworld_observation_type,
-                                               model=args.osworld_model)
-            store.write_run({"env_id": env_id, "env_kwargs": env_kwargs, "agent": agent_spec,
-                             "agent_kwargs": agent_kwargs, "created_at": datetime.now().astimezone().isoformat(),
-                             "action_format": env_kwargs.get("action_format"), "jobs": [j.to_dict() for j in jobs],
-                             **({"osworld_layout": osworld.to_dict()} if osworld else {})})
-        config = replace(config, osworld_layout=osworld)  # env_kwargs: the same dict, the agent's settings in
+                run["osworld_layout"] = OSWorldLayout.of_run(
+                    env, agent_spec, agent_kwargs, repeats > 1, action_space=args.osworld_action_space,
+                    observation_type=args.osworld_observation_type, model=args.osworld_model).to_dict()
+            store.write_run(run)
+        # env_kwargs: the same dict, the agent's settings in
+        config = replace(config, layouts=RunLayouts.of_run(run, str(out / "run.json")))
         todo = store.pending(jobs, args.retries, args.rerun_errors)
         todo_keys = {job.key for job in todo}
         previous = store.results([job for job in jobs if job.key not in todo_keys])

@@ -1,5 +1,5 @@
 """What a run ends with (and ``gui-bench report`` rebuilds): the summary, with the suite's own
-report, the outside layouts (Online-Mind2Web's, OSWorld's) a killed run did not write, the HTML
+report, the outside layouts (Online-Mind2Web's, OSWorld's, AndroidWorld's) a killed run did not write, the HTML
 report, and the table printed on the terminal."""
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ def finalize(store: Any, jobs: list[Any], suite: Any, wall_s: float | None, *, i
              suite_report: str | None = None) -> dict[str, Any]:
     """Summary (with the suite's own report when it has one, else `suite_report`), the outside
     layouts a killed run did not write, and the HTML report. Returns the summary."""
-    from gui_gym.benchmarks.harness.osworld_layout import OSWorldLayout
-    from gui_gym.benchmarks.harness.outside_layouts import write_episode_layouts
+    from gui_gym.benchmarks.harness.outside_layouts import RunLayouts, write_episode_layouts
     from gui_gym.benchmarks.harness.report import build_report
     from gui_gym.benchmarks.harness.results import summarize, task_facts
 
@@ -23,10 +22,9 @@ def finalize(store: Any, jobs: list[Any], suite: Any, wall_s: float | None, *, i
     hook = getattr(suite, "report", None)
     summary["suite_report"] = hook([task_facts(r) for r in results]) if callable(hook) and results else suite_report
     store.write_summary(summary)
-    osworld = (OSWorldLayout.from_dict(run["osworld_layout"], str(store.root / "run.json"))
-               if (run or {}).get("osworld_layout") else None)
+    layouts = RunLayouts.of_run(run or {}, str(store.root / "run.json"))
     for job in jobs:
-        write_episode_layouts(store, job, osworld, keep_written=True)
+        write_episode_layouts(store, job, layouts, keep_written=True)
     build_report(store.root, images=images, summary=summary, store=store)
     return summary
 
