@@ -4,9 +4,12 @@ renamed file otherwise leaves readers pointed at nothing, and no other test noti
 
 from __future__ import annotations
 
+import ast
 import functools
+import io
 import re
 import subprocess
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,6 +32,20 @@ def tracked_texts() -> list[Path]:
 @functools.cache
 def all_test_files() -> tuple[Path, ...]:
     return tuple(sorted(p for p in (ROOT / "tests").rglob("test_*.py") if "__pycache__" not in p.parts))
+
+
+def prose(path: Path) -> str:
+    """What a reader reads in a file: all of a Markdown or shell file; of a Python file, its
+    docstrings and comments (its other strings are data: a test's made-up path is no reference)."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix != ".py":
+        return text
+    # a string standing as a statement: the docstrings, and those under an attribute or constant
+    docstrings = [node.value.value for node in ast.walk(ast.parse(text))
+                  if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)]
+    comments = [token.string for token in tokenize.generate_tokens(io.StringIO(text).readline)
+                if token.type == tokenize.COMMENT]
+    return "\n".join(docstrings + comments)
 
 
 def missing_references(path: Path, text: str) -> list[str]:
@@ -63,7 +80,7 @@ def test_every_quoted_repository_path_and_test_name_exists():
     for path in tracked_texts():
         if path.resolve() == here or not path.is_file():
             continue
-        missing = missing_references(path, path.read_text(encoding="utf-8", errors="replace"))
+        missing = missing_references(path, prose(path))
         if missing:
             dangling[str(path.relative_to(ROOT))] = sorted(set(missing))
     assert not dangling, f"quoted paths that point at nothing: {dangling}"
