@@ -174,9 +174,9 @@ class Sandbox:
             elif os.path.isdir(folder):
                 args += ["--ro-bind", folder, folder]
         args += system_files.apt_arguments()
-        for name, target in data_targets().items():
+        for name, (target, mode) in data_targets().items():
             if name in fds:
-                args += ["--perms", "0644", "--ro-bind-data", str(fds[name]), target]
+                args += ["--perms", f"{mode:o}", "--ro-bind-data", str(fds[name]), target]
         args += system_files.apt_sealing()
         args += ["--dev", "/dev", "--proc", "/proc", "--symlink", "../run", "/var/run"]
         for folder, mib in self.spec.limits.tmpfs_mib().items():
@@ -202,7 +202,7 @@ class Sandbox:
         _check_readable(paths)
         fds = _Descriptors()
         try:
-            data = account_files() | {name: text for name, (_, text) in system_files.data_files().items()}
+            data = account_files() | {name: text for name, (_, text, _) in system_files.data_files().items()}
             data["token"] = self.token
             if self.spec.network:
                 data["resolv"] = f"nameserver {SLIRP_DNS}\n"
@@ -437,10 +437,10 @@ def _parents(path: str) -> list[str]:
     return ["/" + "/".join(parts[:depth]) for depth in range(1, len(parts))]
 
 
-def data_targets() -> dict[str, str]:
-    """Files the sandbox shows with text of its own: descriptor name -> path inside."""
-    return {"passwd": "/etc/passwd", "group": "/etc/group", "resolv": "/etc/resolv.conf",
-            **{name: path for name, (path, _) in system_files.data_files().items()}}
+def data_targets() -> dict[str, tuple[str, int]]:
+    """Files the sandbox shows with text of its own: descriptor name -> (path inside, mode)."""
+    return {"passwd": ("/etc/passwd", 0o644), "group": ("/etc/group", 0o644), "resolv": ("/etc/resolv.conf", 0o644),
+            **{name: (path, mode) for name, (path, _, mode) in system_files.data_files().items()}}
 
 
 def _tmpfs_mode(folder: str) -> int:

@@ -207,7 +207,7 @@ class SudoService:
         channel.connection.settimeout(None)
         threading.Thread(target=_relay_signals, args=(channel, proc), daemon=True).start()
         code = proc.wait()
-        channel.send({"exit": code if code >= 0 else 128 - code})
+        channel.send({"exit": code} if code >= 0 else {"exit": 128 - code, "signal": -code})
 
     def _environment(self, env: dict[str, str], options: dict, command: list[str], as_root: bool) -> dict[str, str]:
         """sudo's: ``env_reset`` (or all with ``-E``), then the target's own variables."""

@@ -174,6 +174,10 @@ def _converse(service: socket.socket, request: dict, options: dict) -> int:
         if message.get("started"):
             for number in RELAYED:
                 signal.signal(number, lambda received, _frame: _relay(service, received))
+            signal.signal(signal.SIGTSTP, signal.SIG_IGN)  # stopping sudo would not stop what it runs
+        if "signal" in message:  # the command died of a signal: so does sudo, and the shell sees it
+            signal.signal(int(message["signal"]), signal.SIG_DFL)
+            os.kill(os.getpid(), int(message["signal"]))
         if "exit" in message:
             return int(message["exit"])
     print("sudo: the sudo service ended the conversation", file=sys.stderr)

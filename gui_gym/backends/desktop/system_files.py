@@ -10,9 +10,11 @@ file, locale and package manager are OSWorld's VM's, not this machine's.
   (its sources, mirrors, proxies) and package lists stay out of sight: ``/etc/apt``,
   ``/var/lib/apt`` and ``/var/cache/apt`` are empty read-only folders of the sandbox's own, with
   the folders apt expects and one setting (apt's download sandbox user is root: the user apt
-  would switch to has no id in the sandbox's namespace). apt lists what is installed (dpkg's
-  database is the host's, read-only), finds every installed package already there, and fails
-  cleanly on any other ("Unable to locate package"): nothing can be installed.
+  would switch to has no id in the sandbox's namespace). dpkg's database is the host's,
+  read-only, and its lock files are empty read-only files anyone may open (the host's are
+  root's, whom the sandbox's root is not: apt would ask "are you root?"), so apt runs unlocked,
+  lists what is installed, finds every installed package already there and fails cleanly on
+  any other ("Unable to locate package"): nothing can be installed.
 """
 
 from __future__ import annotations
@@ -38,11 +40,17 @@ APT_FOLDERS = {"/etc/apt": ("sources.list.d", "apt.conf.d", "preferences.d", "tr
 """apt's folders -> what the sandbox's empty copy holds."""
 
 
-def data_files() -> dict[str, tuple[str, str]]:
-    """Files the sandbox shows with its own text: name -> (path inside, text)."""
-    files = {"hostname": ("/etc/hostname", f"{HOSTNAME}\n"), "hosts": ("/etc/hosts", HOSTS)}
+DPKG_LOCKS = ("/var/lib/dpkg/lock", "/var/lib/dpkg/lock-frontend")
+
+
+def data_files() -> dict[str, tuple[str, str, int]]:
+    """Files the sandbox shows with its own text: name -> (path inside, text, mode)."""
+    files = {"hostname": ("/etc/hostname", f"{HOSTNAME}\n", 0o644), "hosts": ("/etc/hosts", HOSTS, 0o644)}
     if os.path.isdir("/etc/apt"):
-        files["apt"] = (APT_CONFIG_FILE, APT_CONFIG)
+        files["apt"] = (APT_CONFIG_FILE, APT_CONFIG, 0o644)
+    for lock in DPKG_LOCKS:
+        if os.path.isfile(lock):
+            files[os.path.basename(lock)] = (lock, "", 0o666)
     return files
 
 
