@@ -23,7 +23,10 @@ def test_the_home_has_the_vm_s_volume_and_a_chrome_profile_that_has_run(tmp_path
     assert script == [".include /etc/pulse/default.pa", f"set-sink-volume @DEFAULT_SINK@ {65536 * VOLUME_PERCENT // 100}"]
     assert VOLUME_PERCENT < 100
     profile = tmp_path / "home/.config/google-chrome"
-    assert json.loads((profile / "Default/Preferences").read_text()) == {} and (profile / "First Run").is_file()
+    preferences = json.loads((profile / "Default/Preferences").read_text())
+    assert preferences["default_search_provider_data"]["template_url_data"]["short_name"] == "Google"
+    assert preferences["signin"] == {"allowed": False, "allowed_on_next_startup": False}
+    assert (profile / "First Run").is_file()
 
 
 def test_without_pulseaudio_no_script_is_written(tmp_path, monkeypatch):
