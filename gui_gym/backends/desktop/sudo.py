@@ -152,6 +152,8 @@ class SudoService:
             return
         if op not in ("validate", "list", "run") or len(fds) != DESCRIPTORS:
             raise ValueError(f"unknown request {op!r}")
+        if op == "run" and not (command or options.get("login") or options.get("shell")):
+            raise ValueError("nothing to run")
         if not self._authenticate(channel, key, use_ticket=not options.get("reset_timestamp")):
             return
         if op == "validate":
