@@ -201,11 +201,11 @@ def _password(options: dict) -> str | None:
     if options.get("stdin"):
         sys.stderr.write(prompt)
         sys.stderr.flush()
-        line = sys.stdin.readline()
+        line = _line(0)
         if not line:
             print("\nsudo: no password was provided", file=sys.stderr)
             return None
-        return line.rstrip("\n")
+        return line.decode(errors="replace").rstrip("\n")
     try:
         terminal = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
     except OSError:
@@ -219,16 +219,23 @@ def _password(options: dict) -> str | None:
         quiet[3] &= ~termios.ECHO
         termios.tcsetattr(tty, termios.TCSAFLUSH, quiet)
         try:
-            line = b""
-            while not line.endswith(b"\n"):
-                chunk = tty.read(1)
-                if not chunk:
-                    break
-                line += chunk
+            line = _line(terminal)
         finally:
             termios.tcsetattr(tty, termios.TCSAFLUSH, saved)
             tty.write(b"\n")
     return line.decode(errors="replace").rstrip("\n")
+
+
+def _line(fd: int) -> bytes:
+    """One line from `fd`, read a byte at a time as sudo reads it: what follows the password
+    (``printf 'password\\ny\\n' | sudo -S apt-get install x``) stays for the command."""
+    line = b""
+    while not line.endswith(b"\n"):
+        byte = os.read(fd, 1)
+        if not byte:
+            break
+        line += byte
+    return line
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ def test_the_right_password_runs_the_command_as_root(client):
     assert (done["output"], done["error"], done["returncode"]) == ("0\n", "[sudo] password for user: ", 0)
     done = run(client, "echo password | sudo -S sh -c 'echo $HOME $USER $SUDO_USER; pwd'")
     assert done["output"] == "/root root user\n/home/user\n"  # sudo's environment, the caller's folder
+    assert run(client, "printf 'password\\nfor the command\\n' | sudo -S cat")["output"] == "for the command\n"
 
 
 def test_a_wrong_password_is_refused_three_times(client):
