@@ -6,28 +6,36 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 DEBIAN_PACKAGES=(chromium chromium-driver fonts-dejavu-core
-                 xvfb openbox wmctrl xterm lxterminal mousepad x11-utils dbus-x11 bubblewrap
+                 xvfb openbox wmctrl xterm mousepad x11-utils dbus-x11 bubblewrap locales
                  libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 python3-pyatspi at-spi2-core
                  slirp4netns iproute2
                  # the apps of OSWorld's tasks that Debian packages (Chromium stands in for Chrome), and the
                  # programs their setup commands and evaluators run
                  gimp vlc thunderbird evince nautilus socat xsel jq git unzip zip expect sysstat
                  pulseaudio pulseaudio-utils desktop-file-utils ffmpeg tesseract-ocr tesseract-ocr-eng
-                 # the desktop around them as on OSWorld's Ubuntu VM: a dock (tint2), Ubuntu's video player
-                 tint2 totem
+                 # the desktop around them as on OSWorld's Ubuntu VM: a dock (tint2), Ubuntu's video player,
+                 # GNOME Terminal (ctrl+alt+t on every desktop)
+                 tint2 totem gnome-terminal
                  # OSWorld's desktop itself (shell="gnome"): GNOME Shell with Ubuntu's dock and desktop
-                 # icons, GNOME Terminal, the settings daemon's keys, dconf behind gsettings
+                 # icons, the settings daemon's keys, dconf behind gsettings
                  gnome-shell gnome-shell-extension-dashtodock gnome-shell-extension-desktop-icons-ng
-                 gnome-terminal gnome-settings-daemon dconf-service dconf-gsettings-backend libglib2.0-bin)
+                 gnome-settings-daemon dconf-service dconf-gsettings-backend libglib2.0-bin)
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 if [ ${#missing[@]} -gt 0 ]; then
   echo "gui-gym set-up: installing Debian packages: ${missing[*]}"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# OSWorld's VM's locale, the desktop sandbox's (gui_gym/backends/desktop/system_files.py)
+if ! locale -a 2>/dev/null | grep -qix 'en_US\.utf8'; then
+  echo "gui-gym set-up: generating the en_US.UTF-8 locale"
+  grep -q '^# *en_US.UTF-8 UTF-8' /etc/locale.gen && $SUDO sed -i 's/^# *en_US.UTF-8 UTF-8/en_US.UTF-8 UTF-8/' /etc/locale.gen
+  grep -q '^en_US.UTF-8 UTF-8' /etc/locale.gen || echo 'en_US.UTF-8 UTF-8' | $SUDO tee -a /etc/locale.gen >/dev/null
+  $SUDO locale-gen >/dev/null
 fi
 
 if [ ! -x .venv/bin/python ]; then

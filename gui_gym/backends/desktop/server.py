@@ -200,23 +200,24 @@ class DesktopServer:
         return "text/plain", b"File downloaded successfully"
 
     def accessibility_tree(self) -> str:
+        return self._a11y_dump()
+
+    def terminal_text(self) -> str | None:
+        """What OSWorld's server reads as the terminal's output: the text of the focused terminal
+        of GNOME Terminal's active window; None when there is not exactly one (an answer, not an
+        error, as OSWorld's)."""
+        return json.loads(self._a11y_dump("--terminal"))["output"]
+
+    def _a11y_dump(self, *options: str) -> str:
         if not Path(A11Y_PYTHON).exists():
             raise Reply(HTTPStatus.NOT_IMPLEMENTED, f"{A11Y_PYTHON} (with pyatspi) is not available here")
-        if "DBUS_SESSION_BUS_ADDRESS" not in self.session.env:
+        if not self.session.accessibility:
             raise Reply(HTTPStatus.NOT_IMPLEMENTED, "accessibility is off in this session")
-        done = subprocess.run([A11Y_PYTHON, str(A11Y_SCRIPT)], env=self.session.env, capture_output=True,
+        done = subprocess.run([A11Y_PYTHON, str(A11Y_SCRIPT), *options], env=self.session.env, capture_output=True,
                               text=True, timeout=30, **self.session.as_user())  # the user's bus
         if done.returncode != 0:
             raise Reply(HTTPStatus.INTERNAL_SERVER_ERROR, f"accessibility tree failed: {done.stderr.strip()[-500:]}")
         return done.stdout
-
-    def terminal_text(self) -> str | None:
-        """Text of the first terminal on screen, read from the accessibility tree."""
-        import xml.etree.ElementTree as ET
-
-        for element in ET.fromstring(self.accessibility_tree()).iter("terminal"):
-            return element.text or ""
-        raise Reply(HTTPStatus.NOT_FOUND, "no terminal with an accessible text is open")
 
     # ---- gui-gym extensions ------------------------------------------------------------------
 
@@ -361,6 +362,13 @@ def serve(args: argparse.Namespace) -> None:
         token = pipe.read().decode().strip()
     session = Session(args.width, args.height, shell=args.shell, accessibility=not args.no_a11y)
     session.start()
+    sudo = None
+    if args.sudo:
+        from gui_gym.backends.desktop.session import SHIM_DIR
+        from gui_gym.backends.desktop.sudo import SudoService
+
+        sudo = SudoService(SHIM_DIR)
+        sudo.start()
     server = DesktopServer(session, token)
     handler = make_handler(server)
     if args.socket:
@@ -387,6 +395,8 @@ def serve(args: argparse.Namespace) -> None:
             server.stopping.set()
     server.stopping.wait()
     httpd.shutdown()
+    if sudo is not None:
+        sudo.stop()
     session.stop()
     server.capture.close()
 
@@ -400,7 +410,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--width", type=int, default=1920)
     parser.add_argument("--height", type=int, default=1080)
     parser.add_argument("--shell", choices=SHELLS, default="openbox", help="the desktop around the apps")
-    parser.add_argument("--no-a11y", action="store_true", help="no session bus, no accessibility tree")
+    parser.add_argument("--no-a11y", action="store_true", help="no accessibility tree")
+    parser.add_argument("--sudo", action="store_true",
+                        help="serve the desktop's sudo (only inside the sandbox, whose ids it maps)")
     serve(parser.parse_args(argv))
 
 

@@ -105,7 +105,7 @@ def opener(path: Path) -> list[str]:
     if path.is_dir():  # in GNOME's file manager, as on OSWorld's VM; else a terminal there
         if shutil.which("nautilus"):
             return ["nautilus", "--new-window", str(path)]
-        return ["lxterminal", f"--working-directory={path}"]
+        return ["gnome-terminal", f"--working-directory={path}"]
     command = OPENERS.get(path.suffix.lower())
     if command is None:
         fallback = shutil.which("xdg-open")
