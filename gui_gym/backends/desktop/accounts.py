@@ -1,16 +1,17 @@
 """Who is who in a desktop sandbox, and which host ids they are.
 
-Three ids are mapped in each sandbox's user namespace, each to an unprivileged host id that
+Four ids are mapped in each sandbox's user namespace, each to an unprivileged host id that
 owns nothing on the host and belongs to this sandbox alone:
 
 | inside | runs | why apart |
 |---|---|---|
 | 0 (``root``) | our server, which holds the evaluator's socket and token | the agent's uid cannot reach either, signal it or read its memory |
+| 998 (``gui-gym-eval``) | the evaluator's own Python runs that must hold out against the agent's processes (a task's test suite, `evaluator_runs.py`) | the agent's uid cannot write their folder, trace them or open their descriptors |
 | 999 (``gui-gym-display``) | Xvfb | the agent cannot end the display the evaluator observes |
 | 1000 (``user``) | everything the agent touches: apps, terminals, the window manager, the session bus, OSWorld's setup and getter commands | as in OSWorld's VM, where they run as ``user`` |
 
 The namespace's root has only the capabilities the server needs to start processes as
-``user`` and manage its files (`SERVER_CAPABILITIES`), and only over these three ids: host
+``user`` and manage its files (`SERVER_CAPABILITIES`), and only over these four ids: host
 files keep their host owners, so host permissions hold inside (``/etc/shadow`` is unreadable).
 """
 
@@ -19,16 +20,18 @@ from __future__ import annotations
 from pathlib import Path
 
 ROOT_ID = 0
+EVALUATOR_ID = 998
 DISPLAY_ID = 999
 USER_ID = 1000
 HOME = "/home/user"
 ACCOUNTS = {ROOT_ID: ("root", "/root", "/usr/sbin/nologin"),
+            EVALUATOR_ID: ("gui-gym-eval", "/nonexistent", "/usr/sbin/nologin"),
             DISPLAY_ID: ("gui-gym-display", "/nonexistent", "/usr/sbin/nologin"),
             USER_ID: ("user", HOME, "/bin/bash")}
 """uid (= gid) inside -> (name, home, shell)."""
 HOST_ID_BASE = 1 << 30
 """Host ids of sandboxes start here (far above any account's, below 2**31): sandbox ``n`` gets
-``HOST_ID_BASE + 4 * n`` + 0, 1, 2, where ``n`` is the host PID of its first process, unique
+``HOST_ID_BASE + 4 * n`` + 0, 1, 2, 3, where ``n`` is the host PID of its first process, unique
 among running sandboxes."""
 SERVER_CAPABILITIES = ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_KILL")
 """Start processes as ``user``, hand it its home, read and write its files for the evaluator,

@@ -23,6 +23,15 @@ def test_commands_follow_osworld_conventions(monkeypatch):
         normalize_command([], shell=False)
 
 
+def test_a_setup_steps_python_c_line_runs_isolated_and_nothing_else_changes():
+    assert normalize_command(["python", "-c", "import pyautogui"], shell=False, isolated_python=True) == [
+        "python", "-I", "-c", "import pyautogui"]
+    assert normalize_command(["python3", "-c", "x"], shell=False, isolated_python=True)[:2] == ["python3", "-I"]
+    assert normalize_command(["python", "-c", "x"], shell=False) == ["python", "-c", "x"]  # a getter's: as OSWorld
+    assert normalize_command(["python", "/home/user/a.py"], shell=False, isolated_python=True) == [
+        "python", "/home/user/a.py"]
+
+
 def test_xauthority_record_layout():
     record = xauthority_entry("osworld", "0", b"\x01" * 16)
     family, host_len = struct.unpack(">HH", record[:4])
@@ -30,22 +39,23 @@ def test_xauthority_record_layout():
     assert record.endswith(struct.pack(">H", 16) + b"\x01" * 16) and b"MIT-MAGIC-COOKIE-1" in record
 
 
-def test_account_files_name_the_sandboxs_three_ids():
+def test_account_files_name_the_sandboxs_four_ids():
     files = account_files()
     passwd = files["passwd"].splitlines()
-    assert passwd[:3] == ["root:x:0:0:root:/root:/usr/sbin/nologin",
+    assert passwd[:4] == ["root:x:0:0:root:/root:/usr/sbin/nologin",
+                          "gui-gym-eval:x:998:998:gui-gym-eval:/nonexistent:/usr/sbin/nologin",
                           "gui-gym-display:x:999:999:gui-gym-display:/nonexistent:/usr/sbin/nologin",
                           "user:x:1000:1000:user:/home/user:/bin/bash"]
-    for uid in ("0", "999", "1000"):
+    for uid in ("0", "998", "999", "1000"):
         assert len([line for line in passwd if line.split(":")[2] == uid]) == 1
-    assert files["group"].splitlines()[2] == "user:x:1000:"
+    assert files["group"].splitlines()[3] == "user:x:1000:"
 
 
 def test_each_sandbox_maps_its_ids_to_host_ids_of_its_own():
     first, second = id_map(4242).splitlines(), id_map(4243).splitlines()
     hosts = [int(line.split()[1]) for line in first + second]
-    assert [line.split()[0] for line in first] == ["0", "999", "1000"]
-    assert len(set(hosts)) == 6 and min(hosts) >= HOST_ID_BASE and max(hosts) < 2 ** 31
+    assert [line.split()[0] for line in first] == ["0", "998", "999", "1000"]
+    assert len(set(hosts)) == 8 and min(hosts) >= HOST_ID_BASE and max(hosts) < 2 ** 31
 
 
 def test_sandbox_command_line():
