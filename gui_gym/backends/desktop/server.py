@@ -110,11 +110,11 @@ class DesktopServer:
     # ---- protocol endpoints -----------------------------------------------------------------
 
     def execute(self, request, setup: bool = False) -> dict:
-        """A command as the user; a setup step's ``python -c`` line in isolated Python (`Session.run`)."""
+        """A command as the user, Python lines isolated (`commands.normalize_command`)."""
         body = request.json()
         command = _required(body, "command")
         timeout_s = float(body.get("timeout", 120))
-        return self.session.run(command, bool(body.get("shell", False)), timeout_s, isolated_python=setup)
+        return self.session.run(command, bool(body.get("shell", False)), timeout_s, setup=setup)
 
     def launch(self, request) -> tuple[str, bytes]:
         body = request.json()

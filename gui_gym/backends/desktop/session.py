@@ -35,6 +35,7 @@ from typing import IO
 
 from gui_gym.backends.desktop.accounts import DISPLAY_ID, EVALUATOR_ID, USER_ID
 from gui_gym.backends.desktop import gnome, user_files
+from gui_gym.backends.desktop.commands import normalize_command
 from gui_gym.backends.desktop.gnome import MEDIA_KEYS, SYSTEM_BUS_CONFIG, SYSTEM_BUS_SOCKET, keybinding_commands, write_settings
 from gui_gym.backends.desktop.shell import SHELLS, write_shell_files
 from gui_gym.backends.desktop.vm_state import APPLICATION_FOLDERS, write_home_state, write_system_state
@@ -79,8 +80,6 @@ SHIMS: dict[str, tuple[str, ...]] = {
 """Commands OSWorld's tasks call -> the program (and arguments) that stands in for them here:
 ``python`` with pyautogui (the VM's setup commands import it), Debian's terminal for GNOME's,
 Chromium for Google Chrome."""
-PYTHONS = frozenset({"python", "python3"})
-"""The names setup commands call Python by."""
 TERMINALS = frozenset({"gnome-terminal", "x-terminal-emulator"})
 """Shims for the terminal: not on GNOME, which has GNOME Terminal itself."""
 SHIM_ENV = {"google-chrome": "ACCESSIBILITY_ENABLED=1", "google-chrome-stable": "ACCESSIBILITY_ENABLED=1"}
@@ -213,12 +212,12 @@ class Session:
         return proc
 
     def run(self, command: str | Sequence[str], shell: bool = False, timeout_s: float = 120.0,
-            isolated_python: bool = False) -> dict:
-        """Run a command to completion: OSWorld's ``/execute`` reply. With `isolated_python`, a
-        ``python -c`` line runs in isolated mode (`normalize_command`)."""
+            setup: bool = False) -> dict:
+        """Run a command to completion: OSWorld's ``/execute`` reply. Python lines run isolated
+        (`commands.normalize_command`; `setup`: a setup step's)."""
         self.reap()
         try:
-            done = subprocess.run(normalize_command(command, shell, isolated_python), shell=shell, env=self.env, cwd=self.home,
+            done = subprocess.run(normalize_command(command, shell, setup), shell=shell, env=self.env, cwd=self.home,
                                   stdin=subprocess.DEVNULL, capture_output=True, text=True,
                                   errors="replace", timeout=timeout_s, **self.as_user())
         except subprocess.TimeoutExpired as exc:
@@ -234,6 +233,10 @@ class Session:
         (`user_files`: no link is followed, and a FIFO cannot hang the read)."""
         done = self._user_files("read", path, str(MAX_FILE_BYTES))
         return done.stdout if done.returncode == 0 else None
+
+    def openable(self, path: Path) -> bool:
+        """Whether `path` is a regular file or a folder the user reaches through no link."""
+        return self._user_files("check", path).returncode == 0
 
     def write_file(self, path: Path, data: bytes, mtime_s: int) -> None:
         """Write `data` to `path` as the user (its folders made), modified at `mtime_s`: a new
@@ -469,22 +472,6 @@ def xauthority_entry(host: str, display: str, cookie: bytes) -> bytes:
     family_local = 256
     return (struct.pack(">H", family_local) + field(host.encode()) + field(display.encode())
             + field(b"MIT-MAGIC-COOKIE-1") + field(cookie))
-
-
-def normalize_command(command: str | Sequence[str], shell: bool, isolated_python: bool = False) -> str | list[str]:
-    """OSWorld's conventions: a string without a shell is split like a shell would; with a
-    shell a list is joined; ``~/`` at the start of an argument is the home folder. With
-    `isolated_python`, ``python -c CODE`` (or ``python3``) gets ``-I``: no module of the home,
-    the working folder or the user's site-packages, no ``PYTHON*`` variable (the setup steps'
-    key presses import pyautogui, which the agent could otherwise plant)."""
-    if shell:
-        return command if isinstance(command, str) else shlex.join(command)
-    parts = shlex.split(command) if isinstance(command, str) else list(command)
-    if not parts:
-        raise ValueError("empty command")
-    if isolated_python and len(parts) > 1 and os.path.basename(parts[0]) in PYTHONS and parts[1] == "-c":
-        parts.insert(1, "-I")
-    return [os.path.expanduser(p) if p.startswith("~/") else p for p in parts]
 
 
 def _text(value: bytes | str | None) -> str:

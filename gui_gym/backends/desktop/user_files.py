@@ -16,6 +16,8 @@ check looked at.
   file at PATH is replaced, never written through: a hard link's other names keep what they
   held. A link, folder, FIFO, socket or device at PATH, or anything but a folder on the way,
   is refused.
+- ``check PATH``: whether PATH is a regular file or a folder (what the evaluator may open in
+  an app).
 - ``list PATH``: OSWorld's ``list_directory`` tree as JSON; links are listed as files and
   never entered; at most `MAX_ENTRIES` entries and `MAX_DEPTH` levels.
 
@@ -150,6 +152,21 @@ def write(path, mtime):
     return 0
 
 
+def check(path):
+    names = parts(path)
+    try:
+        folder = open_folder(names[:-1], create=False)
+    except (FileNotFoundError, PermissionError, InTheWay):
+        return MISSING
+    try:
+        mode = os.stat(names[-1], dir_fd=folder, follow_symlinks=False).st_mode
+    except OSError:
+        return MISSING
+    finally:
+        os.close(folder)
+    return 0 if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else MISSING
+
+
 def listing(path):
     """OSWorld's tree of `path`: ``{name, type, children}``, folders sorted by name."""
     names = parts(path)
@@ -196,6 +213,8 @@ def main(argv):
             return read(path, int(rest[0]))
         if op == "write":
             return write(path, int(rest[0]))
+        if op == "check":
+            return check(path)
         if op == "list":
             return listing(path)
     except InTheWay as exc:

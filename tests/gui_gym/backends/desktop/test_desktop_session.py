@@ -3,6 +3,7 @@ conventions), the Xauthority record, the sandbox's accounts, id maps and command
 
 from __future__ import annotations
 
+import shlex
 import struct
 from pathlib import Path
 
@@ -11,7 +12,8 @@ import pytest
 from gui_gym.backends.desktop.accounts import HOST_ID_BASE, account_files, id_map
 from gui_gym.backends.desktop.limits import SandboxLimits
 from gui_gym.backends.desktop.sandbox import Sandbox, SandboxSpec
-from gui_gym.backends.desktop.session import normalize_command, xauthority_entry
+from gui_gym.backends.desktop.commands import RUN_SCRIPT, normalize_command
+from gui_gym.backends.desktop.session import xauthority_entry
 
 
 def test_commands_follow_osworld_conventions(monkeypatch):
@@ -23,13 +25,17 @@ def test_commands_follow_osworld_conventions(monkeypatch):
         normalize_command([], shell=False)
 
 
-def test_a_setup_steps_python_c_line_runs_isolated_and_nothing_else_changes():
-    assert normalize_command(["python", "-c", "import pyautogui"], shell=False, isolated_python=True) == [
+def test_python_lines_of_task_files_run_isolated():
+    assert normalize_command(["python", "-c", "import pyautogui"], shell=False, setup=True) == [
         "python", "-I", "-c", "import pyautogui"]
-    assert normalize_command(["python3", "-c", "x"], shell=False, isolated_python=True)[:2] == ["python3", "-I"]
-    assert normalize_command(["python", "-c", "x"], shell=False) == ["python", "-c", "x"]  # a getter's: as OSWorld
-    assert normalize_command(["python", "/home/user/a.py"], shell=False, isolated_python=True) == [
-        "python", "/home/user/a.py"]
+    assert normalize_command(["python3", "-c", "x"], shell=False, setup=True)[:2] == ["python3", "-I"]
+    assert normalize_command(["python", "-c", "x"], shell=False) == ["python", "-c", "x"]  # a getter's: the user's own
+    assert normalize_command(["python3", "/home/user/a.py", "-n"], shell=False) == [
+        "python3", "-I", "-c", RUN_SCRIPT, "/home/user/a.py", "-n"]
+    assert normalize_command("python /home/user/Desktop/script.py", shell=True) == shlex.join(
+        ["python", "-I", "-c", RUN_SCRIPT, "/home/user/Desktop/script.py"])
+    assert normalize_command("python a.py | grep x", shell=True) == "python a.py | grep x"  # not one simple command
+    assert normalize_command(["python", "-m", "pip"], shell=False) == ["python", "-m", "pip"]
 
 
 def test_xauthority_record_layout():
