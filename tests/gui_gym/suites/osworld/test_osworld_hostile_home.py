@@ -66,7 +66,9 @@ USERS_OWN_PYTHON = {"vm_command_error": "multi_apps/69acbb55's python -c asks wh
                                         "imports a package the agent was to install: it measures the user's "
                                         "site-packages and working folder, so it runs as OSWorld runs it"}
 """Getters that no planted module is put against, and why."""
-IN_THE_WAY_OF_READS = ("link", "fifo", "folder")
+IN_THE_WAY_OF_READS = {"list_directory": ("link", "fifo")}
+"""What is put where a getter reads: a link, a FIFO and a folder; where it lists a folder, a
+folder the agent made is what it lists."""
 IN_THE_WAY_OF_WRITES = {"download": ("link", "hardlink", "fifo", "folder"), "open": ("link", "fifo")}
 """What is put where a step writes or opens. A hard link or a folder where a file is opened is a
 file or folder the agent made, which opens as OSWorld opens it."""
@@ -146,9 +148,12 @@ def test_a_getter_reads_a_hostile_home_as_one_with_nothing_in_its_way(desktop, v
     try:
         sh(desktop, " ; ".join(f"rm -rf '{p}'" for p in paths) or "true")
         control = outcome(ctx, run_getter, kind in BY_KIND)
-        for in_the_way in IN_THE_WAY_OF_READS if paths else ("nothing",):
+        for in_the_way in IN_THE_WAY_OF_READS.get(kind, ("link", "fifo", "folder")) if paths else ("nothing",):
             for path in paths:
-                desktop.client.upload(decoy_of(path), originals[path] or FORGED)
+                if kind == "list_directory":  # a folder to list, if the link were followed
+                    sh(desktop, f"mkdir -p '{decoy_of(path)}' && touch '{decoy_of(path)}/FORGED'")
+                else:
+                    desktop.client.upload(decoy_of(path), originals[path] or FORGED)
                 make_in_the_way(desktop, path, in_the_way, decoy_of(path))
             if kind not in USERS_OWN_PYTHON:
                 plant_modules(desktop, folders)
