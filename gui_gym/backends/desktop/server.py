@@ -12,9 +12,11 @@ sandbox's root (the server's uid) may enter, which the host reaches through the 
 folder, or on a loopback TCP port; never on another interface.
 
 Commands sent to ``/execute`` and ``/setup/*`` come from task files (as in OSWorld, where the
-same commands run inside the VM); they run here, inside the sandbox, as ``user``, and so do the
-file reads and writes of ``/file`` and ``/setup/*``: the evaluator sees the desktop as the user
-does (`session.py`). Agent actions never come here as code: the env parses them into canonical
+same commands run inside the VM); they run here, inside the sandbox, as ``user``, Python lines
+isolated (`commands.py`), and so do the file reads, writes and listings of ``/file``,
+``/setup/*`` and ``/list_directory``, through no link (`user_files.py`): the evaluator sees the
+desktop as the user does, and nothing the agent left there steers it. The evaluator's own
+Python runs (a task's test suite) run apart, under an id of their own (`evaluator_runs.py`). Agent actions never come here as code: the env parses them into canonical
 actions first.
 """
 
