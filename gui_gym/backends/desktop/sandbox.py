@@ -1,9 +1,9 @@
 """The local provider's sandbox: one bubblewrap container per desktop session, built to hold
 against a hostile agent (see docs/security.md for what it guarantees and what it does not).
 
-- Ids: a user namespace maps the server, the display and the agent's ``user`` to unprivileged
-  host ids of this sandbox alone (`accounts.py`); no id inside is host root, so host
-  permissions hold for everything inside.
+- Ids: a user namespace maps the server, the evaluator's own runs, the display and the agent's
+  ``user`` to unprivileged host ids of this sandbox alone (`accounts.py`); no id inside is host
+  root, so host permissions hold for everything inside.
 - Files: only the host's system folders (``/usr``, ``/etc``, ``/opt``, ``/var/lib``,
   ``/var/cache``, ``/sys``), the interpreter the server runs from and the package's code less
   its suites (`package_sources`: no task file, gold file or oracle) are visible, read-only.

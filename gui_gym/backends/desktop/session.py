@@ -19,6 +19,7 @@ exactly what the agent can touch.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shlex
@@ -34,8 +35,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
-from gui_gym.backends.desktop.accounts import DISPLAY_ID, USER_ID
-from gui_gym.backends.desktop import gnome
+from gui_gym.backends.desktop.accounts import DISPLAY_ID, EVALUATOR_ID, USER_ID
+from gui_gym.backends.desktop import gnome, user_files
+from gui_gym.backends.desktop.commands import normalize_command
 from gui_gym.backends.desktop.gnome import MEDIA_KEYS, SYSTEM_BUS_CONFIG, SYSTEM_BUS_SOCKET, keybinding_commands, write_settings
 from gui_gym.backends.desktop.shell import SHELLS, write_shell_files
 from gui_gym.backends.desktop.vm_state import APPLICATION_FOLDERS, write_home_state, write_system_state
@@ -112,12 +114,15 @@ GNOME_START_TIMEOUT_S = 100.0
 machine; the sandbox bounds the whole start too (`sandbox.START_TIMEOUT_S`)."""
 DISPLAY_DIR = Path("/run/gui-gym-display")
 """The display's private folder (its Xauthority); the server reads it too."""
-READ_SCRIPT = '[ -f "$1" ] && exec head -c "$2" -- "$1"'
-"""Print regular file $1 (at most $2 bytes), as the user: a link the agent points at a pipe or
-``/dev/zero`` cannot hang or flood the server."""
+USER_FILES = Path(__file__).with_name("user_files.py")
+"""The script that reads, writes and lists the desktop's files for the evaluator, as the user,
+following no link (`user_files`)."""
 MAX_FILE_BYTES = 1 << 30
-WRITE_SCRIPT = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1" && touch -d "@$2" -- "$1"'
-"""Write stdin to $1 (its folders made) and set its modification time to $2, as the user."""
+FILE_TIMEOUT_S = 120.0
+
+
+class FileInTheWay(OSError):
+    """A write refused: a link, folder, FIFO or device is where the file or one of its folders goes."""
 
 
 class Session:
@@ -136,6 +141,8 @@ class Session:
         self.user = USER_ID if privileged else None
         """Who the desktop's processes run as (None: as this process)."""
         self.display_user = DISPLAY_ID if privileged else None
+        self.evaluator_user = EVALUATOR_ID if privileged else None
+        """Who the evaluator's own runs run as (`evaluator_runs`; None: as this process)."""
         self._core: list[subprocess.Popen] = []
         self._launched: list[subprocess.Popen] = []
 
@@ -190,11 +197,13 @@ class Session:
         self._launched.append(proc)
         return proc
 
-    def run(self, command: str | Sequence[str], shell: bool = False, timeout_s: float = 120.0) -> dict:
-        """Run a command to completion: OSWorld's ``/execute`` reply."""
+    def run(self, command: str | Sequence[str], shell: bool = False, timeout_s: float = 120.0,
+            setup: bool = False) -> dict:
+        """Run a command to completion: OSWorld's ``/execute`` reply. Python lines run isolated
+        (`commands.normalize_command`; `setup`: a setup step's)."""
         self.reap()
         try:
-            done = subprocess.run(normalize_command(command, shell), shell=shell, env=self.env, cwd=self.home,
+            done = subprocess.run(normalize_command(command, shell, setup), shell=shell, env=self.env, cwd=self.home,
                                   stdin=subprocess.DEVNULL, capture_output=True, text=True,
                                   errors="replace", timeout=timeout_s, **self.as_user())
         except subprocess.TimeoutExpired as exc:
@@ -205,19 +214,38 @@ class Session:
         return {"status": "success", "output": done.stdout, "error": done.stderr, "returncode": done.returncode}
 
     def read_file(self, path: Path) -> bytes | None:
-        """The file's bytes as the user reads them (a link the agent made leads where it leads
-        for the user, never into the server's folders); None when it is not a regular file the
-        user can read."""
-        done = subprocess.run(["sh", "-c", READ_SCRIPT, "sh", str(path), str(MAX_FILE_BYTES)],
-                              stdin=subprocess.DEVNULL, capture_output=True, timeout=120, **self.as_user())
+        """A regular file's bytes (at most `MAX_FILE_BYTES`) as the user reads them, None when it
+        is not there, not a regular file, not the user's to read, or a link is on the way
+        (`user_files`: no link is followed, and a FIFO cannot hang the read)."""
+        done = self._user_files("read", path, str(MAX_FILE_BYTES))
         return done.stdout if done.returncode == 0 else None
 
+    def openable(self, path: Path) -> bool:
+        """Whether `path` is a regular file or a folder the user reaches through no link."""
+        return self._user_files("check", path).returncode == 0
+
     def write_file(self, path: Path, data: bytes, mtime_s: int) -> None:
-        """Write `data` to `path` as the user (its folders made), modified at `mtime_s`."""
-        done = subprocess.run(["sh", "-c", WRITE_SCRIPT, "sh", str(path), str(mtime_s)], input=data,
-                              capture_output=True, timeout=120, **self.as_user())
+        """Write `data` to `path` as the user (its folders made), modified at `mtime_s`: a new
+        file renamed over the old one, through no link (`user_files`). FileInTheWay when a link,
+        folder, FIFO or device is in the way; OSError when it fails otherwise."""
+        done = self._user_files("write", path, str(mtime_s), data=data)
+        message = done.stderr.decode(errors="replace").strip()[-500:]
+        if done.returncode == user_files.IN_THE_WAY:
+            raise FileInTheWay(f"cannot write {path}: {message}")
         if done.returncode != 0:
-            raise OSError(f"cannot write {path}: {done.stderr.decode(errors='replace').strip()}")
+            raise OSError(f"cannot write {path}: {message}")
+
+    def list_directory(self, path: Path) -> dict | None:
+        """OSWorld's tree of a folder, as the user sees it, entering no link (`user_files`);
+        None when it is not a folder the user can read."""
+        done = self._user_files("list", path)
+        return json.loads(done.stdout) if done.returncode == 0 else None
+
+    def _user_files(self, op: str, path: Path, *arguments: str, data: bytes = b"") -> subprocess.CompletedProcess:
+        """`user_files` as the user, in isolated Python, relative paths from the home (where
+        the tasks' commands run)."""
+        return subprocess.run([sys.executable, "-I", "-S", str(USER_FILES), op, str(self.home / path), *arguments],
+                              input=data, capture_output=True, timeout=FILE_TIMEOUT_S, cwd="/", **self.as_user())
 
     def reap(self) -> None:
         """Collect launched programs that have exited."""
@@ -441,17 +469,6 @@ def xauthority_entry(host: str, display: str, cookie: bytes) -> bytes:
     family_local = 256
     return (struct.pack(">H", family_local) + field(host.encode()) + field(display.encode())
             + field(b"MIT-MAGIC-COOKIE-1") + field(cookie))
-
-
-def normalize_command(command: str | Sequence[str], shell: bool) -> str | list[str]:
-    """OSWorld's conventions: a string without a shell is split like a shell would; with a
-    shell a list is joined; ``~/`` at the start of an argument is the home folder."""
-    if shell:
-        return command if isinstance(command, str) else shlex.join(command)
-    parts = shlex.split(command) if isinstance(command, str) else list(command)
-    if not parts:
-        raise ValueError("empty command")
-    return [os.path.expanduser(p) if p.startswith("~/") else p for p in parts]
 
 
 def _text(value: bytes | str | None) -> str:

@@ -7,7 +7,7 @@ this service, which runs in our server, on a Unix socket any process of the desk
 The service checks the caller's password (three tries, then a ticket for 15 minutes per terminal,
 as Ubuntu's sudo), then runs the command as root: uid 0 of a user namespace of its own, which
 the launcher enters (`launcher.py`, as the sandbox itself is entered) and whose uid 0 is the
-sandbox's sudo id, 998 (`accounts.SUDO_ID`), and whose 1000 is ``user``. So that root:
+sandbox's sudo id, 997 (`accounts.SUDO_ID`), and whose 1000 is ``user``. So that root:
 
 - has every capability over ``user``'s files (it reads, writes and chowns in the home, as on
   the VM), and none over anything else: files of the server (its socket folder), the display

@@ -60,7 +60,7 @@ def get_vlc_playing_info(ctx: EpisodeContext, config: dict[str, Any]) -> str | N
     """VLC's ``status.xml`` from its HTTP interface on the desktop, saved as ``dest``."""
     import base64
 
-    result = ctx.client.execute(["python3", "-c", FETCH_STATUS, VLC_STATUS, VLC_PASSWORD])
+    result = ctx.desktop_python(FETCH_STATUS, VLC_STATUS, VLC_PASSWORD)
     output = (result.get("output") or "").strip()
     if not output or output.startswith("ERROR"):
         logger.info("vlc_playing_info: %s", output or result.get("error"))
@@ -72,7 +72,7 @@ def get_vlc_playing_info(ctx: EpisodeContext, config: dict[str, Any]) -> str | N
 
 def get_default_video_player(ctx: EpisodeContext, config: dict[str, Any]) -> str:
     """The desktop's most common default application for video types (``xdg-mime``)."""
-    result = ctx.client.execute(["python3", "-c", ASK_MIME, *VIDEO_TYPES])
+    result = ctx.desktop_python(ASK_MIME, *VIDEO_TYPES)
     apps = [app for app in json.loads(result.get("output") or "[]") if app]
     return Counter(apps).most_common(1)[0][0] if apps else "unknown"
 

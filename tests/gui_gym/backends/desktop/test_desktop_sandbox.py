@@ -135,7 +135,7 @@ def test_the_root_sudo_gives_is_root_over_the_users_files_and_a_stranger_to_the_
                           "private": open("/home/user/private.txt").read(), "root": sorted(os.listdir("/")),
                           "package": os.listdir(sys.argv[1]), "gold": os.path.exists(sys.argv[2])}))
     """, PACKAGE_DIR, str(OSWORLD_GOLD), root=True)
-    assert seen["uid"] == 0 and seen["map"] == ["0", "998", "1", "1000", "1000", "1"]
+    assert seen["uid"] == 0 and seen["map"] == ["0", "997", "1", "1000", "1000", "1"]
     assert seen["private"] == "secret\n" and seen["shadow"] == "PermissionError"
     assert not {"srv", "mnt", "media", "boot"} & set(seen["root"]) and "suites" not in seen["package"]
     assert not seen["gold"]
