@@ -23,7 +23,7 @@ import psutil
 import pytest
 
 from gui_gym.actions import Action
-from gui_gym.backends.desktop.accounts import HOST_ID_BASE, host_ids
+from gui_gym.backends.desktop.accounts import HOST_ID_BASE, SUDO_ID, host_ids
 from gui_gym.backends.desktop.client import Endpoint, ServerClient, ServerError
 from gui_gym.backends.desktop.sandbox import PACKAGE_DIR, PACKAGE_ROOT, Sandbox, SandboxSpec, runtime_paths
 from gui_gym.runtime.waiting import wait_until
@@ -140,11 +140,11 @@ def test_the_root_sudo_gives_is_root_over_the_users_files_and_a_stranger_to_the_
     assert not {"srv", "mnt", "media", "boot"} & set(seen["root"]) and "suites" not in seen["package"]
     assert not seen["gold"]
     owners = client.execute("stat -c '%U %u' ~/private.txt ~/Desktop/made-by-root", shell=True)["output"]
-    assert owners == "root 998\nroot 998\n"  # listed as root's, as on the VM; not the server's uid 0
+    assert owners == "root 997\nroot 997\n"  # listed as root's, as on the VM; not the server's uid 0
     client.launch(["sh", "-c", "echo password | sudo -S sleep 60"])
     assert wait_until(lambda: [p for p in psutil.Process(sandbox.pid).children(recursive=True) if p.name() == "sleep"], 20)
     sleeper = next(p for p in psutil.Process(sandbox.pid).children(recursive=True) if p.name() == "sleep")
-    assert sleeper.uids().real == host_ids(sandbox.pid)[998] >= HOST_ID_BASE
+    assert sleeper.uids().real == host_ids(sandbox.pid)[SUDO_ID] >= HOST_ID_BASE
 
 
 @pytest.mark.parametrize("root", AGENTS)
