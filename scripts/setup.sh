@@ -45,8 +45,9 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stam
   .venv/bin/python -m pip install -q "torch==2.13.0+cpu" 2>/dev/null || .venv/bin/python -m pip install -q "torch==2.13.0"
   .venv/bin/python -m pip install -q -e ".[dev,train,distributed,verl]"
   # verl for the PAGE/BEPA plug-ins, without its own requirements (they pin transformers < 5.11 and
-  # would replace the CPU torch); the verl extra above holds what its imported modules need.
-  .venv/bin/python -m pip install -q --no-deps "verl==0.9.1"
+  # would replace the CPU torch); the verl extra above holds what its imported modules need. Its
+  # metadata says Python < 3.13; the plug-ins' tests pass with it on Debian 13's Python 3.13.
+  .venv/bin/python -m pip install -q --no-deps --ignore-requires-python "verl==0.9.1"
   # verl's v1 trainer (the gui_gym trainer extends it) imports TransferQueue, whose own requirements
   # pull ray[default]'s dashboard stack; what it imports is in the verl extra.
   .venv/bin/python -m pip install -q --no-deps "TransferQueue==0.1.10"
