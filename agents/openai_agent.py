@@ -31,7 +31,7 @@ from gui_gym.agents.prompts import PLATFORMS, get_prompt_format
 from gui_gym.action_formats.coords import MODES
 from gui_gym.actions import Action
 from gui_gym.errors import AgentError, JudgeError
-from gui_gym.models.chat import Message
+from gui_gym.models.chat import Message, transcript
 from gui_gym.models.openai_client import MAX_TOKENS_FIELDS, OpenAIClient, discover_model, from_env
 
 BASE_URL_VARS = ("GUI_GYM_AGENT_BASE_URL", "OPENAI_BASE_URL")
@@ -108,7 +108,9 @@ class OpenAIAgent(BaseAgent):
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> "Action | str":
         screenshot = obs["screenshot"]
         png = _png(screenshot)
-        text = self._complete(self._messages(png))
+        messages = self._messages(png)
+        self.last_prompt = transcript(messages)
+        text = self._complete(messages)
         self._turns.append((png, text))
         if len(self._turns) >= self.history_images:  # drop images that will leave the window
             _, old_text = self._turns[-self.history_images]

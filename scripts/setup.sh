@@ -5,7 +5,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-DEBIAN_PACKAGES=(chromium chromium-driver fonts-dejavu-core
+# The names hold on Debian 12 (bookworm) and 13 (trixie: Python 3.13, GNOME 48, LibreOffice 25+).
+DEBIAN_PACKAGES=(python3-venv chromium chromium-driver fonts-dejavu-core
                  xvfb openbox wmctrl xterm mousepad x11-utils dbus-x11 bubblewrap locales
                  libreoffice-calc libreoffice-writer libreoffice-impress libreoffice-gtk3 python3-pyatspi at-spi2-core
                  slirp4netns iproute2
@@ -45,13 +46,16 @@ stamp=".venv/.gui-gym-installed"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ setup.py -nt "$stamp" ]; then
   echo "gui-gym set-up: installing Python packages into .venv"
   .venv/bin/python -m pip install -q --upgrade pip
-  # The CPU build of torch, named exactly, before anything asks for torch (a plain `torch`
-  # requirement would otherwise pull a multi-GB CUDA build).
-  .venv/bin/python -m pip install -q "torch==2.13.0"
+  # torch before anything asks for it: the CPU build where pip can find one (a +cpu wheel in an
+  # index or find-links pip is configured with), else the package index's default build, which
+  # runs on a CPU too but brings NVIDIA's CUDA libraries (a few GB): on Python 3.13 that index has
+  # no CPU build, and its default build does not import without those libraries.
+  .venv/bin/python -m pip install -q "torch==2.13.0+cpu" 2>/dev/null || .venv/bin/python -m pip install -q "torch==2.13.0"
   .venv/bin/python -m pip install -q -e ".[dev,train,distributed,verl]"
   # verl for the PAGE/BEPA plug-ins, without its own requirements (they pin transformers < 5.11 and
-  # would replace the CPU torch); the verl extra above holds what its imported modules need.
-  .venv/bin/python -m pip install -q --no-deps "verl==0.9.1"
+  # would replace the CPU torch); the verl extra above holds what its imported modules need. Its
+  # metadata says Python < 3.13; the plug-ins' tests pass with it on Debian 13's Python 3.13.
+  .venv/bin/python -m pip install -q --no-deps --ignore-requires-python "verl==0.9.1"
   # verl's v1 trainer (the gui_gym trainer extends it) imports TransferQueue, whose own requirements
   # pull ray[default]'s dashboard stack; what it imports is in the verl extra.
   .venv/bin/python -m pip install -q --no-deps "TransferQueue==0.1.10"

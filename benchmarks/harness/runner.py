@@ -126,7 +126,7 @@ def run_episode(recorder: Any, agent: Any, job: Job, time_limit_s: float | None 
         except Exception as exc:
             return recorder.record_error(_error_text(exc), "agent")
         notes = {"agent_time_s": time.perf_counter() - started}
-        for name in ("last_response", "last_thought"):
+        for name in ("last_response", "last_thought", "last_prompt"):
             value = getattr(agent, name, None)
             if value is not None:
                 notes[name.removeprefix("last_")] = value
