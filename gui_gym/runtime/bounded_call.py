@@ -33,10 +33,10 @@ from gui_gym.errors import GUIGymError, LimitExceededError
 
 MAX_ANSWER_BYTES = 16 << 20
 """The largest JSON answer the caller reads back."""
-MAX_ANSWER_VALUES = 200_000
+MAX_ANSWER_VALUES = 500_000
 """The most values (numbers, strings, list items, keys) of an answer: reading JSON back costs
 the caller up to ~25 times its bytes (16 MiB of ``[],`` are +360 MiB of lists), so the child
-refuses an answer past this many (~20 MiB to read back), whatever its bytes."""
+refuses an answer past this many (~35 MiB to read back), whatever its bytes."""
 MAX_ANSWER_DEPTH = 100
 """The deepest nesting of an answer (JSON past Python's recursion limit cannot be written)."""
 SINGLE_THREADED = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}

@@ -85,7 +85,7 @@ def test_an_answer_too_costly_to_read_back_is_a_limit_and_never_reaches_the_call
     with open("/proc/self/clear_refs", "w") as refs:
         refs.write("5")
     before = vm_hwm_kib()
-    with pytest.raises(LimitExceededError, match="the answer holds over 200000 values"):
+    with pytest.raises(LimitExceededError, match="the answer holds over 500000 values"):
         call_bounded(f"{HERE}:empty_lists", (4_000_000,), Bounds())  # 16.0 MB of JSON
     assert vm_hwm_kib() - before < 50 << 10
     with pytest.raises(LimitExceededError, match="the answer is nested over 100 levels deep"):
