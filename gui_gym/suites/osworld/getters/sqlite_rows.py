@@ -27,7 +27,7 @@ DEADLINE_S = 30.0
 """Wall-clock time one read may take (a real profile's table reads in milliseconds)."""
 MAX_CELL_BYTES = 4 << 20
 """The longest text or blob one cell may hold (Chrome caps a URL at 2 MiB)."""
-PROGRESS_STEPS = 10_000
+PROGRESS_STEPS = 1_000
 """SQLite virtual-machine steps between two looks at the deadline."""
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BLOB = "base64"
@@ -46,7 +46,7 @@ def table_rows(path: str, table: str, columns: str) -> list[list[Any]]:
         connection.execute("PRAGMA trusted_schema = OFF")
         _require_table(connection, table)
         return _read(connection.execute(f'SELECT {columns} FROM "{table}"'), table)
-    except sqlite3.OperationalError as exc:
+    except sqlite3.DatabaseError as exc:
         if time.monotonic() > deadline or "interrupted" in str(exc):
             raise LimitExceededError(f"reading {table} ran past its {DEADLINE_S:g} s deadline") from None
         if "too big" in str(exc):
