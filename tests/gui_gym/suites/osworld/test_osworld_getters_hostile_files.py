@@ -1,13 +1,14 @@
 """The family test of the getters that parse a file the agent controls: on a real local
 desktop, a hostile file where the task's getter reads (huge, sparse, a zip bomb, a recursive
 SQL view, rows made on the fly, deep nesting, many names for one file) scores as the untouched
-home does, and the host process grows by at most `HOST_GROWTH_MIB` while it is read.
+home does, the host process grows by at most `HOST_GROWTH_MIB` while it is read, and no more
+is written to the host's disk than for the untouched home.
 
 Every getter type of the OSWorld-Verified tasks that parses an agent's file on the host side
 is here, each on one of the real tasks that use it (its evaluator as the task file has it,
 less the postconfig: it restarts Chrome, which rewrites its profile, and what is attacked here
 is the reading of what the agent left). The tasks' own files cannot be downloaded here: the
-test makes stand-ins (an untouched presentation, the expected audio and image).
+test makes stand-ins (an untouched presentation, the expected recording and image).
 `HOSTILE` lists the attacks by getter; `python -m tests.gui_gym.suites.osworld.
 test_osworld_getters_hostile_files` prints each one's figures (score, growth, seconds).
 """
@@ -186,6 +187,21 @@ AUDIO_DECK = f"{HOME}/Desktop/Mady_and_Mia_Baseball.pptx"
 BACKGROUND_DECK = f"{HOME}/Desktop/Robotic_Workshop_Infographics.pptx"
 
 
+def wav() -> bytes:
+    """One second of a 440 Hz tone: an expected recording the audio metric can read."""
+    import wave
+
+    import numpy as np
+
+    out = io.BytesIO()
+    with wave.open(out, "wb") as sound:
+        sound.setnchannels(1)
+        sound.setsampwidth(2)
+        sound.setframerate(22050)
+        sound.writeframes((np.sin(np.arange(22050) * 2 * np.pi * 440 / 22050) * 20_000).astype("<i2").tobytes())
+    return out.getvalue()
+
+
 def png() -> bytes:
     from PIL import Image
 
@@ -221,7 +237,7 @@ HOSTILE: dict[str, tuple[tuple[Case, ...], dict[str, Plant]]] = {
         "sparse 900 MiB": sparse(f"{HOME}/Desktop/game.desktop", "900M")}),
     "audio_in_slide": ((Case("libreoffice_impress/c59742c0-4323-4b9d-8a02-723c251deaa0",
                              home=(upload(AUDIO_DECK, deck(1, RELS.format(""))),
-                                   upload(f"{HOME}/Desktop/Baseball.mp3", b"ID3 stand-in"))),),
+                                   upload(f"{HOME}/Desktop/Baseball.mp3", wav))),),
                        slide_attacks(AUDIO_DECK, 1, AUDIO_REL, "", "audio.mp3")),
     "background_image_in_slide": ((Case("multi_apps/47f7c0ce-a5fb-4100-a5e6-65cd0e7429e5",
                                         home=(upload(BACKGROUND_DECK, deck(2, RELS.format(""))),),
@@ -249,7 +265,10 @@ class Outcome:
     score: float
     warnings: list[str]
     grown_mib: int
+    """Growth of this process's peak memory while the evaluation ran."""
     seconds: float
+    written_mib: int
+    """What the evaluation left in the episode's scratch folder on this machine's disk."""
 
 
 def clear_home(backend: DesktopBackend) -> None:
@@ -270,7 +289,9 @@ def score(backend: DesktopBackend, tasks: Path, case: Case, attack: Plant | None
         restart_peak()
         before, started = peak_kib(), time.perf_counter()
         result = evaluate(ctx, dataclasses.replace(spec.evaluator, postconfig=()), None)
-        return Outcome(result.score, result.warnings, (peak_kib() - before) >> 10, time.perf_counter() - started)
+        seconds, grown = time.perf_counter() - started, (peak_kib() - before) >> 10
+        written = sum(f.stat().st_size for f in ctx.scratch.rglob("*") if f.is_file()) >> 20
+        return Outcome(result.score, result.warnings, grown, seconds, written)
     finally:
         ctx.close()
 
@@ -302,6 +323,7 @@ def test_a_hostile_file_scores_as_the_untouched_home_and_the_host_stays_small(
     outcome = score(desktop, osworld_tasks, case, HOSTILE[kind][1][attack], tmp_path)
     assert outcome.score == control.score, (outcome, control)
     assert outcome.grown_mib < HOST_GROWTH_MIB, f"the host grew by {outcome.grown_mib} MiB: {outcome}"
+    assert outcome.written_mib <= control.written_mib + 1, f"{outcome.written_mib} MiB written to the host's disk"
     assert all("went past a bound" in warning for warning in outcome.warnings), outcome
 
 
@@ -332,21 +354,25 @@ def test_a_workbook_that_explodes_in_parsing_is_refused_by_the_last_row_getter(d
     ctx.close()
 
 
-def main(tasks: Path) -> None:
-    """Print each attack's figures against the code on ``sys.path`` (one line each)."""
+def main(tasks: Path, kind: str | None = None, attack: str | None = None) -> None:
+    """Print the figures of each attack (or of `kind` and `attack` only) and of the untouched
+    homes, against the code on ``sys.path``, one JSON line each."""
     backend = DesktopBackend(DesktopConfig(provider="local", screen_size=(800, 600)))
     backend.start()
+    runs = [(k, c, None) for k, (cs, _) in HOSTILE.items() for c in cs] + CASES
+    chosen = [(k, c, a) for k, c, a in runs if kind in (None, k) and (a is None or attack in (None, a))]
     try:
         with tempfile.TemporaryDirectory() as cache:
-            for kind, case, attack in [(k, c, None) for k, (cs, _) in HOSTILE.items() for c in cs] + CASES:
-                plant = HOSTILE[kind][1][attack] if attack else None
+            for getter, case, name in chosen:
+                plant = HOSTILE[getter][1][name] if name else None
                 outcome = score(backend, tasks, case, plant, Path(cache))
-                print(json.dumps({"getter": kind, "task": case.task, "attack": attack or "untouched",
+                print(json.dumps({"getter": getter, "task": case.task, "attack": name or "untouched",
                                   "score": outcome.score, "grown_mib": outcome.grown_mib,
+                                  "written_mib": outcome.written_mib,
                                   "seconds": round(outcome.seconds, 1), "warnings": outcome.warnings}), flush=True)
     finally:
         backend.close()
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), *sys.argv[2:4])
