@@ -210,8 +210,10 @@ class ServerClient:
         status, _, data = self.request("POST", "/window_size", form={"app_class_name": app_class_name})
         return json.loads(data) if status == 200 else None
 
-    def list_directory(self, path: str) -> dict | None:
-        status, _, data = self.request("POST", "/list_directory", json_body={"path": path})
+    def list_directory(self, path: str, max_bytes: int | None = None) -> dict | None:
+        """The folder's tree, or None when it is not a folder; LimitExceededError when the
+        answer is over `max_bytes`."""
+        status, _, data = self.request("POST", "/list_directory", json_body={"path": path}, max_bytes=max_bytes)
         return json.loads(data) if status == 200 else None
 
     def wallpaper(self) -> bytes | None:

@@ -18,9 +18,9 @@ import urllib.request
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
-from gui_gym.errors import MissingResourceError
+from gui_gym.errors import LimitExceededError, MissingResourceError
 from gui_gym.runtime.bounded_call import Bounds, call_bounded
 from gui_gym.runtime.waiting import retry
 from gui_gym.suites.osworld.loader import OSWorldTaskSpec
@@ -79,10 +79,15 @@ class EvaluationLimits:
     max_file_bytes: int = 100 << 20
     """The largest desktop file a getter copies out (metrics parse it in a bounded worker)."""
     max_host_parse_bytes: int = 16 << 20
-    """The largest desktop file a getter parses itself, in the host process (Chrome's profile
-    files: JSON, SQLite; ``.desktop`` files): small by nature, and their parse is not bounded."""
+    """The most a getter reads into the host's memory in one call, all files together (Chrome's
+    profile files, the ``.desktop`` files of the desktop, small by nature): a file reached by
+    several names (hard links) counts at each. Their parse runs under ``work``."""
+    max_getter_files: int = 1_000
+    """The most desktop files one getter call reads (each is a round trip to the desktop)."""
+    max_listing_bytes: int = 1 << 20
+    """The largest folder listing a getter reads (JSON parsed on the host: ~25k entries)."""
     work: Bounds = Bounds()
-    """Memory and time of each metric call, and of a getter's parse of an agent's document."""
+    """Memory and time of each metric call, and of a getter's parse of an agent's file."""
 
 
 @dataclass
@@ -135,13 +140,36 @@ class EpisodeContext:
 
     def get_file(self, path: str, *, parsed_on_host: bool = False) -> bytes | None:
         """A desktop file's bytes (None when there is no such file), refused with
-        LimitExceededError past `limits` (``max_host_parse_bytes`` for a file the caller parses
-        itself): the agent may have made it any size. A file the evaluation keeps on the host
-        (`held`) is read from there."""
+        LimitExceededError past `limits` (``max_host_parse_bytes`` for a file the caller holds
+        in memory to parse): the agent may have made it any size. A file the evaluation keeps on
+        the host (`held`) is read from there."""
         cap = self.limits.max_host_parse_bytes if parsed_on_host else self.limits.max_file_bytes
         if self.held and self.desktop_path(path) in self.held:
             return self.held[self.desktop_path(path)].read_bytes()
         return self.client.get_file(path, max_bytes=cap)
+
+    def get_files(self, paths: Sequence[str]) -> dict[str, bytes | None]:
+        """Several desktop files for one getter call to hold in memory (path -> bytes, None
+        when missing), bounded together: at most ``max_getter_files`` files of
+        ``max_host_parse_bytes`` in all (LimitExceededError past either)."""
+        limits = self.limits
+        if len(paths) > limits.max_getter_files:
+            raise LimitExceededError(f"{len(paths)} files to read, over the {limits.max_getter_files} one getter reads")
+        found: dict[str, bytes | None] = {}
+        left = limits.max_host_parse_bytes
+        for path in paths:
+            try:
+                found[path] = data = self.client.get_file(path, max_bytes=left)
+            except LimitExceededError as exc:
+                raise LimitExceededError(f"{path}: the files one getter reads are over {limits.max_host_parse_bytes} "
+                                         f"bytes in all ({exc})") from None
+            left -= len(data or b"")
+        return found
+
+    def list_directory(self, path: str) -> dict | None:
+        """The desktop folder's tree as OSWorld's server gives it (None when it is not a
+        folder), refused with LimitExceededError past ``max_listing_bytes``."""
+        return self.client.list_directory(path, max_bytes=self.limits.max_listing_bytes)
 
     def bounded(self, target: str, *args: Any) -> Any:
         """``module:function(*args)`` on agent-made content, in a worker under ``limits.work``
