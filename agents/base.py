@@ -24,6 +24,9 @@ Optional parts, read with defaults when absent:
   itself (the oracle asks it for the task's own solution).
 - ``last_response`` / ``last_thought``: the model's raw output and its reasoning for the
   action just returned; the harness records them beside the action.
+- ``last_prompt``: what the agent sent its model for that action, as
+  `gui_gym.models.chat.transcript` writes it (text, each image as its size); recorded too, and
+  shown by the report's viewer.
 - ``close()``: release clients and files.
 
 `BaseAgent` declares them with their defaults. A trainable agent's optional parts
@@ -101,12 +104,13 @@ class BaseAgent:
         super().__init__()  # cooperative: a torch policy is an nn.Module too
         self.last_response: str | None = None
         self.last_thought: str | None = None
+        self.last_prompt: list[dict[str, Any]] | None = None
 
     def bind_env(self, env: Any) -> None:
         """Nothing to bind by default."""
 
     def reset(self, task_info: dict[str, Any]) -> None:
-        self.last_response = self.last_thought = None
+        self.last_response = self.last_thought = self.last_prompt = None
 
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> "str | Action":
         raise NotImplementedError(f"{type(self).__name__} must implement act(obs, info)")

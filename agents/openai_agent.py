@@ -31,8 +31,8 @@ from gui_gym.agents.prompts import PLATFORMS, get_prompt_format
 from gui_gym.action_formats.coords import MODES
 from gui_gym.actions import Action
 from gui_gym.errors import AgentError, JudgeError
-from gui_gym.models.chat import Message
-from gui_gym.models.openai_client import OpenAIClient, discover_model, from_env
+from gui_gym.models.chat import Message, transcript
+from gui_gym.models.openai_client import MAX_TOKENS_FIELDS, OpenAIClient, discover_model, from_env
 
 BASE_URL_VARS = ("GUI_GYM_AGENT_BASE_URL", "OPENAI_BASE_URL")
 API_KEY_VARS = ("GUI_GYM_AGENT_API_KEY", "OPENAI_API_KEY")
@@ -55,6 +55,8 @@ class OpenAIAgent(BaseAgent):
         platform: "computer" or "mobile" (the action list the prompt offers).
         language: language of the model's thoughts.
         temperature, max_tokens: sampling settings.
+        max_tokens_field: "max_tokens" (the default; vLLM and most servers) or
+            "max_completion_tokens" (OpenAI's reasoning models, which refuse ``max_tokens``).
         timeout_s: per-request timeout.
         attempts: tries per request.
         extra_body: further request fields (e.g. ``{"top_p": 0.9}``).
@@ -64,7 +66,7 @@ class OpenAIAgent(BaseAgent):
                  prompt: str = "uitars", coordinates: str = "smart_resize", history_images: int = 3,
                  platform: str = "computer", language: str = "English", temperature: float = 0.0,
                  max_tokens: int = 512, timeout_s: float = 60.0, attempts: int = 4,
-                 extra_body: dict[str, Any] | None = None):
+                 extra_body: dict[str, Any] | None = None, max_tokens_field: str = "max_tokens"):
         super().__init__()
         self.prompt = get_prompt_format(prompt)
         if coordinates not in MODES:
@@ -86,8 +88,12 @@ class OpenAIAgent(BaseAgent):
         self.coordinates, self.history_images = coordinates, history_images
         self.platform, self.language = platform, language
         self.timeout_s, self.attempts = float(timeout_s), int(attempts)
+        if max_tokens_field not in MAX_TOKENS_FIELDS:
+            raise AgentError(f"openai agent: max_tokens_field must be one of {list(MAX_TOKENS_FIELDS)}, "
+                             f"received {max_tokens_field!r}")
         self._client_settings = {"temperature": temperature, "max_tokens": max_tokens, "timeout_s": timeout_s,
-                                 "attempts": attempts, "max_image_side": FULL_RESOLUTION, "extra_body": extra_body}
+                                 "attempts": attempts, "max_image_side": FULL_RESOLUTION, "extra_body": extra_body,
+                                 "max_tokens_field": max_tokens_field}
         self.action_format = self.prompt.action_format
         self.format_context = self.prompt.format_context(coordinates)
         self._client: OpenAIClient | None = None
@@ -102,7 +108,9 @@ class OpenAIAgent(BaseAgent):
     def act(self, obs: dict[str, Any], info: dict[str, Any]) -> "Action | str":
         screenshot = obs["screenshot"]
         png = _png(screenshot)
-        text = self._complete(self._messages(png))
+        messages = self._messages(png)
+        self.last_prompt = transcript(messages)
+        text = self._complete(messages)
         self._turns.append((png, text))
         if len(self._turns) >= self.history_images:  # drop images that will leave the window
             _, old_text = self._turns[-self.history_images]

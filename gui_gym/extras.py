@@ -24,11 +24,13 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "verl": ("ray", "omegaconf", "tensordict", "codetiming", "orjson", "cloudpickle", "pyvers", "hydra", "datasets",
              "cachetools", "uvicorn", "fastapi", "torchdata", "aiohttp", "zmq", "msgspec", "prometheus_client"),
     "miniwob": ("miniwob",),
+    "cube": ("cube",),
 }
 """Extra -> the top-level modules its distributions install (pyproject.toml's
 ``optional-dependencies``; a test keeps the two in step)."""
 
 EXTRA_NOTES: dict[str, str] = {
+    "cube": " on Python >= 3.12 (cube-standard needs it; docs/cube.md)",
     "verl": " and pip install --no-deps 'verl==0.9.1' (scripts/setup.sh does both)",
 }
 """What an extra needs beyond ``pip install 'gui-gym[extra]'``: verl itself is installed without

@@ -24,6 +24,7 @@ ENV_IDS: dict[str, str] = {
     "GUI/MMBench-GUI-L2-v0": "gui_gym.envs.mmbench:make_l2_env",
     "GUI/Android-v0": "gui_gym.envs.android:make_env",
     "GUI/AndroidControl-v0": "gui_gym.envs.android:make_androidcontrol_env",
+    "GUI/CUBE-v0": "gui_gym.envs.cube:make_env",
 }
 """id -> entry point."""
 

@@ -1,18 +1,26 @@
 """Gymnasium spaces for GUI envs: free text, and the action space of canonical actions.
 
 Gymnasium's `Text` space only admits a fixed charset (alphanumerics by default), while
-instructions and accessibility trees are arbitrary Unicode; `FreeText` is a `Text` whose
-`contains` only bounds the length. `ActionSpace` accepts an `Action` or a string in the env's
-action format, and `sample` draws valid random actions over the screen.
+instructions, urls and accessibility trees are arbitrary Unicode, so `FreeText` is a space of its
+own whose `contains` only bounds the length. It is not a `Text`: Gymnasium's shared-memory code
+for `Text` encodes each character by its index in the charset (a character outside it is a
+`KeyError`) and reads the buffer once, when the vector env is made. `FreeText` brings its own
+shared-memory functions instead (registered with Gymnasium's, below), so
+``gym.make_vec(id, n, vectorization_mode="async")`` carries every text as it was, with its
+defaults. `ActionSpace` accepts an `Action` or a string in the env's action format, and `sample`
+draws valid random actions over the screen.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import string
+from collections.abc import Sequence as SequenceABC
 from typing import Any, Sequence
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory, write_to_shared_memory
 
 from gui_gym.action_formats import get_format, parse_action
 from gui_gym.actions import DIRECTIONS, Action
@@ -26,17 +34,108 @@ DEFAULT_SAMPLE_KINDS = ("click", "double_click", "right_click", "move", "drag", 
 answer) and navigation off the task (goto) would end or derail an episode at random."""
 
 
-class FreeText(spaces.Text):
-    """Any string of at most `max_length` characters (Unicode included)."""
+class FreeText(spaces.Space[str]):
+    """Any string of at most `max_length` characters (Unicode included).
+
+    >>> space = FreeText(max_length=8, seed=0)
+    >>> space.contains("“naïve”"), space.contains("x" * 9), space.contains(b"bytes")
+    (True, False, False)
+    >>> space.contains(space.sample())
+    True
+    """
+
+    SAMPLE_CHARACTERS = string.ascii_letters + string.digits + " .,:/-_éü“”→中"
+    """What `sample` draws from: ASCII and a few characters a charset-bound space refuses."""
 
     def __init__(self, max_length: int = 1_000_000, seed: int | None = None):
-        super().__init__(max_length=max_length, min_length=0, charset=string.printable, seed=seed)
+        if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 1:
+            raise ValueError(f"max_length must be an int >= 1, received {max_length!r}")
+        super().__init__(shape=None, dtype=None, seed=seed)
+        self.max_length = max_length
+
+    @property
+    def is_np_flattenable(self) -> bool:
+        return False
 
     def contains(self, x: Any) -> bool:
         return isinstance(x, str) and len(x) <= self.max_length
 
+    def sample(self, mask: Any = None, probability: Any = None) -> str:
+        """A random string of up to 32 characters (or `max_length`, if less)."""
+        if mask is not None or probability is not None:
+            raise NotImplementedError("FreeText.sample does not take a mask or probability")
+        length = int(self.np_random.integers(min(32, self.max_length) + 1))
+        picks = self.np_random.integers(len(self.SAMPLE_CHARACTERS), size=length)
+        return "".join(self.SAMPLE_CHARACTERS[i] for i in picks)
+
     def __repr__(self) -> str:
         return f"FreeText(max_length={self.max_length})"
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, FreeText) and other.max_length == self.max_length
+
+
+# ---- FreeText in an AsyncVectorEnv's shared memory ------------------------------------------
+# Each sub-env has a slot of 4 bytes per character (UTF-8's longest) and a length: the worker
+# writes a text's UTF-8 bytes into its slot, the parent decodes them when it reads. Gymnasium
+# reads a space's shared memory once, when the vector env is made, and keeps what it got; for
+# arrays that is a view, so `read` returns `SharedTexts`, a view too.
+
+_BYTES_PER_CHARACTER = 4
+_ENCODING = ("utf-8", "surrogatepass")  # a lone surrogate (seen in a11y text) goes through as it came
+
+
+class SharedTexts(SequenceABC):
+    """The current texts of a vector env's sub-envs, read from shared memory at each access.
+    What ``AsyncVectorEnv(copy=False)`` returns for a `FreeText` key; a deep copy (what it
+    returns by default) is a tuple of str, as `SyncVectorEnv` gives."""
+
+    def __init__(self, lengths: Any, data: Any, n: int, capacity: int):
+        self._lengths = np.frombuffer(lengths.get_obj(), dtype=np.int64)
+        self._data = np.frombuffer(data.get_obj(), dtype=np.uint8).reshape(n, capacity)
+
+    def __len__(self) -> int:
+        return len(self._lengths)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        row = range(len(self))[index]  # IndexError past the end, negative indices from it
+        return self._data[row, :self._lengths[row]].tobytes().decode(*_ENCODING)
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, SequenceABC) and tuple(self) == tuple(other)
+
+    def __deepcopy__(self, memo: dict) -> tuple[str, ...]:
+        return tuple(self)
+
+    def __repr__(self) -> str:
+        return f"SharedTexts({tuple(self)!r})"
+
+
+@create_shared_memory.register(FreeText)
+def _create_free_text_memory(space: FreeText, n: int = 1, ctx: Any = multiprocessing) -> tuple[Any, Any]:
+    return ctx.Array("q", n), ctx.Array("B", n * space.max_length * _BYTES_PER_CHARACTER)
+
+
+@read_from_shared_memory.register(FreeText)
+def _read_free_text_memory(space: FreeText, shared_memory: tuple[Any, Any], n: int = 1) -> SharedTexts:
+    lengths, data = shared_memory
+    return SharedTexts(lengths, data, n, space.max_length * _BYTES_PER_CHARACTER)
+
+
+@write_to_shared_memory.register(FreeText)
+def _write_free_text_memory(space: FreeText, index: int, value: str, shared_memory: tuple[Any, Any]) -> None:
+    if not space.contains(value):
+        got = f"{len(value)} characters" if isinstance(value, str) else type(value).__name__
+        raise ValueError(f"a {space!r} observation must be a str of at most {space.max_length} characters, "
+                               f"received {got}")
+    encoded = value.encode(*_ENCODING)
+    lengths, data = shared_memory
+    capacity = space.max_length * _BYTES_PER_CHARACTER
+    slot = np.frombuffer(data.get_obj(), dtype=np.uint8)[index * capacity:(index + 1) * capacity]
+    slot[:len(encoded)] = np.frombuffer(encoded, dtype=np.uint8)
+    np.frombuffer(lengths.get_obj(), dtype=np.int64)[index] = len(encoded)
 
 
 class ActionSpace(spaces.Space):

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import sys
 
+from gui_gym.installed_names import refuse_bare_name
+
+refuse_bare_name(__name__)
+
 
 def main(argv: list[str] | None = None) -> int:
     """``gui-train``: `gui_gym.trainers.cli.main` once the train extra is known to be there."""

@@ -31,6 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "compare their agreement")
     parser.add_argument("--max-tokens", type=int, default=1024,
                         help="the judge's answer length cap (default 1024; the script's is 512)")
+    parser.add_argument("--max-tokens-field", choices=("max_tokens", "max_completion_tokens"), default="max_tokens",
+                        help="the request field of that cap (default max_tokens; OpenAI's reasoning models, such as "
+                             "o4-mini, take only max_completion_tokens)")
     parser.add_argument("--max-image-side", type=int, default=1280,
                         help="screenshots are downscaled so no side exceeds this (default 1280; the script sends them "
                              "full size)")
@@ -49,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
     folders = {Path(d): find_web_episodes(d, labels) for d in args.dirs}
     try:
         chat = OpenAIClient(args.model, args.base_url, args.api_key, temperature=args.temperature,
-                            max_tokens=args.max_tokens, max_image_side=args.max_image_side)
+                            max_tokens=args.max_tokens, max_tokens_field=args.max_tokens_field,
+                            max_image_side=args.max_image_side)
     except ValueError as exc:
         raise HarnessError(f"judge: {exc}") from exc
     protocols = list(dict.fromkeys(args.protocol or ["strict"]))

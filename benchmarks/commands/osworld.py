@@ -3,12 +3,15 @@
     gui-bench osworld check                                  # every task runnable here offline
     gui-bench osworld check --tasks domain:os --tasks-root DIR --json out.json
     gui-bench osworld check --shell gnome --tasks domain:os      # on GNOME Shell, as on OSWorld's VM
+    gui-bench osworld coverage [--tasks-root DIR] [--quiet]  # what runs here, and why the rest does not
     gui-bench osworld fetch --cache DIR [--tasks ...]        # fill the file cache, write its manifest
     gui-bench osworld fetch --cache DIR --verify             # check a copied cache, offline
 
 ``check`` runs the two no-op agents (`gui_gym.benchmarks.harness.noop_check`) and prints per
 task the score expected on OSWorld's VM, the score got, and for a mismatch what the evaluator
-read; then the per-domain table. It exits 1 when any task mismatches. ``fetch`` fills the OSWorld file
+read; then the per-domain table. It exits 1 when any task mismatches. ``coverage`` prints which
+tasks gui-gym evaluates and runs here, and for each one that does not run, the reason
+(`gui_gym.suites.osworld.coverage`). ``fetch`` fills the OSWorld file
 cache (OSWorld's own ``cache/`` layout) and its manifest, or with ``--verify`` checks one
 (`gui_gym.suites.osworld.cache_manifest`); it exits 1 on any file it could not fetch or check. The task folder is
 OSWorld's ``evaluation_examples`` layout (``examples/<domain>/<id>.json`` and ``test_all.json``):
@@ -29,10 +32,12 @@ from gui_gym.backends.desktop.shell import SHELLS
 from gui_gym.errors import HarnessError
 from gui_gym.suites.osworld import OSWorldSuite
 from gui_gym.suites.osworld.cache_manifest import MANIFEST, fill, read_manifest, verify
-from gui_gym.suites.osworld.coverage import format_table
+from gui_gym.suites.osworld.coverage import format_table, report
+from gui_gym.suites.osworld.loader import load_tasks
 
 HELP = ("OSWorld on the local desktop: `check` runs the no-op agents (DONE at once, FAIL at once) over the tasks; "
-        "`fetch` fills or verifies the offline file cache")
+        "`coverage` says which tasks run here and why the others do not; `fetch` fills or verifies the offline file "
+        "cache")
 TASKS_VARIABLE = "GUI_GYM_OSWORLD_TASKS"
 
 
@@ -50,6 +55,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     check.add_argument("--json", help="also write every result to this JSON file")
     check.add_argument("--shell", choices=SHELLS, default="openbox",
                        help="the local desktop: openbox (default) or gnome (GNOME Shell, as on OSWorld's VM)")
+    coverage = actions.add_parser("coverage", help="which tasks are evaluable and runnable here (offline too), and "
+                                                   "why each of the others cannot run on the local desktop")
+    coverage.add_argument("--tasks-root", help=f"OSWorld's evaluation_examples folder (default ${TASKS_VARIABLE})")
+    coverage.add_argument("--index", help="index file in it (default test_all.json)")
+    coverage.add_argument("--quiet", action="store_true", help="the table and the reasons' counts, not each task")
     fetch = actions.add_parser("fetch", help="download the tasks' files into the cache and write its manifest "
                                              "(URL, path, size, sha256); --verify checks a cache offline")
     fetch.add_argument("--tasks-root", help=f"OSWorld's evaluation_examples folder (default ${TASKS_VARIABLE})")
@@ -74,7 +84,13 @@ def tasks_root(value: str | None) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    return {"check": check, "fetch": fetch}[args.osworld_command](args)
+    return {"check": check, "coverage": coverage, "fetch": fetch}[args.osworld_command](args)
+
+
+def coverage(args: argparse.Namespace) -> int:
+    root = tasks_root(args.tasks_root)
+    print(report(load_tasks(root, index=args.index), str(root), args.quiet))
+    return 0
 
 
 def fetch(args: argparse.Namespace) -> int:
@@ -116,7 +132,7 @@ def check(args: argparse.Namespace) -> int:
         raise HarnessError(f"--screen-size expects WxH such as 1920x1080, received {args.screen_size!r}") from exc
     cache = default_cache(args.cache)
     suite = OSWorldSuite(root, index=args.index, cache_dir=cache.root, allow_download=False)
-    runnable = {s.id: s for s in offline_runnable(suite.specs.values(), cache, args.shell)}
+    runnable = {s.id: s for s in offline_runnable(suite.specs.values(), cache)}
     chosen = select_tasks(list(runnable), suite.describe, args.tasks, None) if args.tasks else list(runnable)
     skipped = len(suite.specs) - len(runnable)
     print(f"no-op check of {len(chosen)} task(s) from {root} ({skipped} of {len(suite.specs)} are not runnable "

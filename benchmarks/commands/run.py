@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -45,9 +46,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", help="results folder (default results/<env>/<agent>/<time>)")
     parser.add_argument("--resume", action="store_true", help="continue the run in --out (default: the latest run of --env/--agent)")
     parser.add_argument("--rerun-errors", action="store_true", help="with --resume, run episodes that ended in an error again")
+    osworld = parser.add_argument_group("OSWorld's layout", "an OSWorld run is also written as OSWorld's tools read it, "
+                                        "under osworld/<action space>/<observation type>/<model>/ (docs/osworld.md)")
+    osworld.add_argument("--osworld-action-space", metavar="NAME", help="default: the env's action format")
+    osworld.add_argument("--osworld-observation-type", metavar="NAME",
+                         help="default: screenshot, a11y_tree or screenshot_a11y_tree, from what the env observes")
+    osworld.add_argument("--osworld-model", metavar="NAME", help="default: the agent's model argument, else its name")
 
 
-RUN_SETTINGS = ("tasks", "limit", "seed", "repeats", "max_steps", "env_arg", "agent_arg")
+OSWORLD_NAMES = ("osworld_action_space", "osworld_observation_type", "osworld_model")
+"""The options that rename an OSWorld run's folders in OSWorld's own layout."""
+RUN_SETTINGS = ("tasks", "limit", "seed", "repeats", "max_steps", "env_arg", "agent_arg", *OSWORLD_NAMES)
 """What a resumed run takes from its run.json; giving them again is a mistake we name."""
 
 
@@ -62,7 +71,12 @@ def _check_resume(args: argparse.Namespace, run: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Exit codes: 0 when the run measured at least one episode (a success or a failure), 1 when
+    every episode ended in an error (the run measured nothing), 2 on bad input (nothing is
+    written then), 130 when interrupted (every finished episode is kept)."""
     from gui_gym.agents import env_kwargs_for, load_agent
+    from gui_gym.benchmarks.harness.osworld_layout import OSWORLD_ENV_IDS, OSWorldLayout
+    from gui_gym.benchmarks.harness.outside_layouts import RunLayouts
     from gui_gym.benchmarks.harness.results import Job, ResultsStore
     from gui_gym.benchmarks.harness.runner import Progress, RunConfig, Runner
     from gui_gym.records import json_safe
@@ -78,42 +92,52 @@ def run(args: argparse.Namespace) -> int:
         jobs = store.jobs_of_run()
     else:
         env_id, agent_spec = args.env or DEFAULT_ENV_ID, args.agent or DEFAULT_AGENT
+        seed, repeats = args.seed if args.seed is not None else 0, args.repeats if args.repeats is not None else 1
+        if repeats < 1:
+            raise HarnessError(f"--repeats must be >= 1, received {repeats}")
+        out = Path(args.out) if args.out else (RESULTS_ROOT / slug(env_id) / slug(agent_spec)
+                                               / datetime.now().strftime("%Y%m%d-%H%M%S"))
+        store = ResultsStore(out)
+        if store.read_run() is not None:
+            raise HarnessError(f"{out} already holds a run: continue it with --resume, or choose another --out")
         agent_kwargs = parse_assignments(args.agent_arg, "--agent-arg")
         env_kwargs = parse_assignments(args.env_arg, "--env-arg")
+        if args.max_steps is not None:
+            env_kwargs["max_steps"] = args.max_steps
+    config = RunConfig(env_id, out, agent_spec, agent_kwargs, env_kwargs, workers=args.workers,  # checks the numbers
+                       episode_timeout_s=args.episode_timeout, retries=args.retries,
+                       image_format=args.screenshot_format, ray_address=args.ray or None,
+                       worker_cpus=args.worker_cpus, worker_resources=args.worker_resources)
+    given = [f"--{n.replace('_', '-')}" for n in OSWORLD_NAMES if getattr(args, n) is not None]
+    if given and env_id not in OSWORLD_ENV_IDS:
+        raise HarnessError(f"{', '.join(given)}: names an OSWorld run's folders; {env_id} is not OSWorld")
+    if not args.resume:
         agent = load_agent(agent_spec, **agent_kwargs)  # fails here, not in every worker
         for name, value in env_kwargs_for(agent).items():
             env_kwargs.setdefault(name, value)
         if callable(getattr(agent, "close", None)):
             agent.close()
-        if args.max_steps is not None:
-            env_kwargs["max_steps"] = args.max_steps
     env = make_env(env_id, env_kwargs)
     try:
         suite = env.unwrapped.suite
         if not args.resume:
-            seed, repeats = args.seed if args.seed is not None else 0, args.repeats if args.repeats is not None else 1
-            if repeats < 1:
-                raise HarnessError(f"--repeats must be >= 1, received {repeats}")
             ids = select_tasks(env.unwrapped.task_ids, suite.describe, args.tasks, args.limit)
             jobs = [Job(t, seed + r, json_safe(suite.describe(t))) for t in ids for r in range(repeats)]
-            out = Path(args.out) if args.out else (RESULTS_ROOT / slug(env_id) / slug(agent_spec)
-                                                   / datetime.now().strftime("%Y%m%d-%H%M%S"))
-            store = ResultsStore(out)
-            if store.read_run() is not None:
-                raise HarnessError(f"{out} already holds a run: continue it with --resume, or choose another --out")
-            store.write_run({"env_id": env_id, "env_kwargs": env_kwargs, "agent": agent_spec,
-                             "agent_kwargs": agent_kwargs, "created_at": datetime.now().astimezone().isoformat(),
-                             "action_format": env_kwargs.get("action_format"), "jobs": [j.to_dict() for j in jobs]})
+            run = {"env_id": env_id, "env_kwargs": env_kwargs, "agent": agent_spec, "agent_kwargs": agent_kwargs,
+                   "created_at": datetime.now().astimezone().isoformat(),
+                   "action_format": env_kwargs.get("action_format"), "jobs": [j.to_dict() for j in jobs]}
+            if env_id in OSWORLD_ENV_IDS:
+                run["osworld_layout"] = OSWorldLayout.of_run(
+                    env, agent_spec, agent_kwargs, repeats > 1, action_space=args.osworld_action_space,
+                    observation_type=args.osworld_observation_type, model=args.osworld_model).to_dict()
+            store.write_run(run)
+        # env_kwargs: the same dict, the agent's settings in
+        config = replace(config, layouts=RunLayouts.of_run(run, str(out / "run.json")))
         todo = store.pending(jobs, args.retries, args.rerun_errors)
         todo_keys = {job.key for job in todo}
         previous = store.results([job for job in jobs if job.key not in todo_keys])
         print(f"gui-bench: {env_id} with agent {agent_spec}: {len(todo)} of {len(jobs)} episodes to run "
               f"on {min(args.workers, max(1, len(todo)))} worker(s)\nresults: {out}", flush=True)
-        config = RunConfig(env_id, out, agent_spec, agent_kwargs, env_kwargs, workers=args.workers,
-                           episode_timeout_s=args.episode_timeout, retries=args.retries,
-                           image_format=args.screenshot_format,
-                           ray_address=args.ray or None, worker_cpus=args.worker_cpus,
-                           worker_resources=args.worker_resources)
         engine = Runner
         if args.ray is not None:
             from gui_gym.benchmarks.harness.ray_runner import RayRunner as engine
@@ -131,4 +155,9 @@ def run(args: argparse.Namespace) -> int:
     finally:
         env.close()
     _print_summary(summary, out)
+    overall = summary["overall"]
+    if overall["tasks"] and overall["errors"] == overall["tasks"]:
+        print("gui-bench run: every episode ended in an error: the run measured nothing (exit 1)", file=sys.stderr)
+        return 1
     return 0
+

@@ -2,11 +2,19 @@
 
 One folder per task: ``result.json`` (``schema_version: online-mind2web-v2``, ``task``,
 ``task_id``, ``reference_length``, ``agent_final_answer``, ``action_history``) and
-``trajectory/<n>_screenshot.png``. The action history holds only factual actions (what was
-done on the page, with the screenshot after it, the url, whether it ran, and the model's
-thought); the agent's final answer lives in ``agent_final_answer`` and in the closing
-``TASK_COMPLETE -> ANSWER: ...`` entry, never among the facts, because a judge that reads a
-claimed answer as evidence scores hallucinated successes.
+``trajectory/<n>_screenshot.<ext>`` (the format the run stored, WebP by default). The action
+history holds only factual actions (what was done on the page, with the screenshot after it,
+the url, whether it ran, and the model's thought); the agent's final answer lives in
+``agent_final_answer`` and in the closing ``TASK_COMPLETE -> ANSWER: ...`` entry, never among
+the facts, because a judge that reads a claimed answer as evidence scores hallucinated
+successes.
+
+Each entry's ``screenshot`` is the bare file name inside ``trajectory/``: the benchmark's own
+evaluation script (``src/run.py``, ``auto_eval``) joins it to ``<task>/trajectory`` and opens
+it for every entry, the closing one included, so an entry must name an image that is there.
+A factual step whose screen was not captured is therefore left out of the v2 history (it
+stays in the task folder's ``traj.jsonl``), the closing entry shows the last screen captured,
+and an episode that captured none gets no v2 folder.
 
 `gui-bench run` writes this for every web episode (one whose observations carry a url), so a
 WebJudge-style evaluator can score the folder as it would any Online-Mind2Web submission.
@@ -18,13 +26,13 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gui_gym.benchmarks.harness.results import MIND2WEB_DIR, RUN_FILE, TASKS_DIR, link_or_copy
 from gui_gym.errors import HarnessError, TaskConfigError
 from gui_gym.judges.webjudge.judge import WebTrajectory
 from gui_gym.records import RESULT_FILE, TRAJECTORY_FILE, atomic_write_json, load_episode, read_result
@@ -35,7 +43,7 @@ TRAJECTORY_DIR = "trajectory"
 
 
 def build_result(*, task: str, task_id: str, reference_length: int | None, final_answer: str | None,
-                 steps: list[dict[str, Any]], last_screenshot: str | None, last_url: str | None) -> dict[str, Any]:
+                 steps: list[dict[str, Any]], last_screenshot: str, last_url: str | None) -> dict[str, Any]:
     """The v2 ``result.json`` document. `steps` are ``{screenshot, url, action, action_status,
     thought}`` of factual actions; the closing TASK_COMPLETE entry is added here."""
     history = [{"step": i, **step} for i, step in enumerate(steps)]
@@ -49,7 +57,7 @@ def build_result(*, task: str, task_id: str, reference_length: int | None, final
 def write_from_episode(episode_dir: str | Path, dest: str | Path, *,
                        reference_length: int | None = None) -> dict[str, Any] | None:
     """Write the v2 layout of the recorded episode in `episode_dir` to `dest`; None (nothing
-    written) when the episode is not a web episode or has no result yet."""
+    written) when the episode is not a web episode, has no result yet, or captured no screen."""
     episode_dir, dest = Path(episode_dir), Path(dest)
     if not (episode_dir / RESULT_FILE).is_file() or not (episode_dir / TRAJECTORY_FILE).is_file():
         return None  # not done, or a worker that died before the reset
@@ -57,41 +65,33 @@ def write_from_episode(episode_dir: str | Path, dest: str | Path, *,
     trajectory = load_episode(episode_dir, screenshots=False)
     if result is None or trajectory.start_url is None:
         return None
+    captured = [name for name in (trajectory.start_screenshot_file, *(s.screenshot_file for s in trajectory.steps))
+                if name and (episode_dir / name).is_file()]
     if dest.exists():
         shutil.rmtree(dest)
+    if not captured:
+        return None  # the official reader opens a screenshot for every entry: there is none to give
     shots = dest / TRAJECTORY_DIR
     shots.mkdir(parents=True)
     steps: list[dict[str, Any]] = []
-    last_url = trajectory.start_url
+    placed: dict[str, str] = {}  # source file -> its name in trajectory/: a screen shown twice is one file
 
-    def copy_shot(source: str | None) -> str | None:
-        if not source or not (episode_dir / source).is_file():
-            return None
-        name = f"{len(steps)}_screenshot{Path(source).suffix}"  # the index of the entry it illustrates
-        _link_or_copy(episode_dir / source, shots / name)
-        return f"{TRAJECTORY_DIR}/{name}"
+    def place_shot(source: str) -> str:
+        if source not in placed:
+            placed[source] = f"{len(steps)}_screenshot{Path(source).suffix}"  # the index of the entry it illustrates
+            link_or_copy(episode_dir / source, shots / placed[source])
+        return placed[source]
 
-    last_factual = None
     for step, line in factual_history(trajectory.steps):
-        steps.append({"screenshot": copy_shot(step.screenshot_file), "url": step.url, "action": line,
-                      "action_status": "FAILED" if step.action_error else "SUCCESS", "thought": step.thought})
-        last_factual = step
-    last_url = next((s.url for s in reversed(trajectory.steps) if s.url), last_url)
-    last_shot = trajectory.steps[-1].screenshot_file if trajectory.steps else trajectory.start_screenshot_file
-    final_screen = steps[-1]["screenshot"] if trajectory.steps and last_factual is trajectory.steps[-1] \
-        else copy_shot(last_shot)
+        if step.screenshot_file in captured:
+            steps.append({"screenshot": place_shot(step.screenshot_file), "url": step.url, "action": line,
+                          "action_status": "FAILED" if step.action_error else "SUCCESS", "thought": step.thought})
+    last_url = next((s.url for s in reversed(trajectory.steps) if s.url), trajectory.start_url)
     document = build_result(task=str(result.instruction or trajectory.instruction or ""), task_id=result.task_id,
                             reference_length=reference_length, final_answer=result.final_answer, steps=steps,
-                            last_screenshot=final_screen, last_url=last_url)
+                            last_screenshot=place_shot(captured[-1]), last_url=last_url)
     atomic_write_json(dest / RESULT_FILE, document)
     return document
-
-
-def _link_or_copy(source: Path, target: Path) -> None:
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copyfile(source, target)
 
 
 # ---- reading result folders (ours, and other agents' v1/v2) ----------------------------------
@@ -161,8 +161,6 @@ def find_web_episodes(root: str | Path, labels: dict[str, bool] | None = None) -
     episode did not end in an error), or the ``<task_id>/result.json`` folders of an
     Online-Mind2Web results folder (or `root` itself, one task). `labels` (task id or folder
     name -> success) give or override the ground truth."""
-    from gui_gym.benchmarks.harness.results import MIND2WEB_DIR, RUN_FILE, TASKS_DIR
-
     root = Path(root)
     truths: dict[str, bool | None] = {}
     if (root / RUN_FILE).is_file():

@@ -53,11 +53,11 @@ def expected_score(answer: str, infeasible: bool) -> float:
     return 1.0 if answer == "FAIL" and infeasible else 0.0
 
 
-def offline_runnable(specs: Iterable[OSWorldTaskSpec], cache: FileCache, shell: str = "openbox") -> list[OSWorldTaskSpec]:
-    """The tasks that run end to end on the local desktop (with the desktop `shell`) here without
+def offline_runnable(specs: Iterable[OSWorldTaskSpec], cache: FileCache) -> list[OSWorldTaskSpec]:
+    """The tasks that run end to end on the local desktop here without
     the internet: nothing to download that the cache lacks, no web page, nothing the sandbox
     cannot provide."""
-    return [s for s in specs if local_blocker(s, shell) is None and not unmet(s, cache, network=False)["network"]]
+    return [s for s in specs if local_blocker(s) is None and not unmet(s, cache, network=False)["network"]]
 
 
 def run_noop(env: Any, task_id: str, domain: str, infeasible: bool, answer: str) -> NoopResult:

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gui_gym.benchmarks.harness.mind2web_layout import write_from_episode
+from gui_gym.benchmarks.harness.outside_layouts import RunLayouts, write_episode_layouts
 from gui_gym.benchmarks.harness.results import TASKS_DIR, Job, ResultsStore
-from gui_gym.benchmarks.harness.runner import MAX_STARTUP_FAILURES, POLL_S, Runner, run_episode
+from gui_gym.benchmarks.harness.runner import MAX_STARTUP_FAILURES, POLL_S, Runner, make_worker_env, run_episode
 from gui_gym.errors import HarnessError
 from gui_gym.extras import require_extra
 from gui_gym.records import EpisodeResult, atomic_write
@@ -43,16 +43,13 @@ class EpisodeWorker:
     recording into a scratch results folder on this node."""
 
     def __init__(self, config: Any):
-        import gymnasium as gym
-
-        import gui_gym  # noqa: F401 - registers the GUI/* ids
         from gui_gym.agents import load_agent
         from gui_gym.wrappers.recorder import TrajectoryRecorder
 
         self._store = ResultsStore(tempfile.mkdtemp(prefix="gui-bench-ray-"))
         self._time_limit_s = config.agent_time_limit_s
         self._agent = load_agent(config.agent, **config.agent_kwargs)
-        self._recorder = TrajectoryRecorder(gym.make(config.env_id, **config.env_kwargs), self._store.root / TASKS_DIR,
+        self._recorder = TrajectoryRecorder(make_worker_env(config), self._store.root / TASKS_DIR,
                                             image_format=config.image_format)
         if callable(getattr(self._agent, "bind_env", None)):
             self._agent.bind_env(self._recorder)
@@ -64,7 +61,7 @@ class EpisodeWorker:
 
     def run(self, job: Job) -> tuple[EpisodeResult, EpisodeFiles]:
         result = run_episode(self._recorder, self._agent, job, self._time_limit_s)
-        folder = self._store.task_dir(job.key)  # the driver writes the Online-Mind2Web layout from it
+        folder = self._store.task_dir(job.key)  # the driver writes the outside layouts from it
         files = {str(path.relative_to(self._store.root)): path.read_bytes()
                  for path in sorted(folder.rglob("*")) if path.is_file()}
         shutil.rmtree(folder, ignore_errors=True)
@@ -77,18 +74,19 @@ class EpisodeWorker:
         shutil.rmtree(self._store.root, ignore_errors=True)
 
 
-def place_episode(store: ResultsStore, key: str, files: EpisodeFiles, reference_length: int | None = None) -> None:
+def place_episode(store: ResultsStore, job: Job, files: EpisodeFiles, layouts: RunLayouts = RunLayouts()) -> None:
     """Put an episode's task folder under `store`, written aside and renamed over the previous
-    attempt's, so result.json never appears without the rest; then its Online-Mind2Web layout
-    (web episodes), whose screenshots are hard links to the task folder's, as a local run's."""
-    final = store.task_dir(key)
-    incoming = final.with_name(f".{key}.incoming")
+    attempt's, so result.json never appears without the rest; then its outside layouts
+    (`write_episode_layouts`), whose screenshots are hard links to the task folder's, as a
+    local run's."""
+    final = store.task_dir(job.key)
+    incoming = final.with_name(f".{job.key}.incoming")
     shutil.rmtree(incoming, ignore_errors=True)
     for name, data in files.items():
-        atomic_write(incoming / Path(name).relative_to(Path(TASKS_DIR) / key), data)
+        atomic_write(incoming / Path(name).relative_to(Path(TASKS_DIR) / job.key), data)
     shutil.rmtree(final, ignore_errors=True)
     os.replace(incoming, final)
-    write_from_episode(final, store.mind2web_dir(key), reference_length=reference_length)
+    write_episode_layouts(store, job, layouts)
 
 
 @dataclass
@@ -192,7 +190,7 @@ class RayRunner(Runner):
             return
         job, actor.job, actor.job_ref = actor.job, None, None
         result, files = value
-        place_episode(self.store, job.key, files, job.meta.get("reference_length"))
+        place_episode(self.store, job, files, self.config.layouts)
         self._finish(job, result)
 
     def _actor_lost(self, actor: _Actor, error: str, kind: str) -> None:
@@ -201,8 +199,9 @@ class RayRunner(Runner):
                        f" during {actor.job.key}" if actor.job is not None else "")
         self._end(actor)
         if actor.job is not None:
-            self._finish(actor.job, self.store.write_error_result(actor.job, error, kind,
-                                                                  time.monotonic() - actor.job_started))
+            result = self.store.write_error_result(actor.job, error, kind, time.monotonic() - actor.job_started)
+            write_episode_layouts(self.store, actor.job, self.config.layouts)
+            self._finish(actor.job, result)
         elif not actor.ready:
             self._startup_failures += 1
             if self._startup_failures >= MAX_STARTUP_FAILURES:

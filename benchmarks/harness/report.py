@@ -1,8 +1,12 @@
 """`gui-bench report`: the HTML report of a results folder.
 
-The page holds the summary table, a row per episode, and a trajectory viewer: each step shows
-the screenshot the agent acted on with its action drawn over it in screen pixels (click
-points, drag and scroll arrows, typed text, keys, answers), then the final screen. The data is
+The page holds the summary table, a row per episode (filtered by outcome and domain, searched
+by task id, instruction and error), and a trajectory viewer: each step shows the screenshot the
+agent acted on with its action marked on it in screen pixels (click points, drag and scroll
+arrows) and told in words under it (typed text, keys, answers), then the final screen. Beside
+the list the viewer stays in view while the list scrolls; a click on the screenshot shows it at
+full size. Where the run recorded them, a step also shows the accessibility tree the agent read
+and the prompt its model was sent (text, with each image as its size), folded. The data is
 inside the page as JSON; the screenshots are, by default (``images="link"``), the episodes' own
 files, referenced by paths relative to the report, so the report adds a few hundred KB to the
 folder instead of a second copy of every screenshot (it is opened from the folder, or with the
@@ -31,7 +35,10 @@ TEMPLATE = Path(__file__).with_name("report_template.html")
 REPORT_FILE = "report.html"
 IMAGE_MODES = ("link", "webp", "png")
 """How screenshots reach the page: referenced (the default), or embedded as WebP or as stored."""
-RECORD_FIELDS = ("step", "action", "parsed_action", "action_error", "reward", "thought", "response", "url", "timings")
+RECORD_FIELDS = ("step", "action", "parsed_action", "action_error", "reward", "thought", "response", "url", "timings",
+                 "a11y_tree", "prompt")
+"""What the viewer shows of a step's record; ``a11y_tree`` (the observation's, when the env gave one)
+and ``prompt`` (the messages the agent sent its model) only where they were recorded."""
 
 
 def _image(path: Path, base: Path, mode: str) -> dict[str, Any] | None:

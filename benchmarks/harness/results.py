@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
+import shutil
 import statistics
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -88,7 +90,7 @@ _NONE = type(None)
 _NUMBER = (int, float)
 RUN_FIELDS: dict[str, tuple[type, ...]] = {
     "env_id": (str,), "env_kwargs": (dict,), "agent": (str,), "agent_kwargs": (dict,), "jobs": (list,),
-    "action_format": (str, _NONE), "created_at": (str,)}
+    "action_format": (str, _NONE), "created_at": (str,), "osworld_layout": (dict, _NONE)}
 JOB_FIELDS: dict[str, tuple[type, ...]] = {"task_id": (str,), "seed": (int,), "key": (str,), "meta": (dict, _NONE)}
 """The fields of run.json the harness reads, and their JSON types (a field may be absent
 unless required); result.json's are `gui_gym.records.EpisodeResult`'s."""
@@ -173,7 +175,17 @@ class ResultsStore:
         return run
 
     def write_run(self, run: dict[str, Any]) -> None:
-        atomic_write_json(self.root / RUN_FILE, run)
+        """Write run.json, making the results folder first; `HarnessError`, one line, when the
+        folder cannot be made or written there (a file in the way, a path through a file, a
+        file system that takes no folders)."""
+        if self.root.exists() and not self.root.is_dir():
+            raise HarnessError(f"cannot make the results folder {self.root}: a file of that name is in the way")
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            atomic_write_json(self.root / RUN_FILE, run)
+        except OSError as exc:
+            where = f": {exc.filename}" if exc.filename else ""
+            raise HarnessError(f"cannot make the results folder {self.root}: {exc.strerror or exc}{where}") from None
 
     def jobs_of_run(self) -> list[Job]:
         """The job list recorded in run.json."""
@@ -356,6 +368,15 @@ def format_table(summary: dict[str, Any]) -> str:
         lines.append(f"wall time {format_duration(summary['wall_s'])}; rate = successes / scored episodes "
                      "(errors are counted apart)")
     return "\n".join(lines)
+
+
+def link_or_copy(source: Path, target: Path) -> None:
+    """`target` the same file as `source` (a hard link: a layout written beside the task folders
+    costs no second copy of their screenshots), or a copy where links cannot be made."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
 
 
 def slug(spec: str) -> str:

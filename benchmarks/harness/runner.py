@@ -39,7 +39,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
-from gui_gym.benchmarks.harness.mind2web_layout import write_from_episode
+from gui_gym.benchmarks.harness.outside_layouts import RunLayouts, write_episode_layouts
 from gui_gym.benchmarks.harness.results import TASKS_DIR, Job, ResultsStore, format_duration, short_error
 from gui_gym.benchmarks.harness.scratch import Scratch
 from gui_gym.errors import HarnessError, InfraError
@@ -77,6 +77,9 @@ class RunConfig:
     """Custom resources a Ray worker actor asks for (``{"osworld_vm": 1}``)."""
     image_format: str = "webp"
     """How screenshots are stored (`TrajectoryRecorder`): lossless WebP, a third of PNG."""
+    layouts: RunLayouts = field(default_factory=RunLayouts)
+    """The outside layouts its episodes are written in besides Online-Mind2Web's (OSWorld's,
+    AndroidWorld's): `RunLayouts.of_run` of its run.json."""
 
     @property
     def agent_time_limit_s(self) -> float:
@@ -123,7 +126,7 @@ def run_episode(recorder: Any, agent: Any, job: Job, time_limit_s: float | None 
         except Exception as exc:
             return recorder.record_error(_error_text(exc), "agent")
         notes = {"agent_time_s": time.perf_counter() - started}
-        for name in ("last_response", "last_thought"):
+        for name in ("last_response", "last_thought", "last_prompt"):
             value = getattr(agent, name, None)
             if value is not None:
                 notes[name.removeprefix("last_")] = value
@@ -137,6 +140,19 @@ def run_episode(recorder: Any, agent: Any, job: Job, time_limit_s: float | None 
             return recorder.last_result
 
 
+def make_worker_env(config: RunConfig) -> Any:
+    """A worker's env: ``gym.make`` of the run's id and kwargs, without Gymnasium's passive env
+    checker unless the kwargs ask for it. After a first ``reset`` that raised (a desktop that did
+    not start), that checker fails the next episode's first ``step`` (docs/env_contract.md), so a
+    worker would lose a second episode to the first one's fault; the envs pass ``check_env`` in
+    their own tests."""
+    import gymnasium as gym
+
+    import gui_gym  # noqa: F401 - registers the GUI/* ids
+
+    return gym.make(config.env_id, **{"disable_env_checker": True, **config.env_kwargs})
+
+
 # ---- worker process ---------------------------------------------------------------------
 
 def _worker_main(conn: Connection, config: RunConfig, scratch: str | None) -> None:
@@ -146,15 +162,12 @@ def _worker_main(conn: Connection, config: RunConfig, scratch: str | None) -> No
         os.environ["TMPDIR"] = scratch
         tempfile.tempdir = None
     try:
-        import gymnasium as gym
-
-        import gui_gym  # noqa: F401 - registers the GUI/* ids
         from gui_gym.agents import load_agent
         from gui_gym.wrappers.recorder import TrajectoryRecorder
 
         store = ResultsStore(config.out_dir)
         agent = load_agent(config.agent, **config.agent_kwargs)
-        recorder = TrajectoryRecorder(gym.make(config.env_id, **config.env_kwargs), store.root / TASKS_DIR,
+        recorder = TrajectoryRecorder(make_worker_env(config), store.root / TASKS_DIR,
                                       image_format=config.image_format)
         if callable(getattr(agent, "bind_env", None)):
             agent.bind_env(recorder)
@@ -168,8 +181,7 @@ def _worker_main(conn: Connection, config: RunConfig, scratch: str | None) -> No
             if job is None:
                 break
             result = run_episode(recorder, agent, job, config.agent_time_limit_s)
-            write_from_episode(store.task_dir(job.key), store.mind2web_dir(job.key),
-                               reference_length=job.meta.get("reference_length"))
+            write_episode_layouts(store, job, config.layouts)
             conn.send(("result", result))
     except (EOFError, BrokenPipeError):  # the parent is gone
         logger.info("worker %d: the run is gone; closing the env", os.getpid())
@@ -303,7 +315,9 @@ class Runner:
         self._discard(worker)
         if worker.job is not None:
             wall_s = time.monotonic() - worker.job_started
-            self._finish(worker.job, self.store.write_error_result(worker.job, error, kind, wall_s))
+            result = self.store.write_error_result(worker.job, error, kind, wall_s)
+            write_episode_layouts(self.store, worker.job, self.config.layouts)
+            self._finish(worker.job, result)
         elif not worker.ready:
             self._startup_failures += 1
             if self._startup_failures >= MAX_STARTUP_FAILURES:

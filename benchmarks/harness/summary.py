@@ -1,6 +1,6 @@
 """What a run ends with (and ``gui-bench report`` rebuilds): the summary, with the suite's own
-report, the Online-Mind2Web layouts a killed run did not write, the HTML report, and the
-table printed on the terminal."""
+report, the outside layouts (Online-Mind2Web's, OSWorld's, AndroidWorld's) a killed run did not write, the HTML
+report, and the table printed on the terminal."""
 
 from __future__ import annotations
 
@@ -10,21 +10,21 @@ from typing import Any
 
 def finalize(store: Any, jobs: list[Any], suite: Any, wall_s: float | None, *, images: str = "link",
              suite_report: str | None = None) -> dict[str, Any]:
-    """Summary (with the suite's own report when it has one, else `suite_report`), the
-    Online-Mind2Web layouts a killed run did not finish, and the HTML report. Returns the summary."""
-    from gui_gym.benchmarks.harness.mind2web_layout import write_from_episode
+    """Summary (with the suite's own report when it has one, else `suite_report`), the outside
+    layouts a killed run did not write, and the HTML report. Returns the summary."""
+    from gui_gym.benchmarks.harness.outside_layouts import RunLayouts, write_episode_layouts
     from gui_gym.benchmarks.harness.report import build_report
     from gui_gym.benchmarks.harness.results import summarize, task_facts
 
     results = store.results(jobs)
-    summary = summarize(results, wall_s=wall_s, run=store.read_run())
+    run = store.read_run()
+    summary = summarize(results, wall_s=wall_s, run=run)
     hook = getattr(suite, "report", None)
     summary["suite_report"] = hook([task_facts(r) for r in results]) if callable(hook) and results else suite_report
     store.write_summary(summary)
+    layouts = RunLayouts.of_run(run or {}, str(store.root / "run.json"))
     for job in jobs:
-        if not (store.mind2web_dir(job.key) / "result.json").is_file():
-            write_from_episode(store.task_dir(job.key), store.mind2web_dir(job.key),
-                               reference_length=job.meta.get("reference_length"))
+        write_episode_layouts(store, job, layouts, keep_written=True)
     build_report(store.root, images=images, summary=summary, store=store)
     return summary
 

@@ -24,7 +24,7 @@ from typing import Any, Mapping
 
 from gui_gym.action_formats.notes import collect_warnings, warn  # noqa: F401 - the formats' API, re-exported
 from gui_gym.actions import MAX_OUTPUT_CHARS, Action, check_step, check_text
-from gui_gym.errors import ActionParseError
+from gui_gym.errors import ActionParseError, UsageError
 
 FORMATS: dict[str, str] = {
     "json": "gui_gym.action_formats.json_format",
@@ -32,6 +32,7 @@ FORMATS: dict[str, str] = {
     "pyautogui": "gui_gym.action_formats.pyautogui_code",
     "computer_13": "gui_gym.action_formats.computer13",
     "androidworld": "gui_gym.action_formats.androidworld",
+    "function_call": "gui_gym.action_formats.function_call",
 }
 """Format name -> module path, imported on first use: the built-in formats, then those
 `register_format` adds."""
@@ -46,9 +47,11 @@ def register_format(name: str, module: str) -> None:
 
 
 def get_format(name: str) -> ModuleType:
-    """The module implementing format `name`."""
+    """The module implementing format `name`. An unknown name is the caller's mistake (an env or
+    agent configured with a format that does not exist), not an agent's output that failed to
+    parse, so it is a `UsageError` and never an ``info["action_error"]``."""
     if name not in FORMATS:
-        raise ActionParseError(f"unknown action format {name!r}; expected one of {sorted(FORMATS)}")
+        raise UsageError(f"unknown action format {name!r}; expected one of {sorted(FORMATS)}")
     return importlib.import_module(FORMATS[name])
 
 

@@ -5,7 +5,10 @@ There is no live screen. A suite shows a recorded screenshot with `show`; the ag
 actions are recorded in `actions`, never executed, and the suite's evaluator scores them
 against the recording's annotations. Recordings differ in size (a phone screen, a 4K
 desktop), so the screen size follows the screenshot shown, and `screenshot_space` admits
-RGB images of any size: the env takes it in place of a fixed-shape Box.
+RGB images of any size: the env takes it in place of a fixed-shape Box. Images of any size fit
+no fixed shared-memory buffer, so an async vector env of such an id is made with
+``vector_kwargs={"shared_memory": False}`` (observations then travel pickled through the pipes);
+with shared memory, making it fails at once with the reason.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import CustomSpaceError
+from gymnasium.vector.utils import create_shared_memory
 from PIL import Image
 
 from gui_gym.actions import Action
@@ -59,6 +64,12 @@ class ScreenshotSpace(spaces.Space):
 
     def __eq__(self, other: Any) -> bool:
         return isinstance(other, ScreenshotSpace) and other.sample_size == self.sample_size
+
+
+@create_shared_memory.register(ScreenshotSpace)
+def _refuse_shared_memory(space: ScreenshotSpace, n: int = 1, ctx: Any = None) -> None:
+    raise CustomSpaceError(f"{space!r}: screenshots of any size fit no fixed shared-memory buffer; make the async "
+                           "vector env with vector_kwargs={'shared_memory': False}")
 
 
 def load_screenshot(path: str | Path) -> np.ndarray:

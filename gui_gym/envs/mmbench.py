@@ -29,7 +29,7 @@ from gui_gym.env import GUIEnv
 from gui_gym.suites.mmbench.answers import ANSWER_MODES
 from gui_gym.suites.mmbench.data import load_l1, load_l2
 from gui_gym.suites.mmbench.screenspot import load_screenspot, load_screenspot_pro
-from gui_gym.suites.mmbench.tasks import AnswerSpace, click_space, current_letters, l1_suite, l2_suite
+from gui_gym.suites.mmbench.tasks import AnswerSpace, CurrentLetters, click_space, l1_suite, l2_suite
 
 L1_MODES = ("all", "easy", "medium", "hard")
 L2_MODES = ("all", "basic", "advanced")
@@ -65,7 +65,7 @@ def make_l1_env(data_root: str | os.PathLike[str] | None = None, mode: str = "al
         kwargs["format_context"] = {**(kwargs.get("format_context") or {}), "answers": answers}
     questions = [q for q in load_l1(data_root) if mode in ("all", q.difficulty)]
     env = GUIEnv(StaticBackend(cache_size=cache_size), l1_suite(questions, answers=answers), **kwargs)
-    env.action_space = AnswerSpace(env.action_space.screen_size, env.action_format, current_letters(env),
+    env.action_space = AnswerSpace(env.action_space.screen_size, env.action_format, CurrentLetters(env),
                                    env.format_context)
     return env
 

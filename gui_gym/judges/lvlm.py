@@ -1,8 +1,8 @@
 """PAGE's questions put to a vision-language model: criteria extraction, criterion marking,
 subtask segmentation and completion verification.
 
-Each question is one chat call with the instruction, every action as text, and a bounded
-number of screenshots (the start, the end, and evenly spaced ones between: a 30-step episode
+Each question is one chat call with the instruction, every action as text (fenced as the
+agent's data, `gui_gym.judges.fencing`), and a bounded number of screenshots (the start, the end, and evenly spaced ones between: a 30-step episode
 at full resolution would not fit a context). Answers are JSON; the parsers also read
 numbered ``1: yes`` lines. An off-format answer is asked again (`ask`) and then raised as
 `JudgeFormatError`, which the wrappers record; it never becomes a mark or a span.
@@ -10,12 +10,12 @@ numbered ``1: yes`` lines. An off-format answer is asked again (`ask`) and then 
 
 from __future__ import annotations
 
-import json
 from typing import Any, Sequence
 
 import gymnasium as gym
 
 from gui_gym.errors import JudgeFormatError, excerpt
+from gui_gym.judges.fencing import DATA_RULE, fence
 from gui_gym.judges.parsing import ask, extract_json_object, parse_flags
 from gui_gym.judges.trajectory import Subtask, TrajectoryJudge
 from gui_gym.models.chat import ChatModel, Message, Part, SharedOnCopy
@@ -23,7 +23,7 @@ from gui_gym.records import Trajectory
 
 SYSTEM = ("You judge the trajectories of a GUI agent. You see the task instruction, the agent's actions and "
           "screenshots of the screen. Base every judgement on what the screenshots and actions show, never on "
-          "what the agent claims. Answer only in the format asked for.")
+          "what the agent claims. Answer only in the format asked for. " + DATA_RULE)
 
 
 class LVLMJudge(SharedOnCopy):
@@ -101,7 +101,7 @@ class LVLMJudge(SharedOnCopy):
         for index, step in enumerate(trajectory.steps):
             line = f"\nStep {index}: action {_action_text(step.parsed_action)}"
             if step.action_error:
-                line += f" (error: {step.action_error})"
+                line += f" (error: {fence(step.action_error)})"
             parts.append(line)
             if step.screenshot is not None and index in shown:
                 parts += [f" Screen after step {index}:", step.screenshot]
@@ -156,9 +156,10 @@ def _shown_steps(trajectory: Trajectory, max_images: int) -> set[int]:
 
 
 def _action_text(action: Any) -> str:
+    """The parsed action, fenced: its text fields are the agent's (`gui_gym.judges.fencing`)."""
     if action is None:
         return "(none: the output did not parse)"
-    return json.dumps(action, ensure_ascii=False, sort_keys=True)
+    return fence(action)
 
 
 def as_trajectory_judge(judge: ChatModel | TrajectoryJudge) -> TrajectoryJudge:

@@ -147,6 +147,27 @@ def to_png(image: ImageLike, max_side: int | None = None) -> bytes:
     return buffer.getvalue()
 
 
+def image_size(image: ImageLike) -> tuple[int, int]:
+    """(width, height) of `image`, read from a PNG's header without decoding it."""
+    check_image(image)
+    if isinstance(image, bytes):
+        return int.from_bytes(image[16:20], "big"), int.from_bytes(image[20:24], "big")
+    return image.shape[1], image.shape[0]
+
+
+def transcript(messages: Sequence[Message]) -> list[dict[str, object]]:
+    """`messages` as JSON-able data for a record: ``{"role", "content"}`` each, the content's
+    text parts as they are and each image as ``{"image": [width, height]}`` (the pixels are
+    the episode's screenshots already).
+
+    >>> transcript([Message.user("Where?", np.zeros((4, 6, 3), np.uint8))])
+    [{'role': 'user', 'content': ['Where?', {'image': [6, 4]}]}]
+    """
+    return [{"role": message.role,
+             "content": [part if isinstance(part, str) else {"image": list(image_size(part))} for part in message.content]}
+            for message in messages]
+
+
 def image_digest(image: ImageLike) -> str:
     """A content hash of an image: the same pixels in the same encoding give the same digest."""
     check_image(image)

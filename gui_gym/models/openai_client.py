@@ -47,6 +47,11 @@ def from_env(value: str | None, names: Sequence[str]) -> str | None:
     return next((os.environ[name] for name in names if os.environ.get(name)), None)
 
 
+MAX_TOKENS_FIELDS = ("max_tokens", "max_completion_tokens")
+"""Where a request may carry the answer length cap: the classic field, or the one OpenAI's
+reasoning models require."""
+
+
 class OpenAIClient(SharedOnCopy):
     """Chat completions with images.
 
@@ -56,6 +61,9 @@ class OpenAIClient(SharedOnCopy):
         api_key: sent as a bearer token when given.
         temperature: sampling temperature; independent judging rounds need it above 0.
         max_tokens: answer length cap.
+        max_tokens_field: the request field that carries it: "max_tokens" (vLLM, SGLang, most
+            servers) or "max_completion_tokens" (OpenAI's reasoning models refuse
+            ``max_tokens``).
         timeout_s: the most one request may take, from connect to the answer's last byte
             (each retry gets its own).
         attempts: tries per request, transport failures and 429/5xx included.
@@ -72,7 +80,7 @@ class OpenAIClient(SharedOnCopy):
     def __init__(self, model: str | None = None, base_url: str | None = None, api_key: str | None = None, *,
                  temperature: float = 0.7, max_tokens: int = 1024, timeout_s: float = 60.0, attempts: int = 4,
                  max_image_side: int = 1280, backoff_s: float = 0.5, extra_body: dict[str, Any] | None = None,
-                 max_answer_bytes: int = MAX_ANSWER_BYTES):
+                 max_answer_bytes: int = MAX_ANSWER_BYTES, max_tokens_field: str = "max_tokens"):
         self.base_url = from_env(base_url, BASE_URL_VARS)
         self.model = from_env(model, MODEL_VARS)
         if not self.base_url:
@@ -90,9 +98,12 @@ class OpenAIClient(SharedOnCopy):
                 raise ValueError(f"{name} must be >= 1, received {value}")
         if timeout_s <= 0:
             raise ValueError(f"timeout_s must be > 0, received {timeout_s}")
+        if max_tokens_field not in MAX_TOKENS_FIELDS:
+            raise ValueError(f"max_tokens_field must be one of {list(MAX_TOKENS_FIELDS)}, received {max_tokens_field!r}")
         self.base_url = self.base_url.rstrip("/")
         self.temperature = float(temperature)
         self.max_tokens = int(max_tokens)
+        self.max_tokens_field = max_tokens_field
         self.attempts = int(attempts)
         self.max_image_side = int(max_image_side)
         self.backoff_s = float(backoff_s)
@@ -104,7 +115,7 @@ class OpenAIClient(SharedOnCopy):
         if key:
             headers["Authorization"] = f"Bearer {key}"
         self._client = make_client(self.base_url, headers=headers, timeout_s=self.timeout_s)
-        self.identity = (f"openai:{self.base_url}:{self.model}:t={self.temperature:g}:max_tokens={self.max_tokens}"
+        self.identity = (f"openai:{self.base_url}:{self.model}:t={self.temperature:g}:{max_tokens_field}={self.max_tokens}"
                          f":side={self.max_image_side}")
 
     def complete(self, messages: Sequence[Message], *, seed: int | None = None) -> str:
@@ -112,9 +123,11 @@ class OpenAIClient(SharedOnCopy):
 
     def respond(self, messages: Sequence[Message], *, seed: int | None = None, **fields: Any) -> dict[str, Any]:
         """The whole chat-completion response, for callers that need more than the text (the
-        trainers' VLM policy reads token ids and log-probs); `fields` are added to the request."""
+        trainers' VLM policy reads token ids and log-probs); `fields` are added to the request (a
+        ``max_tokens`` among them goes under `max_tokens_field`, as the client's own does)."""
+        limit = fields.pop("max_tokens", self.max_tokens)
         body: dict[str, Any] = {"model": self.model, "messages": [self._message(m) for m in messages],
-                                "temperature": self.temperature, "max_tokens": self.max_tokens, **self.extra_body,
+                                "temperature": self.temperature, self.max_tokens_field: limit, **self.extra_body,
                                 **fields}
         if seed is not None:
             body["seed"] = int(seed)

@@ -3,31 +3,33 @@
 One episode is one folder, ``<task_id>__seed<seed>/`` (`episode_key`): ``traj.jsonl`` (line 0
 the reset, line n step n), ``step_NNNN.png`` screenshots and ``result.json``, written last.
 Every file is written whole or not at all (`atomic_write`); values are made JSON-safe first
-(`json_safe`).
+(`json_safe`, bounded: see `gui_gym.records.values`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import math
 import os
 import re
 import threading
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from gui_gym.actions import Action
+from gui_gym.actions import MAX_OUTPUT_CHARS, Action
 from gui_gym.errors import TaskConfigError
 from gui_gym.records.jsonl import iter_jsonl
+from gui_gym.records.values import json_safe
 
 logger = logging.getLogger(__name__)
 
 TRAJECTORY_FILE = "traj.jsonl"
 RESULT_FILE = "result.json"
 _UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
+MAX_ACTION_TEXT_CHARS = 2 * MAX_OUTPUT_CHARS
+"""The most of an action as given that a step's record keeps: twice what an env accepts, so
+every action an env can run is recorded whole, and a bigger one (an agent's mistake, refused
+as an ``action_error``) is recorded cut, with a marker."""
 
 
 def episode_key(task_id: str, seed: int | None) -> str:
@@ -67,39 +69,19 @@ def atomic_write_json(path: str | os.PathLike, value: Any) -> None:
     atomic_write(path, json.dumps(json_safe(value), indent=2, ensure_ascii=False) + "\n")
 
 
-def json_safe(value: Any) -> Any:
-    """`value` with everything JSON cannot hold turned into something it can: numpy scalars
-    to numbers, arrays and bytes to a short description, Actions to dicts, non-finite floats
-    to strings, anything else to its ``str``."""
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    if isinstance(value, np.generic):
-        return json_safe(value.item())
-    if isinstance(value, np.ndarray):
-        return f"<array shape={list(value.shape)} dtype={value.dtype}>"
-    if isinstance(value, (bytes, bytearray)):
-        return f"<{len(value)} bytes>"
-    if isinstance(value, Action):
-        return value.to_dict()
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [json_safe(v) for v in value]
-    if isinstance(value, os.PathLike):
-        return os.fspath(value)
-    return str(value)
-
-
 def action_text(action: Any) -> str:
     """The action as the agent gave it, as text: strings unchanged, `Action` objects and
-    dicts as canonical JSON."""
+    dicts as canonical JSON; any value at all, cut to about `MAX_ACTION_TEXT_CHARS` with a
+    marker that says so (`json_safe`)."""
     if isinstance(action, str):
-        return action
-    if isinstance(action, Action):
-        return json.dumps(action.to_dict(), ensure_ascii=False)
-    return json.dumps(json_safe(action), ensure_ascii=False)
+        text = action
+    elif isinstance(action, Action):
+        text = json.dumps(action.to_dict(), ensure_ascii=False)
+    else:
+        text = json.dumps(json_safe(action, max_chars=MAX_ACTION_TEXT_CHARS), ensure_ascii=False)
+    if len(text) <= MAX_ACTION_TEXT_CHARS:
+        return text
+    return text[:MAX_ACTION_TEXT_CHARS] + f"<cut: {len(text) - MAX_ACTION_TEXT_CHARS} more characters>"
 
 
 def final_answer(parsed_action: Any) -> str | None:

@@ -8,7 +8,8 @@ a wall-clock deadline; past a bound the caller gets `LimitExceededError`, and th
 only ever holds the arguments and the JSON answer.
 
 The arguments go to the child pickled (the caller made them); the answer comes back as JSON
-(the child handled hostile input, so the caller never unpickles what it sends). What the
+(the child handled hostile input, so the caller never unpickles what it sends), bounded in
+bytes, values and depth before it is written, so reading it back is cheap too. What the
 function prints goes to the child's stderr, kept for the error message.
 
     python -m gui_gym.runtime.bounded_call MEMORY_BYTES CPU_SECONDS   (arguments on stdin)
@@ -32,6 +33,12 @@ from gui_gym.errors import GUIGymError, LimitExceededError
 
 MAX_ANSWER_BYTES = 16 << 20
 """The largest JSON answer the caller reads back."""
+MAX_ANSWER_VALUES = 500_000
+"""The most values (numbers, strings, list items, keys) of an answer: reading JSON back costs
+the caller up to ~25 times its bytes (16 MiB of ``[],`` are +360 MiB of lists), so the child
+refuses an answer past this many (~35 MiB to read back), whatever its bytes."""
+MAX_ANSWER_DEPTH = 100
+"""The deepest nesting of an answer (JSON past Python's recursion limit cannot be written)."""
 SINGLE_THREADED = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
 """Numerical libraries reserve memory per thread: one thread keeps the address-space bound
 about the data."""
@@ -131,6 +138,27 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
+def check_answer(value: Any) -> None:
+    """Raise `LimitExceededError` unless `value` has at most `MAX_ANSWER_VALUES` values
+    (a key counts as one) nested at most `MAX_ANSWER_DEPTH` deep; a value that holds itself
+    runs past the count."""
+    stack, count = [(value, 0)], 1
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children, count = item.values(), count + 2 * len(item)
+        elif isinstance(item, (list, tuple)):
+            children, count = item, count + len(item)
+        else:
+            count += int(getattr(item, "size", 0)) if hasattr(item, "tolist") else 0  # numpy, written by `_plain`
+            children = ()
+        if count > MAX_ANSWER_VALUES:
+            raise LimitExceededError(f"the answer holds over {MAX_ANSWER_VALUES} values, more than is read back")
+        if children and depth >= MAX_ANSWER_DEPTH:
+            raise LimitExceededError(f"the answer is nested over {MAX_ANSWER_DEPTH} levels deep")
+        stack.extend((child, depth + 1) for child in children)
+
+
 def _serve(memory_bytes: int, cpu_s: int) -> None:
     """The child: bound itself, then read the call, run it and write the answer."""
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
@@ -140,7 +168,9 @@ def _serve(memory_bytes: int, cpu_s: int) -> None:
     target, args = pickle.load(sys.stdin.buffer)
     try:
         module, _, name = target.partition(":")
-        result = {"result": getattr(importlib.import_module(module), name)(*args)}
+        value = getattr(importlib.import_module(module), name)(*args)
+        check_answer(value)
+        result = {"result": value}
     except BaseException as exc:  # the caller decides what it means
         cls = type(exc)
         kind = f"{cls.__module__}.{cls.__qualname__}" if cls.__module__ == "gui_gym.errors" else cls.__name__

@@ -16,6 +16,8 @@ from gui_gym.actions import Action
 from gui_gym.backends.base import Backend
 from gui_gym.errors import TaskConfigError
 
+SHOWN_TASK_IDS = 10
+"""How many of a suite's task ids an unknown-id error lists when none is close."""
 
 @dataclass
 class Episode:
@@ -144,6 +146,8 @@ class TaskSuite(ABC):
         if task_id not in self.task_ids:
             import difflib
 
-            close = difflib.get_close_matches(task_id, self.task_ids, n=3)
-            hint = f"; did you mean {close}?" if close else ""
-            raise TaskConfigError(f"unknown task id {task_id!r} in suite {self.name!r}{hint}")
+            close = difflib.get_close_matches(str(task_id), self.task_ids, n=3)
+            shown = self.task_ids[:SHOWN_TASK_IDS]
+            more = f" and {len(self.task_ids) - len(shown)} more" if len(self.task_ids) > len(shown) else ""
+            hint = f"did you mean {close}?" if close else f"the suite's ids are {shown}{more}"
+            raise TaskConfigError(f"unknown task id {task_id!r} in suite {self.name!r}; {hint}")

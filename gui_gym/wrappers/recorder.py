@@ -5,8 +5,9 @@ the same folders. One episode is one folder, ``out_dir/<task_id>__seed<seed>/``:
 
 - ``traj.jsonl``: line 0 is the reset (instruction, first screenshot), line n is step n:
   the action as given, the parsed action, reward, flags, the JSON-safe ``info``, the
-  screenshot of the screen *after* the step, the url (web), timings, and whatever the caller
-  attached with `annotate` (the model's raw response, its thought, the agent's time);
+  screenshot of the screen *after* the step, the url (web), the accessibility tree text
+  (``a11y_tree``, when the env observes one), timings, and whatever the caller attached with
+  `annotate` (the model's raw response, its thought, its prompt, the agent's time);
 - ``step_0000.png`` (after the reset), ``step_0001.png`` (after step 1), ...; ``.webp``
   with ``image_format="webp"`` (lossless, about a third of the PNG: the harness's choice);
 - ``result.json``: written last, when the episode ends (score, success, steps, error,
@@ -170,7 +171,7 @@ class TrajectoryRecorder(gym.Wrapper, gym.utils.RecordConstructorArgs):
         shot = self._save_screenshot(obs, 0)
         self._write_line({"step": 0, "event": "reset", "task_id": task_id, "seed": self._episode["seed"],
                           "instruction": info.get("instruction"), "screenshot_file": shot,
-                          "url": _url(obs), "info": json_safe(info), "time": _now(),
+                          "url": _url(obs), **_a11y(obs), "info": json_safe(info), "time": _now(),
                           "timings": {"reset_s": self._episode["reset_s"]}})
         return obs, self._with_paths(info, shot)
 
@@ -188,7 +189,7 @@ class TrajectoryRecorder(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self._write_line({
             "step": step, "action": action_text(action), "parsed_action": json_safe(info.get("parsed_action")),
             "action_error": info.get("action_error"), "reward": float(reward), "terminated": bool(terminated),
-            "truncated": bool(truncated), "screenshot_file": shot, "url": _url(obs),
+            "truncated": bool(truncated), "screenshot_file": shot, "url": _url(obs), **_a11y(obs),
             **json_safe(annotations), "info": json_safe(info), "time": _now(),
             "timings": {"step_s": info.get("step_time_s"), "settle_s": info.get("settle_time_s"),
                         "agent_s": annotations.get("agent_time_s")},
@@ -286,3 +287,9 @@ class TrajectoryRecorder(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
 def _url(obs: Any) -> str | None:
     return obs.get("url") if isinstance(obs, dict) else None
+
+
+def _a11y(obs: Any) -> dict[str, str]:
+    """The observation's accessibility tree text as a record field, when it has one."""
+    tree = obs.get("a11y_tree") if isinstance(obs, dict) else None
+    return {"a11y_tree": tree} if isinstance(tree, str) else {}

@@ -73,6 +73,19 @@ def test_only_the_last_screenshots_travel_while_every_answer_stays():
     agent.close()
 
 
+def test_a_reasoning_model_gets_its_cap_as_max_completion_tokens():
+    with ChatServer(["Action: wait()"]) as server:
+        agent = OpenAIAgent(base_url=server.base_url, model="o4-mini", max_tokens=300,
+                            max_tokens_field="max_completion_tokens")
+        agent.reset({"instruction": "wait"})
+        agent.act(OBS, {})
+        body = server.requests[0].body
+        assert body["max_completion_tokens"] == 300 and "max_tokens" not in body
+    agent.close()
+    with pytest.raises(AgentError, match="max_tokens_field must be one of"):
+        OpenAIAgent(base_url="http://127.0.0.1:9/v1", model="m", max_tokens_field="max_length")
+
+
 def test_the_qwen_format_returns_actions_mapped_to_the_screen():
     reply = ('Click the centre.\n<tool_call>\n{"name": "computer_use", "arguments": '
              '{"action": "left_click", "coordinate": [644, 364]}}\n</tool_call>')

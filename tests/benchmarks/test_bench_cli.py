@@ -94,6 +94,45 @@ def test_errors_are_one_clear_line(capsys, tmp_path):
                            "model weights not found")
 
 
+@pytest.mark.parametrize("where", ["under /proc", "through a file", "an existing file"])
+def test_an_out_folder_that_cannot_be_made_is_one_line_and_exit_2(tmp_path, capsys, where):
+    (tmp_path / "a-file").write_text("")
+    out = {"under /proc": "/proc/gui-bench-results/run", "through a file": str(tmp_path / "a-file" / "run"),
+           "an existing file": str(tmp_path / "a-file")}[where]
+    assert main(["run", "--env", "GUI/Demo-v0", "--out", out]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"gui-bench run: error: cannot make the results folder {out}"), err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"] and (tmp_path / "a-file").read_text() == ""
+
+
+@pytest.mark.parametrize("option, message", [
+    (["--workers", "0"], "workers must be >= 1, received 0"),
+    (["--retries", "-1"], "retries must be >= 0, received -1"),
+    (["--episode-timeout", "0"], "timeouts must be > 0 s"),
+    (["--repeats", "0"], "--repeats must be >= 1, received 0"),
+    (["--limit", "0"], "--limit must be >= 1, received 0"),
+    (["--osworld-model", "m"], "--osworld-model: names an OSWorld run's folders; GUI/Demo-v0 is not OSWorld"),
+])
+def test_a_bad_argument_is_refused_before_anything_is_written(tmp_path, capsys, option, message):
+    out = tmp_path / "run"
+    assert main(["run", "--env", "GUI/Demo-v0", "--out", str(out), *option]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+    assert not out.exists()
+
+
+def test_a_run_in_which_every_episode_was_an_error_exits_1(tmp_path, capsys):
+    agent = tmp_path / "crashing_agent.py"
+    agent.write_text("class Crashing:\n    def act(self, obs, info):\n        raise RuntimeError('no model')\n")
+    out = tmp_path / "run"
+    assert main(["run", "--env", "GUI/Demo-v0", "--agent", str(agent), "--tasks", "demo.read-code", "--retries", "0",
+                 "--out", str(out)]) == 1
+    captured = capsys.readouterr()
+    assert "every episode ended in an error: the run measured nothing (exit 1)" in captured.err
+    assert json.loads((out / "summary.json").read_text())["overall"]["errors"] == 1  # the run itself is kept
+    assert main(["run", "--resume", "--rerun-errors", "--out", str(out)]) == 1
+
+
 def _finished_run(root: Path) -> Path:
     """A results folder of two finished Demo episodes, written as the harness writes them."""
     store = ResultsStore(root)

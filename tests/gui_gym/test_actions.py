@@ -10,7 +10,7 @@ import pytest
 import gui_gym.actions as actions_module
 from gui_gym.action_formats import FORMATS, format_action, get_format, json_format, parse_action
 from gui_gym.actions import DEFAULT_SCROLL_AMOUNT, KINDS, Action, normalize_key
-from gui_gym.errors import ActionParseError
+from gui_gym.errors import ActionParseError, UsageError
 
 ONE_OF_EACH = [
     Action.click(10, 20),
@@ -160,7 +160,7 @@ def test_registry():
     for name in FORMATS:
         module = get_format(name)
         assert callable(module.parse) and callable(module.parse_many) and callable(module.format)
-    with pytest.raises(ActionParseError, match=r"unknown action format 'yaml'"):
+    with pytest.raises(UsageError, match=r"unknown action format 'yaml'"):
         get_format("yaml")
 
 

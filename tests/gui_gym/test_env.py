@@ -55,6 +55,30 @@ def test_unknown_task_id_suggests_the_nearest(env):
         env.reset(options={"task_id": "demo.fill-from"})
 
 
+def test_an_unknown_task_id_with_no_near_one_lists_the_suites_ids(env):
+    with pytest.raises(TaskConfigError, match=r"unknown task id 'zzz' in suite .*; the suite's ids are "
+                                              r"\['demo.press-button', 'demo.fill-form', 'demo.read-code'\]$"):
+        env.reset(options={"task_id": "zzz"})
+
+
+def test_after_a_first_reset_that_raised_gymnasiums_env_checker_fails_the_first_step_unless_disabled():
+    """The Gymnasium bug docs/env_contract.md documents, and the way around it it gives: when this
+    test fails on a newer Gymnasium, the bug is fixed there and the docs can say so."""
+    for disable_env_checker, fails in ((False, True), (True, False)):
+        env = gym.make("GUI/Demo-v0", disable_env_checker=disable_env_checker)
+        try:
+            with pytest.raises(TaskConfigError):
+                env.reset(options={"task_id": "demo.fill-from"})
+            env.reset(seed=0, options={"task_id": "demo.read-code"})
+            if fails:
+                with pytest.raises(TypeError, match="cannot unpack non-iterable NoneType"):
+                    env.step(Action.wait())
+            else:
+                assert env.step(Action.wait())[4]["task_id"] == "demo.read-code"
+        finally:
+            env.close()
+
+
 def test_unknown_reset_option_is_refused(env):
     with pytest.raises(ValueError, match="unknown reset option"):
         env.reset(options={"task": "demo.fill-form"})

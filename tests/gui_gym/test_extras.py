@@ -10,6 +10,7 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
+from packaging.requirements import Requirement
 
 import gui_gym  # noqa: F401 - registers the ids
 from gui_gym.errors import MissingDependencyError
@@ -29,13 +30,17 @@ def normalized(requirement: str) -> str:
 
 
 def test_each_extras_modules_are_what_its_distributions_install():
-    """The dev venv holds every extra, so each module can be traced to the distributions that
-    install it (Xlib: python-xlib, and python3-xlib through pyautogui): every module of the
-    table comes from a distribution of its extra, and every distribution of it is checked."""
+    """The dev venv holds every extra this Python can install, so each module can be traced to
+    the distributions that install it (Xlib: python-xlib, and python3-xlib through pyautogui):
+    every module of the table comes from a distribution of its extra, and every distribution of
+    it is checked. An extra whose markers exclude this Python (cube: Python >= 3.12) is checked
+    by the tests that run in its own venv (tests/gui_gym/test_cube_venv.py)."""
     extras = tomllib.loads(PYPROJECT.read_text())["project"]["optional-dependencies"]
     owners = importlib.metadata.packages_distributions()
     assert set(EXTRA_MODULES) == set(extras) - {"dev", "vllm"}
     for extra, modules in EXTRA_MODULES.items():
+        if not any(Requirement(r).marker is None or Requirement(r).marker.evaluate() for r in extras[extra]):
+            continue
         wanted = {normalized(r) for r in extras[extra]}
         owned = {module: {owner.lower().replace("_", "-") for owner in owners[module]} for module in modules}
         assert all(owned[module] & wanted for module in modules), (extra, owned)  # no module of another extra
@@ -89,3 +94,10 @@ def test_gui_train_on_remote_envs_without_ray_says_so_in_one_line(monkeypatch, c
     assert capsys.readouterr().err == ("gui-train: error: gui_gym.remote (remote envs, --ray) needs the 'distributed' "
                                        "extra, which this install lacks (no module ray): "
                                        "pip install 'gui-gym[distributed]'\n")
+
+
+def test_the_cube_env_without_cube_says_so_and_which_python(monkeypatch):
+    hide(monkeypatch, "cube")
+    with pytest.raises(MissingDependencyError, match=r"^GUI/CUBE-v0 needs the 'cube' extra, .*\(no module cube\): "
+                                                     r"pip install 'gui-gym\[cube\]' on Python >= 3\.12"):
+        gym.make("GUI/CUBE-v0", benchmark="arithmetic-cube")

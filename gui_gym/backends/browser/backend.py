@@ -5,7 +5,8 @@ could leave behind cleared at the next reset: cookies (the env's own server toke
 again), every origin's storage (localStorage, IndexedDB, cache storage, service workers,
 file systems), the HTTP cache and granted permissions; each episode gets a new page, so
 sessionStorage, history and the page's scripts end with the last one. `strict_isolation`
-keeps a fresh context per episode instead.
+keeps a fresh context per episode instead. The clipboard and the selection buffer belong to
+the browser process, shared by every context: each reset empties them (`_reset_clipboard`).
 
 Input is real (Playwright's mouse and keyboard, dispatched through the DevTools protocol as
 trusted events); nothing an agent writes is evaluated as code. After each action the backend
@@ -43,9 +44,11 @@ from __future__ import annotations
 import base64
 import dataclasses
 import io
+import json
 import logging
 import os
 import re
+import secrets
 import socket
 import time
 from dataclasses import dataclass, field
@@ -58,8 +61,9 @@ from PIL import Image
 from gui_gym.a11y_text import format_elements
 from gui_gym.actions import Action
 from gui_gym.backends.base import DEFAULT_STEP_TIMEOUT_S, Backend, Observation
-from gui_gym.backends.browser.page_scripts import (AWAIT_SCROLL_JS, BOX_JS, ELEMENTS_JS, INIT_JS, NO_ANIMATIONS_JS,
-                                           READY_JS, READY_WITH_ELEMENTS_JS, SCROLL_STATE_JS, on_element)
+from gui_gym.backends.browser.page_scripts import (AWAIT_SCROLL_JS, BOX_JS, CLIPBOARD_RESET_JS, ELEMENTS_JS,
+                                           INIT_JS, NO_ANIMATIONS_JS, PASTE_GUARD_JS, READY_JS,
+                                           READY_WITH_ELEMENTS_JS, SCROLL_STATE_JS, on_element)
 from gui_gym.backends.browser.playwright_driver import DRIVERS, QUIET_FLAGS, WEBRTC_FLAGS, Driver, find_chromium
 from gui_gym.backends.browser.web_access import AccessPolicy
 from gui_gym.errors import ActionExecutionError, InfraError
@@ -179,11 +183,8 @@ class BrowserBackend(Backend):
 
     def __init__(self, config: BrowserConfig | None = None, **overrides: Any):
         super().__init__()
-        config = config or BrowserConfig()
-        for key, value in overrides.items():
-            if not hasattr(config, key):
-                raise TypeError(f"BrowserConfig has no field {key!r}")
-            setattr(config, key, value)
+        # a copy: the caller's config object stays as it was given (one config may make several envs)
+        config = dataclasses.replace(config or BrowserConfig(), **overrides)
         if config.allowed_hosts is not None:
             config.allowed_hosts = frozenset(config.allowed_hosts)
         config.check()
@@ -194,6 +195,8 @@ class BrowserBackend(Backend):
         self.blocked_requests: list[str] = []
         self.browser_pid: int | None = None
         self._cookies: list[dict[str, Any]] = []
+        self._paste_marker = json.dumps(f"gui-gym-clipboard-reset-{secrets.token_hex(16)}")
+        """What the selection buffer holds after a reset, which no page pastes (`_reset_clipboard`)."""
         self._context_reachable: list[str] = []
         """The origins the context's proxy lets through: one registered later needs a new context."""
         self._origins: set[str] = set()
@@ -447,6 +450,18 @@ class BrowserBackend(Backend):
         if self._cookies:
             context.add_cookies(self._cookies)
         context.clear_permissions()
+        self._reset_clipboard()
+
+    def _reset_clipboard(self) -> None:
+        """Leave nothing of the last episode in the clipboard, which belongs to the browser
+        process, not to a context (a fresh context shares it too): on the new blank page, an
+        empty copy (with a user gesture) replaces what the clipboard held, and a selection made
+        with the keyboard leaves the selection buffer (middle-click paste, which only a user's
+        selection sets) holding the marker that every page refuses to paste (`PASTE_GUARD_JS`).
+        Playwright evaluates with a user gesture, which a copy needs."""
+        if self._page.evaluate(CLIPBOARD_RESET_JS.replace("__MARKER__", self._paste_marker)) is not True:
+            raise InfraError("the browser's clipboard could not be emptied at the reset (the copy was refused)")
+        self._page.keyboard.press("Control+A")
 
     def _open_context(self) -> None:
         width, height = self.config.viewport
@@ -461,6 +476,7 @@ class BrowserBackend(Backend):
             service_workers="block", accept_downloads=False, **options)
         self._context.set_default_timeout(self.config.navigation_timeout_s * 1000)
         self._context.add_init_script(INIT_JS)
+        self._context.add_init_script(PASTE_GUARD_JS.replace("__MARKER__", self._paste_marker))
         if self.config.disable_animations:
             self._context.add_init_script(NO_ANIMATIONS_JS)
         self._context_reachable = self.access.reachable
@@ -477,6 +493,7 @@ class BrowserBackend(Backend):
             self._context.route(NOT_WEB, self._filter_request)
         self._context.on("page", self._adopt_page)
         self._adopt_page(self._context.new_page())
+        self._reset_clipboard()
 
     def _adopt_page(self, page) -> None:
         """Make `page` the active one: new tabs and popups take over, as a user would see."""

@@ -76,6 +76,42 @@ INIT_JS = r"""
 })();
 """
 
+PASTE_GUARD_JS = r"""
+(() => {
+  // The browser's selection buffer (middle-click paste) outlives an episode: the backend leaves
+  // it holding this marker at each reset (CLIPBOARD_RESET_JS), and no page pastes the marker.
+  const marker = __MARKER__;
+  window.addEventListener('paste', (event) => {
+    if (event.clipboardData && event.clipboardData.getData('text/plain') === marker) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    }
+  }, true);
+})();
+"""
+"""Added to every page with the backend's marker in place of ``__MARKER__`` (a JSON string)."""
+
+CLIPBOARD_RESET_JS = r"""
+(() => {
+  // Run with a user gesture (Playwright evaluates with one) on the reset's blank page. The
+  // clipboard: a copy whose data is empty replaces every format it held. The selection buffer
+  // can only be replaced by a selection the user makes: the backend selects this box's marker
+  // with the keyboard next (Ctrl+A), and the box goes when that key is released.
+  document.addEventListener('copy', (event) => {
+    event.clipboardData.setData('text/plain', '');
+    event.preventDefault();
+  }, {once: true});
+  const emptied = document.execCommand('copy');
+  const box = document.createElement('textarea');
+  box.value = __MARKER__;
+  box.addEventListener('keyup', () => { box.remove(); window.getSelection().removeAllRanges(); }, {once: true});
+  document.body.appendChild(box);
+  box.focus();
+  return emptied;
+})()
+"""
+"""Also with the marker in place of ``__MARKER__``."""
+
 NO_ANIMATIONS_JS = r"""
 (() => {
   // Transitions never start and animations end at once (their end state and events stay),

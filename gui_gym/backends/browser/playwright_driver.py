@@ -91,6 +91,12 @@ class PlaywrightDrivers:
 
     def __init__(self) -> None:
         self._local = threading.local()
+        # A forked child (an AsyncVectorEnv's worker) inherits the forking thread's driver, a
+        # connection to the parent's node process that it cannot use: it starts with none.
+        os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        self._local = threading.local()
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:

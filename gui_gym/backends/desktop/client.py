@@ -13,6 +13,7 @@ deadline); transport failures raise `InfraError` (the VM is gone), protocol answ
 
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 import secrets
@@ -209,8 +210,10 @@ class ServerClient:
         status, _, data = self.request("POST", "/window_size", form={"app_class_name": app_class_name})
         return json.loads(data) if status == 200 else None
 
-    def list_directory(self, path: str) -> dict | None:
-        status, _, data = self.request("POST", "/list_directory", json_body={"path": path})
+    def list_directory(self, path: str, max_bytes: int | None = None) -> dict | None:
+        """The folder's tree, or None when it is not a folder; LimitExceededError when the
+        answer is over `max_bytes`."""
+        status, _, data = self.request("POST", "/list_directory", json_body={"path": path}, max_bytes=max_bytes)
         return json.loads(data) if status == 200 else None
 
     def wallpaper(self) -> bytes | None:
@@ -250,6 +253,14 @@ class ServerClient:
         if status != 200:
             raise ServerError("GET", "/gui-gym/frame", status, data.decode(errors="replace")[:500])
         return int(headers["x-width"]), int(headers["x-height"]), data
+
+    def run_python(self, files: dict[str, bytes], script: str, arguments: list[str], timeout_s: float) -> dict:
+        """Run ``python -I SCRIPT FOLDER RESULT_FD ARGUMENTS...`` in a fresh folder holding
+        `files`, out of the agent's reach (our server's ``run_python`` extension; see
+        `evaluator_runs`): ``{returncode, output, error, result}``."""
+        payload = {"files": {name: base64.b64encode(data).decode() for name, data in files.items()},
+                   "script": script, "arguments": arguments, "timeout_s": timeout_s}
+        return self.call_json("POST", "/gui-gym/run_python", json_body=payload, timeout_s=timeout_s + 30)
 
     def shutdown(self) -> None:
         self.request("POST", "/gui-gym/shutdown", timeout_s=5)

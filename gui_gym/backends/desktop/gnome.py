@@ -60,9 +60,6 @@ SYSTEM_BUS_CONFIG = f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bu
 """
 """The sandbox's own system bus: everything allowed (only the desktop's processes reach it)
 and no service to start."""
-GNOME_FAVOURITES = tuple("org.gnome.Terminal.desktop" if name == "lxterminal.desktop" else name for name in FAVOURITES)
-"""The dock's apps on OSWorld's VM (VS Code, not packaged by Debian, left out), GNOME's own
-terminal this time."""
 EXTENSIONS = ("dash-to-dock@micxgx.gmail.com", "ding@rastersoft.com")
 """Ubuntu's dock (Ubuntu ships dash-to-dock under another name) and desktop icons."""
 
@@ -96,7 +93,7 @@ KEYBINDING = {"name": "Terminal", "command": "gnome-terminal", "binding": "<Prim
 """ctrl+alt+t -> GNOME Terminal, as Ubuntu's GNOME has it."""
 SETTINGS = {
     "org.gnome.shell": {
-        "favorite-apps": _strings(GNOME_FAVOURITES),
+        "favorite-apps": _strings(FAVOURITES),
         "enabled-extensions": _strings(EXTENSIONS),
         "welcome-dialog-last-shown-version": "'999'",  # no "take the tour" dialog at the first start
     },

@@ -11,13 +11,18 @@ namespace, tells the host, waits for the host to write ``uid_map``/``gid_map`` (
 privileged outside the namespace may map several ids), takes the namespace's uid 0 (an
 unprivileged host id) and execs bubblewrap, which now runs as that id.
 
+The desktop's ``sudo`` (`sudo.py`) starts what the agent runs as root the same way, one level
+down: the server starts this process as the sandbox's sudo id and maps uid 0 of the namespace
+it enters to that id; the command runs as that root.
+
 Run as a script, by path, with ``python -I -S``: it must not import the package (whose files
 it is about to make reachable) and imports only the standard library.
 
-    launcher.py READY_FD GO_FD PARENT_PID [--reach PATH]... -- bwrap ARGS...
+    launcher.py READY_FD GO_FD PARENT_PID [--reach PATH]... -- COMMAND...
 
-PARENT_PID is the host process that starts it: the launcher, and bubblewrap after it, die
-with that process however it ends (`die_with`).
+PARENT_PID is the process that starts it: the launcher, and what it runs after it, die with
+that process however it ends (`die_with`). A command that cannot be run is one line on standard
+error and exit status 127 (not found) or 126, as a shell has it.
 """
 
 from __future__ import annotations
@@ -91,7 +96,11 @@ def main(argv: list[str]) -> None:
     os.setresgid(0, 0, 0)
     os.setresuid(0, 0, 0)
     die_with(parent)
-    os.execvp(command[0], command)
+    try:
+        os.execvp(command[0], command)
+    except OSError as exc:
+        sys.stderr.write(f"{command[0]}: {exc.strerror}\n")
+        raise SystemExit(127 if isinstance(exc, FileNotFoundError) else 126) from None
 
 
 def die_with(parent: int) -> None:

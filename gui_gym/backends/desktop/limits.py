@@ -46,8 +46,11 @@ class SandboxLimits:
     pids_max: int = 2048
     """Tasks (processes and threads) of the whole sandbox (cgroup)."""
     user_processes_max: int = 1024
-    """Tasks per uid inside (rlimit): the agent's uid stops here, below `pids_max`."""
+    """Tasks per uid inside (rlimit): the agent's uid stops here, and the root it gets with
+    ``sudo`` at half of it (`root_processes_max`), together below `pids_max`."""
     home_mib: int = 1024
+    root_mib: int = 256
+    """The sudo root's home, ``/root``."""
     tmp_mib: int = 1024
     var_tmp_mib: int = 256
     shm_mib: int = 512
@@ -57,20 +60,28 @@ class SandboxLimits:
         for name, value in vars(self).items():
             if not isinstance(value, int) or value <= 0:
                 raise ValueError(f"SandboxLimits.{name} must be a positive integer, received {value!r}")
-        if self.user_processes_max >= self.pids_max:
-            raise ValueError(f"user_processes_max ({self.user_processes_max}) must be below pids_max "
-                             f"({self.pids_max}), or the agent's processes leave none for the server")
+        agent = self.user_processes_max + root_processes_max(self.user_processes_max)
+        if agent >= self.pids_max:
+            raise ValueError(f"user_processes_max ({self.user_processes_max}) and half of it for the agent's root "
+                             f"({agent}) must be below pids_max ({self.pids_max}), or the agent's processes leave "
+                             "none for the server")
 
     def tmpfs_mib(self) -> dict[str, int]:
         """Folder inside the sandbox -> size of its tmpfs."""
         return {"/home": self.home_mib, "/tmp": self.tmp_mib, "/var/tmp": self.var_tmp_mib,
-                "/dev/shm": self.shm_mib, "/run": self.run_mib}
+                "/dev/shm": self.shm_mib, "/run": self.run_mib, "/root": self.root_mib}
 
     def apply_rlimits(self, pid: int) -> None:
         """Set the rlimits on `pid` (the sandbox's first process, before it starts anything)."""
         for which, value in ((resource.RLIMIT_NPROC, self.user_processes_max),
                              (resource.RLIMIT_DATA, self.memory_mib * MIB), (resource.RLIMIT_CORE, 0)):
             resource.prlimit(pid, which, (value, value))
+
+
+def root_processes_max(user_processes_max: int) -> int:
+    """Tasks the root the agent gets with ``sudo`` may have: half the user's. They count against
+    the server's uid too (the server makes their user namespace), so the server keeps the rest."""
+    return max(1, user_processes_max // 2)
 
 
 class Cgroup:

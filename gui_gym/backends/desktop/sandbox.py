@@ -1,9 +1,9 @@
 """The local provider's sandbox: one bubblewrap container per desktop session, built to hold
 against a hostile agent (see docs/security.md for what it guarantees and what it does not).
 
-- Ids: a user namespace maps the server, the display and the agent's ``user`` to unprivileged
-  host ids of this sandbox alone (`accounts.py`); no id inside is host root, so host
-  permissions hold for everything inside.
+- Ids: a user namespace maps the server, the evaluator's own runs, the display and the agent's
+  ``user`` to unprivileged host ids of this sandbox alone (`accounts.py`); no id inside is host
+  root, so host permissions hold for everything inside.
 - Files: only the host's system folders (``/usr``, ``/etc``, ``/opt``, ``/var/lib``,
   ``/var/cache``, ``/sys``), the interpreter the server runs from and the package's code less
   its suites (`package_sources`: no task file, gold file or oracle) are visible, read-only.
@@ -47,8 +47,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gui_gym.backends.desktop import gnome
-from gui_gym.backends.desktop.accounts import HOME, SERVER_CAPABILITIES, account_files, id_map
+from gui_gym.backends.desktop import gnome, system_files
+from gui_gym.backends.desktop.accounts import HOME, ROOT_HOME, SERVER_CAPABILITIES, account_files, id_map
 from gui_gym.backends.desktop.limits import Cgroup, SandboxLimits
 from gui_gym.errors import InfraError, MissingResourceError
 from gui_gym.runtime.processes import descendants, running, signal_quietly
@@ -72,7 +72,7 @@ PACKAGE_DIR = os.path.join(PACKAGE_ROOT, "gui_gym")
 """The package's own folder, of which the sandbox shows only the code the server needs (`package_sources`)."""
 REQUIRED_PROGRAMS = {
     "bwrap": "bubblewrap", "Xvfb": "xvfb", "openbox": "openbox", "wmctrl": "wmctrl",
-    "dbus-daemon": "dbus-daemon",
+    "dbus-daemon": "dbus-daemon", "gnome-terminal": "gnome-terminal", "pulseaudio": "pulseaudio",
 }
 """Programs the local provider needs -> the Debian package that has them."""
 NETWORK_PROGRAM = ("slirp4netns", "slirp4netns")
@@ -161,8 +161,9 @@ class Sandbox:
         return list(self._cgroup.folders) if self._cgroup is not None else []
 
     def command(self, fds: dict[str, int]) -> list[str]:
-        """The bubblewrap command line; `fds` names the descriptors it reads from (``passwd``,
-        ``group``, ``resolv`` with the network, ``token``) and the server's ``ready`` pipe."""
+        """The bubblewrap command line; `fds` names the descriptors it reads from (the files of
+        `data_targets`, ``resolv`` only with the network, and ``token``) and the server's
+        ``ready`` pipe."""
         args = ["bwrap", "--clearenv", "--cap-drop", "ALL"]
         for capability in SERVER_CAPABILITIES:
             args += ["--cap-add", capability]
@@ -172,23 +173,24 @@ class Sandbox:
                 args += ["--symlink", os.readlink(folder), folder]
             elif os.path.isdir(folder):
                 args += ["--ro-bind", folder, folder]
-        for name, target in (("passwd", "/etc/passwd"), ("group", "/etc/group"), ("resolv", "/etc/resolv.conf")):
+        args += system_files.apt_arguments()
+        for name, (target, mode) in data_targets().items():
             if name in fds:
-                args += ["--perms", "0644", "--ro-bind-data", str(fds[name]), target]
+                args += ["--perms", f"{mode:o}", "--ro-bind-data", str(fds[name]), target]
+        args += system_files.apt_sealing()
         args += ["--dev", "/dev", "--proc", "/proc", "--symlink", "../run", "/var/run"]
         for folder, mib in self.spec.limits.tmpfs_mib().items():
-            mode = 0o755 if folder in ("/home", "/run") else STICKY
-            args += ["--perms", f"{mode:o}", "--size", str(mib << 20), "--tmpfs", folder]
+            args += ["--perms", f"{_tmpfs_mode(folder):o}", "--size", str(mib << 20), "--tmpfs", folder]
         args += ["--perms", "0755", "--dir", HOME]
         for path in runtime_paths():
             args += _shown(path, "--ro-bind")
         args += _package_code()
         args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup", "--unshare-net",
-                 "--hostname", "osworld", "--die-with-parent", "--new-session",
+                 "--hostname", system_files.HOSTNAME, "--die-with-parent", "--new-session",
                  "--setenv", "HOME", HOME, "--setenv", "PATH", SANDBOX_PATH, "--setenv", "PYTHONPATH", PACKAGE_ROOT,
-                 "--setenv", "LANG", os.environ.get("LANG", "C.UTF-8"), "--chdir", HOME]
+                 "--setenv", "LANG", system_files.desktop_locale(), "--chdir", HOME]
         server = [interpreter(), "-m", "gui_gym.backends.desktop.server", "--socket", f"{INSIDE_DIR}/server.sock",
-                  "--token-fd", str(fds["token"]), "--ready-fd", str(fds["ready"]),
+                  "--token-fd", str(fds["token"]), "--ready-fd", str(fds["ready"]), "--sudo",
                   "--width", str(self.spec.width), "--height", str(self.spec.height), "--shell", self.spec.shell]
         if not self.spec.accessibility:
             server.append("--no-a11y")
@@ -200,7 +202,8 @@ class Sandbox:
         _check_readable(paths)
         fds = _Descriptors()
         try:
-            data = account_files() | {"token": self.token}
+            data = account_files() | {name: text for name, (_, text, _) in system_files.data_files().items()}
+            data["token"] = self.token
             if self.spec.network:
                 data["resolv"] = f"nameserver {SLIRP_DNS}\n"
             inside = {name: fds.holding(text.encode()) for name, text in data.items()}
@@ -432,6 +435,22 @@ def _parents(path: str) -> list[str]:
     """`path`'s ancestors below ``/``, outermost first."""
     parts = path.strip("/").split("/")
     return ["/" + "/".join(parts[:depth]) for depth in range(1, len(parts))]
+
+
+def data_targets() -> dict[str, tuple[str, int]]:
+    """Files the sandbox shows with text of its own: descriptor name -> (path inside, mode)."""
+    return {"passwd": ("/etc/passwd", 0o644), "group": ("/etc/group", 0o644), "resolv": ("/etc/resolv.conf", 0o644),
+            **{name: (path, mode) for name, (path, _, mode) in system_files.data_files().items()}}
+
+
+def _tmpfs_mode(folder: str) -> int:
+    """A private folder's mode: sticky for all (the temporary folders), 0755 for ``/home`` and
+    ``/run``; ``/root`` (the sudo root's home) is 0700 as on Ubuntu, or 0755 where the
+    interpreter lives below it and the desktop's users must pass through."""
+    if folder == ROOT_HOME:
+        below = any(path.startswith(ROOT_HOME + "/") for path in (*runtime_paths(), PACKAGE_DIR))
+        return 0o755 if below else 0o700
+    return 0o755 if folder in ("/home", "/run") else STICKY
 
 
 def _shown(path: str, bind: str) -> list[str]:

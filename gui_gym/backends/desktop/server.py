@@ -12,9 +12,11 @@ sandbox's root (the server's uid) may enter, which the host reaches through the 
 folder, or on a loopback TCP port; never on another interface.
 
 Commands sent to ``/execute`` and ``/setup/*`` come from task files (as in OSWorld, where the
-same commands run inside the VM); they run here, inside the sandbox, as ``user``, and so do the
-file reads and writes of ``/file`` and ``/setup/*``: the evaluator sees the desktop as the user
-does (`session.py`). Agent actions never come here as code: the env parses them into canonical
+same commands run inside the VM); they run here, inside the sandbox, as ``user``, Python lines
+isolated (`commands.py`), and so do the file reads, writes and listings of ``/file``,
+``/setup/*`` and ``/list_directory``, through no link (`user_files.py`): the evaluator sees the
+desktop as the user does, and nothing the agent left there steers it. The evaluator's own
+Python runs (a task's test suite) run apart, under an id of their own (`evaluator_runs.py`). Agent actions never come here as code: the env parses them into canonical
 actions first.
 """
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import argparse
+import base64
 import email.parser
 import email.policy
 import hmac
@@ -42,7 +45,8 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from gui_gym.actions import Action
-from gui_gym.backends.desktop import activity
+from gui_gym.backends.desktop import activity, evaluator_runs
+from gui_gym.backends.desktop.session import FileInTheWay, Session
 from gui_gym.backends.desktop.shell import SHELLS
 from gui_gym.errors import GUIGymError
 
@@ -86,7 +90,7 @@ class DesktopServer:
             ("POST", "/desktop_path"): lambda r: {"desktop_path": str(self.session.home / "Desktop")},
             ("POST", "/list_directory"): self.list_directory,
             ("POST", "/execute"): self.execute,
-            ("POST", "/setup/execute"): self.execute,
+            ("POST", "/setup/execute"): lambda r: self.execute(r, setup=True),
             ("POST", "/setup/launch"): self.launch,
             ("POST", "/file"): self.get_file,
             ("POST", "/setup/upload"): self.upload,
@@ -95,22 +99,24 @@ class DesktopServer:
             ("POST", "/setup/close_window"): lambda r: self.window_op(r, "close"),
             ("POST", "/setup/download_file"): self.download,
             ("GET", "/gui-gym/info"): lambda r: {"version": SERVER_VERSION, "screen": list(self.capture.size),
-                                                 "extensions": ["input", "settle", "mark", "frame"],
+                                                 "extensions": ["input", "settle", "mark", "frame", "run_python"],
                                                  "running": self.session.alive()},
             ("POST", "/gui-gym/input"): self.perform,
             ("POST", "/gui-gym/settle"): self.settle,
             ("POST", "/gui-gym/mark"): lambda r: self.capture.mark_baseline() or {"status": "marked"},
             ("GET", "/gui-gym/frame"): self.frame,
+            ("POST", "/gui-gym/run_python"): self.run_python,
             ("POST", "/gui-gym/shutdown"): self.shutdown,
         }
 
     # ---- protocol endpoints -----------------------------------------------------------------
 
-    def execute(self, request) -> dict:
+    def execute(self, request, setup: bool = False) -> dict:
+        """A command as the user, Python lines isolated (`commands.normalize_command`)."""
         body = request.json()
         command = _required(body, "command")
         timeout_s = float(body.get("timeout", 120))
-        return self.session.run(command, bool(body.get("shell", False)), timeout_s)
+        return self.session.run(command, bool(body.get("shell", False)), timeout_s, setup=setup)
 
     def launch(self, request) -> tuple[str, bytes]:
         body = request.json()
@@ -138,6 +144,8 @@ class DesktopServer:
         # LibreOffice compares modification times at 1 s resolution; a fraction reads as "changed by others"
         try:
             self.session.write_file(path, data, int(time.time()) - 1)
+        except FileInTheWay as exc:
+            raise Reply(HTTPStatus.CONFLICT, str(exc)) from exc
         except OSError as exc:
             raise Reply(HTTPStatus.INTERNAL_SERVER_ERROR, str(exc)) from exc
 
@@ -178,15 +186,10 @@ class DesktopServer:
 
     def list_directory(self, request) -> dict:
         root = Path(_required(request.json(), "path")).expanduser()
-        if not root.is_dir():
+        tree = self.session.list_directory(root)
+        if tree is None:
             raise Reply(HTTPStatus.NOT_FOUND, f"not a directory: {root}")
-
-        def tree(path: Path) -> dict:
-            node: dict[str, Any] = {"name": path.name, "type": "directory" if path.is_dir() else "file"}
-            if path.is_dir():
-                node["children"] = [tree(child) for child in sorted(path.iterdir())]
-            return node
-        return {"directory_tree": tree(root)}
+        return {"directory_tree": tree}
 
     def download(self, request) -> tuple[str, bytes]:
         body = request.json()
@@ -200,23 +203,24 @@ class DesktopServer:
         return "text/plain", b"File downloaded successfully"
 
     def accessibility_tree(self) -> str:
+        return self._a11y_dump()
+
+    def terminal_text(self) -> str | None:
+        """What OSWorld's server reads as the terminal's output: the text of the focused terminal
+        of GNOME Terminal's active window; None when there is not exactly one (an answer, not an
+        error, as OSWorld's)."""
+        return json.loads(self._a11y_dump("--terminal"))["output"]
+
+    def _a11y_dump(self, *options: str) -> str:
         if not Path(A11Y_PYTHON).exists():
             raise Reply(HTTPStatus.NOT_IMPLEMENTED, f"{A11Y_PYTHON} (with pyatspi) is not available here")
-        if "DBUS_SESSION_BUS_ADDRESS" not in self.session.env:
+        if not self.session.accessibility:
             raise Reply(HTTPStatus.NOT_IMPLEMENTED, "accessibility is off in this session")
-        done = subprocess.run([A11Y_PYTHON, str(A11Y_SCRIPT)], env=self.session.env, capture_output=True,
-                              text=True, timeout=30, **self.session.as_user())  # the user's bus
+        done = subprocess.run([A11Y_PYTHON, "-I", str(A11Y_SCRIPT), *options], env=self.session.env, capture_output=True,
+                              cwd="/", text=True, timeout=30, **self.session.as_user())  # the user's bus; no module of the user's
         if done.returncode != 0:
             raise Reply(HTTPStatus.INTERNAL_SERVER_ERROR, f"accessibility tree failed: {done.stderr.strip()[-500:]}")
         return done.stdout
-
-    def terminal_text(self) -> str | None:
-        """Text of the first terminal on screen, read from the accessibility tree."""
-        import xml.etree.ElementTree as ET
-
-        for element in ET.fromstring(self.accessibility_tree()).iter("terminal"):
-            return element.text or ""
-        raise Reply(HTTPStatus.NOT_FOUND, "no terminal with an accessible text is open")
 
     # ---- gui-gym extensions ------------------------------------------------------------------
 
@@ -241,6 +245,17 @@ class DesktopServer:
     def frame(self, request) -> tuple[str, bytes, dict[str, str]]:
         width, height, data = self.capture.rgb(cursor=True)
         return "application/octet-stream", data, {"X-Width": str(width), "X-Height": str(height)}
+
+    def run_python(self, request) -> dict:
+        """The evaluator's own Python run, out of the agent's reach (`evaluator_runs`)."""
+        body = request.json()
+        try:
+            files = {name: base64.b64decode(data, validate=True) for name, data in _required(body, "files").items()}
+            return evaluator_runs.run_python(self.session, files, _required(body, "script"),
+                                             [str(a) for a in body.get("arguments", [])],
+                                             float(body.get("timeout_s", 300)))
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise Reply(HTTPStatus.BAD_REQUEST, f"bad run_python request: {exc}") from exc
 
     def shutdown(self, request) -> dict:
         self.stopping.set()
@@ -355,12 +370,17 @@ class _LoopbackServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
 
 
 def serve(args: argparse.Namespace) -> None:
-    from gui_gym.backends.desktop.session import Session
-
     with os.fdopen(args.token_fd, "rb") as pipe:
         token = pipe.read().decode().strip()
     session = Session(args.width, args.height, shell=args.shell, accessibility=not args.no_a11y)
     session.start()
+    sudo = None
+    if args.sudo:
+        from gui_gym.backends.desktop.session import SHIM_DIR
+        from gui_gym.backends.desktop.sudo import SudoService
+
+        sudo = SudoService(SHIM_DIR)
+        sudo.start()
     server = DesktopServer(session, token)
     handler = make_handler(server)
     if args.socket:
@@ -387,6 +407,8 @@ def serve(args: argparse.Namespace) -> None:
             server.stopping.set()
     server.stopping.wait()
     httpd.shutdown()
+    if sudo is not None:
+        sudo.stop()
     session.stop()
     server.capture.close()
 
@@ -400,7 +422,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--width", type=int, default=1920)
     parser.add_argument("--height", type=int, default=1080)
     parser.add_argument("--shell", choices=SHELLS, default="openbox", help="the desktop around the apps")
-    parser.add_argument("--no-a11y", action="store_true", help="no session bus, no accessibility tree")
+    parser.add_argument("--no-a11y", action="store_true", help="no accessibility tree")
+    parser.add_argument("--sudo", action="store_true",
+                        help="serve the desktop's sudo (only inside the sandbox, whose ids it maps)")
     serve(parser.parse_args(argv))
 
 

@@ -3,11 +3,13 @@ processes started for tasks. Runs inside the sandbox (see `sandbox.py`), as its 
 
 It prepares a home that makes OSWorld's task files work unchanged (``/home/user``, ``python``
 with pyautogui on the PATH, LibreOffice without first-start dialogs or the "keep current
-format" question), starts Xvfb with `-displayfd` (ready when it says so), a session D-Bus (for
-the accessibility bus), openbox (ready when it claims the EWMH check window) and the dock
-(`shell.py`; ready when it takes its room), or with ``shell="gnome"`` GNOME Shell itself with
-its buses and settings (`gnome.py`, `_start_gnome`), with the VM's starting state where tasks
-read it (`vm_state.py`), and keeps every process it starts so `stop` can end them all.
+format" question), starts Xvfb with `-displayfd` (ready when it says so), a session D-Bus where
+the VM has it (GNOME Terminal, dconf and the accessibility bus need it), the user's PulseAudio
+(`_start_sound`), openbox (ready when it claims the EWMH check window) and the dock (`shell.py`;
+ready when it takes its room), or with ``shell="gnome"`` GNOME Shell itself with its buses and
+settings (`gnome.py`, `_start_gnome`), with the VM's starting state where tasks read it
+(`vm_state.py`), and keeps every process it starts so `stop` can end them all (the sound server
+excepted: it runs detached, as a user's does, and ends with the sandbox).
 
 In the sandbox the server runs as the namespace's root and everything else as someone else
 (`accounts.py`): Xvfb as the display's uid, and the desktop itself (window manager, session
@@ -17,6 +19,7 @@ exactly what the agent can touch.
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shlex
@@ -32,8 +35,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
-from gui_gym.backends.desktop.accounts import DISPLAY_ID, USER_ID
-from gui_gym.backends.desktop import gnome
+from gui_gym.backends.desktop.accounts import DISPLAY_ID, EVALUATOR_ID, USER_ID
+from gui_gym.backends.desktop import gnome, user_files
+from gui_gym.backends.desktop.commands import normalize_command
 from gui_gym.backends.desktop.gnome import MEDIA_KEYS, SYSTEM_BUS_CONFIG, SYSTEM_BUS_SOCKET, keybinding_commands, write_settings
 from gui_gym.backends.desktop.shell import SHELLS, write_shell_files
 from gui_gym.backends.desktop.vm_state import APPLICATION_FOLDERS, write_home_state, write_system_state
@@ -71,15 +75,12 @@ checks, which the VM's older Chrome lacks: their migration writes
 ``data_delete_automacally`` getter reads as "delete site data on close" (chrome/99146c54 scored
 1 on an untouched desktop)."""
 SHIMS: dict[str, tuple[str, ...]] = {
-    "python": (sys.executable,), "python3": (sys.executable,),
-    "gnome-terminal": ("/usr/bin/lxterminal",), "x-terminal-emulator": ("/usr/bin/lxterminal",),
+    "python": (sys.executable,), "python3": (sys.executable,), "x-terminal-emulator": ("/usr/bin/gnome-terminal",),
     "google-chrome": ("/usr/bin/chromium", *CHROME_FLAGS), "google-chrome-stable": ("/usr/bin/chromium", *CHROME_FLAGS),
 }
 """Commands OSWorld's tasks call -> the program (and arguments) that stands in for them here:
-``python`` with pyautogui (the VM's setup commands import it), Debian's terminal for GNOME's,
-Chromium for Google Chrome."""
-TERMINALS = frozenset({"gnome-terminal", "x-terminal-emulator"})
-"""Shims for the terminal: not on GNOME, which has GNOME Terminal itself."""
+``python`` with pyautogui (the VM's setup commands import it), GNOME Terminal as the default
+terminal (as Ubuntu has it), Chromium for Google Chrome."""
 SHIM_ENV = {"google-chrome": "ACCESSIBILITY_ENABLED=1", "google-chrome-stable": "ACCESSIBILITY_ENABLED=1"}
 """Environment a shim sets: Chromium joins the accessibility bus only when asked to."""
 PKILL_SHIM = """#!/bin/sh
@@ -95,24 +96,11 @@ exec /usr/bin/pkill "$@"
 tasks' ``pkill chrome`` (after which Chrome has written its preferences) ends the stand-in."""
 
 
-SUDO_SHIM = """#!/bin/sh
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -S|--stdin) read -r _password ;;
-    -u|-g|-p|-C|-D|-h|-r|-t|-U|-T) shift ;;
-    --) shift; break ;;
-    -*) ;;
-    *) break ;;
-  esac
-  shift
-done
-exec "$@"
-"""
-"""``sudo`` as the tasks use it (``echo {CLIENT_PASSWORD} | sudo -S mkdir ~/Desktop/x``): the
-VM's user may sudo with the password "password"; the sandbox has no root to give, so the command
-runs as the user (the password line ``-S`` reads is consumed). What needs root still fails, as
-it would without sudo; what does not (a folder in the home, os/e0df059f) now happens instead of
-"sudo: not found"."""
+SUDO_SCRIPT = Path(__file__).with_name("sudo_command.py")
+"""The desktop's ``sudo`` (`sudo_command.py`), which asks the server's sudo service (`sudo.py`)."""
+SHIM_DIR = Path("/tmp/.gui-gym-bin")
+"""The stand-ins' folder, first on the desktop's PATH; the server's: the user cannot change what
+``python`` or ``sudo`` means."""
 SHARE_DIR = Path("/tmp/.gui-gym-share")
 """The desktop's own XDG data folder (the VM's system defaults, the stand-ins' desktop entries)
 and the shell's configuration; the server's, like the shims: the user cannot change them."""
@@ -126,12 +114,15 @@ GNOME_START_TIMEOUT_S = 100.0
 machine; the sandbox bounds the whole start too (`sandbox.START_TIMEOUT_S`)."""
 DISPLAY_DIR = Path("/run/gui-gym-display")
 """The display's private folder (its Xauthority); the server reads it too."""
-READ_SCRIPT = '[ -f "$1" ] && exec head -c "$2" -- "$1"'
-"""Print regular file $1 (at most $2 bytes), as the user: a link the agent points at a pipe or
-``/dev/zero`` cannot hang or flood the server."""
+USER_FILES = Path(__file__).with_name("user_files.py")
+"""The script that reads, writes and lists the desktop's files for the evaluator, as the user,
+following no link (`user_files`)."""
 MAX_FILE_BYTES = 1 << 30
-WRITE_SCRIPT = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1" && touch -d "@$2" -- "$1"'
-"""Write stdin to $1 (its folders made) and set its modification time to $2, as the user."""
+FILE_TIMEOUT_S = 120.0
+
+
+class FileInTheWay(OSError):
+    """A write refused: a link, folder, FIFO or device is where the file or one of its folders goes."""
 
 
 class Session:
@@ -150,6 +141,8 @@ class Session:
         self.user = USER_ID if privileged else None
         """Who the desktop's processes run as (None: as this process)."""
         self.display_user = DISPLAY_ID if privileged else None
+        self.evaluator_user = EVALUATOR_ID if privileged else None
+        """Who the evaluator's own runs run as (`evaluator_runs`; None: as this process)."""
         self._core: list[subprocess.Popen] = []
         self._launched: list[subprocess.Popen] = []
 
@@ -168,8 +161,8 @@ class Session:
         if self.shell == "gnome":
             self._start_gnome(GNOME_START_TIMEOUT_S)
         else:
-            if self.accessibility:
-                self._start_session_bus()
+            self._start_session_bus(f"--address=unix:path={SESSION_BUS_SOCKET}")
+            self._start_sound(timeout_s)
             self._start_window_manager(timeout_s)
         os.environ.update({k: v for k, v in self.env.items() if k != "XAUTHORITY"})
 
@@ -204,11 +197,13 @@ class Session:
         self._launched.append(proc)
         return proc
 
-    def run(self, command: str | Sequence[str], shell: bool = False, timeout_s: float = 120.0) -> dict:
-        """Run a command to completion: OSWorld's ``/execute`` reply."""
+    def run(self, command: str | Sequence[str], shell: bool = False, timeout_s: float = 120.0,
+            setup: bool = False) -> dict:
+        """Run a command to completion: OSWorld's ``/execute`` reply. Python lines run isolated
+        (`commands.normalize_command`; `setup`: a setup step's)."""
         self.reap()
         try:
-            done = subprocess.run(normalize_command(command, shell), shell=shell, env=self.env, cwd=self.home,
+            done = subprocess.run(normalize_command(command, shell, setup), shell=shell, env=self.env, cwd=self.home,
                                   stdin=subprocess.DEVNULL, capture_output=True, text=True,
                                   errors="replace", timeout=timeout_s, **self.as_user())
         except subprocess.TimeoutExpired as exc:
@@ -219,19 +214,38 @@ class Session:
         return {"status": "success", "output": done.stdout, "error": done.stderr, "returncode": done.returncode}
 
     def read_file(self, path: Path) -> bytes | None:
-        """The file's bytes as the user reads them (a link the agent made leads where it leads
-        for the user, never into the server's folders); None when it is not a regular file the
-        user can read."""
-        done = subprocess.run(["sh", "-c", READ_SCRIPT, "sh", str(path), str(MAX_FILE_BYTES)],
-                              stdin=subprocess.DEVNULL, capture_output=True, timeout=120, **self.as_user())
+        """A regular file's bytes (at most `MAX_FILE_BYTES`) as the user reads them, None when it
+        is not there, not a regular file, not the user's to read, or a link is on the way
+        (`user_files`: no link is followed, and a FIFO cannot hang the read)."""
+        done = self._user_files("read", path, str(MAX_FILE_BYTES))
         return done.stdout if done.returncode == 0 else None
 
+    def openable(self, path: Path) -> bool:
+        """Whether `path` is a regular file or a folder the user reaches through no link."""
+        return self._user_files("check", path).returncode == 0
+
     def write_file(self, path: Path, data: bytes, mtime_s: int) -> None:
-        """Write `data` to `path` as the user (its folders made), modified at `mtime_s`."""
-        done = subprocess.run(["sh", "-c", WRITE_SCRIPT, "sh", str(path), str(mtime_s)], input=data,
-                              capture_output=True, timeout=120, **self.as_user())
+        """Write `data` to `path` as the user (its folders made), modified at `mtime_s`: a new
+        file renamed over the old one, through no link (`user_files`). FileInTheWay when a link,
+        folder, FIFO or device is in the way; OSError when it fails otherwise."""
+        done = self._user_files("write", path, str(mtime_s), data=data)
+        message = done.stderr.decode(errors="replace").strip()[-500:]
+        if done.returncode == user_files.IN_THE_WAY:
+            raise FileInTheWay(f"cannot write {path}: {message}")
         if done.returncode != 0:
-            raise OSError(f"cannot write {path}: {done.stderr.decode(errors='replace').strip()}")
+            raise OSError(f"cannot write {path}: {message}")
+
+    def list_directory(self, path: Path) -> dict | None:
+        """OSWorld's tree of a folder, as the user sees it, entering no link (`user_files`);
+        None when it is not a folder the user can read."""
+        done = self._user_files("list", path)
+        return json.loads(done.stdout) if done.returncode == 0 else None
+
+    def _user_files(self, op: str, path: Path, *arguments: str, data: bytes = b"") -> subprocess.CompletedProcess:
+        """`user_files` as the user, in isolated Python, relative paths from the home (where
+        the tasks' commands run)."""
+        return subprocess.run([sys.executable, "-I", "-S", str(USER_FILES), op, str(self.home / path), *arguments],
+                              input=data, capture_output=True, timeout=FILE_TIMEOUT_S, cwd="/", **self.as_user())
 
     def reap(self) -> None:
         """Collect launched programs that have exited."""
@@ -268,23 +282,23 @@ class Session:
         self._give(home, runtime)
         Path("/tmp/.X11-unix").mkdir(mode=0o1777, exist_ok=True)
         os.chmod("/tmp/.X11-unix", 0o1777)  # the display's socket; sticky, so only the display may replace it
-        shims = Path("/tmp/.gui-gym-bin")  # the server's: the user cannot change what `python` means
+        shims = SHIM_DIR
         shims.mkdir(exist_ok=True)
         if Path("/usr/bin/pkill").exists() and not (shims / "pkill").exists():
             (shims / "pkill").write_text(PKILL_SHIM)
             (shims / "pkill").chmod(0o755)
-        if shutil.which("sudo", path=self.env.get("PATH")) is None and not (shims / "sudo").exists():
-            (shims / "sudo").write_text(SUDO_SHIM)
+        if not (shims / "sudo").exists():
+            (shims / "sudo").write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -I -S {SUDO_SCRIPT} "$@"\n')
             (shims / "sudo").chmod(0o755)
         for name, (target, *arguments) in SHIMS.items():
             shim = shims / name
-            if self.shell == "gnome" and name in TERMINALS:
-                continue  # GNOME's own terminal
             if Path(target).exists() and not shim.exists():
                 command = " ".join(shlex.quote(part) for part in (target, *arguments))
                 environment = f"{SHIM_ENV[name]} " if name in SHIM_ENV else ""
                 shim.write_text(f'#!/bin/sh\n{environment}exec {command} "$@"\n')  # exec keeps venv detection
                 shim.chmod(0o755)
+        SESSION_BUS_SOCKET.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self._give(SESSION_BUS_SOCKET.parent)
         write_system_state(SHARE_DIR)
         self._shell_files = write_shell_files(SHARE_DIR, list(APPLICATION_FOLDERS))
         self.env.update({
@@ -305,9 +319,8 @@ class Session:
         settings = write_settings(SHARE_DIR / "gsettings")
         self._give(*gnome.write_home_state(self.home))
         (SHARE_DIR / "system-bus.conf").write_text(SYSTEM_BUS_CONFIG)
-        for folder in (SYSTEM_BUS_SOCKET.parent, SESSION_BUS_SOCKET.parent):
-            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            self._give(folder)
+        SYSTEM_BUS_SOCKET.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self._give(SYSTEM_BUS_SOCKET.parent)
         self.env.update({
             "GSETTINGS_SCHEMA_DIR": str(settings), "XDG_CURRENT_DESKTOP": "GNOME", "XDG_SESSION_DESKTOP": "gnome",
             "DESKTOP_SESSION": "gnome", "DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={SYSTEM_BUS_SOCKET}",
@@ -353,6 +366,17 @@ class Session:
             raise RuntimeError(f"dbus-daemon {' '.join(options)} exited before it was ready (exit code {bus.poll()})")
         return address
 
+    def _start_sound(self, timeout_s: float) -> None:
+        """The user's PulseAudio, as the VM runs it (``pactl`` works, GNOME's top bar shows the
+        volume): ``--start`` returns once the daemon has run its start-up script (the null sink,
+        the VM's volume: `vm_state.py`); it never exits for being idle. It runs detached, as a
+        user's sound server does (an agent may stop and restart it); the sandbox ends it."""
+        done = subprocess.run(["pulseaudio", "--start", "--exit-idle-time=-1"], env=self.env, cwd=self.home,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout_s,
+                              **self.as_user())
+        if done.returncode != 0:
+            raise RuntimeError(f"PulseAudio did not start: {done.stderr.strip()[-500:]}")
+
     def _start_gnome(self, timeout_s: float) -> None:
         """OSWorld's desktop (`gnome.py`): the system and session buses, the terminal key
         binding, GNOME Shell (ready when Ubuntu's dock has taken its room on the left and the
@@ -362,6 +386,7 @@ class Session:
 
         self._start_bus("--config-file", str(SHARE_DIR / "system-bus.conf"))
         self._start_session_bus(f"--address=unix:path={SESSION_BUS_SOCKET}")
+        self._start_sound(timeout_s)
         for command in keybinding_commands():
             done = subprocess.run(command, env=self.env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                                   timeout=timeout_s, **self.as_user())
@@ -444,17 +469,6 @@ def xauthority_entry(host: str, display: str, cookie: bytes) -> bytes:
     family_local = 256
     return (struct.pack(">H", family_local) + field(host.encode()) + field(display.encode())
             + field(b"MIT-MAGIC-COOKIE-1") + field(cookie))
-
-
-def normalize_command(command: str | Sequence[str], shell: bool) -> str | list[str]:
-    """OSWorld's conventions: a string without a shell is split like a shell would; with a
-    shell a list is joined; ``~/`` at the start of an argument is the home folder."""
-    if shell:
-        return command if isinstance(command, str) else shlex.join(command)
-    parts = shlex.split(command) if isinstance(command, str) else list(command)
-    if not parts:
-        raise ValueError("empty command")
-    return [os.path.expanduser(p) if p.startswith("~/") else p for p in parts]
 
 
 def _text(value: bytes | str | None) -> str:

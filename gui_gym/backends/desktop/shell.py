@@ -5,8 +5,10 @@ OSWorld's VM runs GNOME Shell: a dock on the left with the favourite apps, GNOME
 48d05431, os/13584542), apps opening large. Bare openbox gives a black screen where ctrl+alt+t
 does nothing. So the session's openbox gets, from the system's own ``rc.xml``:
 
-- GNOME's terminal shortcut: ctrl+alt+t starts ``gnome-terminal`` (the session's stand-in);
-- normal windows open maximised (within the dock's room);
+- GNOME's terminal shortcut: ctrl+alt+t starts GNOME Terminal, as on the VM (its profile, the
+  default size os/13584542 sets, is GNOME Terminal's);
+- normal windows open maximised (within the dock's room), but GNOME Terminal's, which opens at
+  its profile's size as under GNOME Shell (mutter maximises only windows near the screen's size);
 
 and a tint2 panel stands in for Ubuntu's dock: on the left edge, the favourite apps
 (`FAVOURITES`) as launchers above the open windows' buttons, no clock (a ticking clock would
@@ -24,6 +26,8 @@ SYSTEM_RC = Path("/etc/xdg/openbox/rc.xml")
 OPENBOX_NS = "http://openbox.org/3.4/rc"
 SHORTCUTS = {"C-A-t": "gnome-terminal"}
 """GNOME's key bindings that the desktop keeps (openbox key syntax -> the command)."""
+UNMAXIMISED_CLASSES = ("Gnome-terminal",)
+"""Window classes that open at their own size."""
 DOCK_WIDTH = 64
 """Ubuntu's dock is about this wide at 1920x1080 (its icons are 48 px)."""
 LAUNCHERS = {
@@ -34,9 +38,9 @@ command, icon, the window class of its windows): the dock and ``xdg-mime`` name 
 VM, and GNOME's dock counts the stand-in's windows as the favourite's (not as another app)."""
 FAVOURITES = ("google-chrome.desktop", "thunderbird.desktop", "vlc.desktop", "libreoffice-writer.desktop",
               "libreoffice-calc.desktop", "libreoffice-impress.desktop", "gimp.desktop", "org.gnome.Nautilus.desktop",
-              "lxterminal.desktop")
+              "org.gnome.Terminal.desktop")
 """The dock's apps, in order: Ubuntu's favourites on OSWorld's VM less VS Code (not packaged by
-Debian), with the terminal that stands in for GNOME's."""
+Debian)."""
 TINT2RC = """rounded = 0
 border_width = 0
 background_color = #1d1d1d 100
@@ -75,7 +79,8 @@ mouse_left = toggle_iconify
 
 
 def openbox_config(system_rc: Path = SYSTEM_RC) -> str:
-    """The system's openbox configuration plus GNOME's shortcuts and maximised normal windows."""
+    """The system's openbox configuration plus GNOME's shortcuts and maximised normal windows
+    (GNOME Terminal's excepted)."""
     ET.register_namespace("", OPENBOX_NS)
     tree = ET.parse(system_rc)
     root = tree.getroot()
@@ -89,8 +94,12 @@ def openbox_config(system_rc: Path = SYSTEM_RC) -> str:
         binding = ET.SubElement(keyboard, f"{{{OPENBOX_NS}}}keybind", key=key)
         action = ET.SubElement(binding, f"{{{OPENBOX_NS}}}action", name="Execute")
         ET.SubElement(action, f"{{{OPENBOX_NS}}}command").text = command
-    rule = ET.SubElement(child(root, "applications"), f"{{{OPENBOX_NS}}}application", type="normal")
+    applications = child(root, "applications")
+    rule = ET.SubElement(applications, f"{{{OPENBOX_NS}}}application", type="normal")
     ET.SubElement(rule, f"{{{OPENBOX_NS}}}maximized").text = "yes"
+    for window_class in UNMAXIMISED_CLASSES:  # later rules win
+        rule = ET.SubElement(applications, f"{{{OPENBOX_NS}}}application", {"class": window_class})
+        ET.SubElement(rule, f"{{{OPENBOX_NS}}}maximized").text = "no"
     return ET.tostring(root, encoding="unicode")
 
 

@@ -17,11 +17,17 @@ default the VM's; docs/osworld.md has the table (property, VM, local before, loc
   Preferences`` exists (setups edit it in place with ``jq``, chrome/3299584d) and holds
   Chrome's defaults. A fresh Chromium profile would take Debian's initial preferences instead
   (``/etc/chromium/master_preferences``: safe browsing off, a content setting, a home page).
+  Two of Chrome's defaults are written out (`CHROME_PREFERENCES`), where Debian's Chromium has
+  its own: Google is the search engine (Debian's is DuckDuckGo, whose new-tab page is an empty
+  third-party page with the address bar showing ``chrome://new-tab-page-third-party``; with
+  Google it is Google's, as on the VM), and no "Sign in to Chromium?" pill next to the address
+  bar (the VM's older Chrome shows none): sign-in is off, as Debian's initial preferences have it.
 """
 
 from __future__ import annotations
 
 import configparser
+import json
 from pathlib import Path
 
 VOLUME_PERCENT = 40
@@ -35,6 +41,24 @@ VIDEO_PLAYER = "org.gnome.Totem.desktop"
 APPLICATION_FOLDERS = (Path("/usr/share/applications"), Path("/usr/local/share/applications"))
 CHROME_PROFILE = Path(".config/google-chrome")
 """Where the Chrome stand-in keeps its profile, under the home (OSWorld's getters read it there)."""
+GOOGLE_SEARCH = {
+    "short_name": "Google", "keyword": "google.com", "prepopulate_id": 1, "input_encodings": ["UTF-8"],
+    "safe_for_autoreplace": True, "favicon_url": "https://www.google.com/images/branding/product/ico/googleg_lodp.ico",
+    "url": "{google:baseURL}search?q={searchTerms}&{google:RLZ}{google:originalQueryForSuggestion}"
+           "{google:assistedQueryStats}{google:searchFieldtrialParameter}{google:language}{google:prefetchSource}"
+           "{google:searchClient}{google:sourceId}{google:contextualSearchVersion}ie={inputEncoding}",
+    "suggestions_url": "{google:baseSuggestURL}search?{google:searchFieldtrialParameter}client={google:suggestClient}"
+                       "&gs_ri={google:suggestRid}&xssi=t&q={searchTerms}&{google:inputType}{google:omniboxFocusType}"
+                       "{google:cursorPosition}{google:currentPageUrl}{google:pageClassification}"
+                       "{google:clientCacheTimeToLive}{google:searchVersion}{google:sessionToken}{google:prefetchQuery}"
+                       "sugkey={google:suggestAPIKeyParameter}",
+    "new_tab_url": "{google:baseURL}_/chrome/newtab?{google:RLZ}{google:instantExtendedEnabledParameter}"
+                   "ie={inputEncoding}",
+}
+"""Chromium's own entry for Google (its prepopulated engine 1)."""
+CHROME_PREFERENCES = {"default_search_provider_data": {"template_url_data": GOOGLE_SEARCH},
+                      "signin": {"allowed": False, "allowed_on_next_startup": False}}
+"""The Chrome defaults the VM shows that Debian's Chromium lacks (see the module's docstring)."""
 
 
 def write_home_state(home: Path) -> None:
@@ -45,7 +69,7 @@ def write_home_state(home: Path) -> None:
         (pulse / "default.pa").write_text(PULSE_SCRIPT.format(volume=65536 * VOLUME_PERCENT // 100))
     profile = home / CHROME_PROFILE
     (profile / "Default").mkdir(parents=True, exist_ok=True)
-    (profile / "Default" / "Preferences").write_text("{}\n")  # Chrome fills in its defaults at start
+    (profile / "Default" / "Preferences").write_text(json.dumps(CHROME_PREFERENCES) + "\n")  # Chrome adds the rest
     (profile / "First Run").touch()  # the sentinel of a profile that has run
 
 

@@ -105,7 +105,7 @@ def opener(path: Path) -> list[str]:
     if path.is_dir():  # in GNOME's file manager, as on OSWorld's VM; else a terminal there
         if shutil.which("nautilus"):
             return ["nautilus", "--new-window", str(path)]
-        return ["lxterminal", f"--working-directory={path}"]
+        return ["gnome-terminal", f"--working-directory={path}"]
     command = OPENERS.get(path.suffix.lower())
     if command is None:
         fallback = shutil.which("xdg-open")
@@ -118,9 +118,10 @@ def opener(path: Path) -> list[str]:
 
 def open_file(session: Session, capture: ScreenCapture, path: str, timeout_s: float = 60.0) -> Window:
     """Open `path` in its application and wait until a window naming it is shown and
-    painted (more than a flat background) and then holds still."""
-    target = Path(path).expanduser()
-    if not target.exists():
+    painted (more than a flat background) and then holds still. A path that is not a file or
+    a folder reached through no link (`Session.openable`) is not found."""
+    target = session.home / Path(path).expanduser()
+    if not session.openable(target):
         raise FileNotFoundError(f"file not found: {path}")
     deadline = time.monotonic() + timeout_s
     command = opener(target)

@@ -42,7 +42,9 @@ _LIST_ITEM = re.compile(r"^\s*(?:\d+\s*[.):]|[-*\u2022])\s+(.*\S)")
 _SCORE = re.compile(_LEAD + r"score\**\s*[:=]\s*(?:[\[(*`\"]+\s*)?(\d{1,9})(?!\d)", re.IGNORECASE | re.MULTILINE)
 _REASONING = re.compile(_LEAD + r"reasoning\**\s*:\s*(.*?)(?=" + _LEAD + r"score\**\s*[:=]|\Z)",
                         re.IGNORECASE | re.MULTILINE | re.DOTALL)
-_STATUS = re.compile(_LEAD + r"status\**\s*:[\"'*`\s]*([A-Za-z]+)", re.IGNORECASE | re.MULTILINE)
+_OWN_LEAD = r"^[ \t*#\-\d.)]*"
+"""`_LEAD` without the quote mark: a verdict is read from the judge's own lines only."""
+_STATUS = re.compile(_OWN_LEAD + r"status\**\s*:[\"'*`\s]*([A-Za-z]+)", re.IGNORECASE | re.MULTILINE)
 _THOUGHTS = re.compile(_LEAD + r"thoughts\**\s*:\s*(.*?)(?=" + _LEAD + r"status\**\s*:|\Z)",
                        re.IGNORECASE | re.MULTILINE | re.DOTALL)
 
@@ -79,16 +81,36 @@ def parse_screenshot_score(text: str) -> tuple[int, str]:
 
 
 def parse_status(text: str) -> tuple[str, str]:
-    """(``"success"`` or ``"failure"``, the thoughts) from ``Thoughts:`` and ``Status:`` lines."""
+    """(``"success"`` or ``"failure"``, the thoughts) from ``Thoughts:`` and ``Status:`` lines.
+
+    The status is read from the judge's own lines: not from a quoted line (``> Status: ...``,
+    what the judge repeats of the agent's text) nor from a code block; two different statuses
+    are off-format (asked again), never the last one taken."""
     check_answer(text)
-    statuses = _STATUS.findall(text)
+    own = _own_lines(text)
+    statuses = sorted({status.lower() for status in _STATUS.findall(own)})
     if not statuses:
         raise _format_error("a line 'Status: success' or 'Status: failure'", text)
-    status = statuses[-1].lower()
+    if len(statuses) > 1:
+        raise _format_error(f"one verdict, not {len(statuses)} different ones ({', '.join(statuses)})", text)
+    status = statuses[0]
     if status not in ("success", "failure"):
         raise _format_error(f"the status 'success' or 'failure', not {status!r}", text)
-    found = _THOUGHTS.search(text)
+    found = _THOUGHTS.search(own)
     return status, " ".join(found.group(1).split()) if found else ""
+
+
+def _own_lines(text: str) -> str:
+    """`text` without its quoted lines (``>``) and its code blocks (between lines opening with
+    three backticks): what the judge says in its own voice."""
+    kept, inside = [], False
+    for line in text.split("\n"):
+        stripped = line.lstrip()
+        if stripped.startswith("```"):
+            inside = not inside
+        elif not inside and not stripped.startswith(">"):
+            kept.append(line)
+    return "\n".join(kept)
 
 
 @dataclass

@@ -12,7 +12,10 @@ if all are met (`keypoints.py`). The strict protocol:
    (50; over the cap the highest scores win, later screenshots breaking ties).
 3. **Verdict**: the task, key points, the factual action history, the agent's final answer
    (shown apart, as a claim to check, never as an action) and the kept screenshots with their
-   reasoning; the model answers ``Thoughts: ...`` and ``Status: success|failure``.
+   reasoning; the model answers ``Thoughts: ...`` and ``Status: success|failure``. What the
+   agent wrote (each action, the final answer) is fenced as data and the screenshots'
+   reasoning kept on one line (`gui_gym.judges.fencing`); the status is read from the judge's
+   own lines only, and two different ones are off-format (`parse_status`).
 
 Every answer is parsed strictly. An off-format answer is asked again (`ask` shows the model
 its answer and the error); when the attempts run out, or the judge cannot be reached, the
@@ -30,6 +33,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from gui_gym.errors import JudgeError
+from gui_gym.judges.fencing import DATA_RULE, fence, one_line
 from gui_gym.judges.parsing import ask
 from gui_gym.judges.webjudge.common import (  # noqa: F401 - the protocols' shared records, re-exported
     CALLS_FILE, STATUSES, VERDICT_FILE, ImageSource, ScreenshotScore, Verdict, WebTrajectory, _CallLog, _numbered,
@@ -37,9 +41,9 @@ from gui_gym.judges.webjudge.common import (  # noqa: F401 - the protocols' shar
 from gui_gym.models.chat import ChatModel, ImageLike, Message, SharedOnCopy
 from gui_gym.records import atomic_write_json
 
-PROMPT_VERSION = "webjudge-v1"
+PROMPT_VERSION = "webjudge-v2"
 PROTOCOLS = ("strict", "official", "keypoint")
-PROMPT_VERSIONS = {"strict": PROMPT_VERSION, "official": "webjudge-official-v1", "keypoint": "webjudge-keypoint-v1"}
+PROMPT_VERSIONS = {"strict": PROMPT_VERSION, "official": "webjudge-official-v2", "keypoint": "webjudge-keypoint-v2"}
 DEFAULT_SCORE_THRESHOLD = 3
 DEFAULT_MAX_IMAGES = 50
 KEY_POINTS_SYSTEM = """You read the task a web agent was given and list the requirements the task states explicitly.
@@ -90,7 +94,9 @@ them.
 
 Answer in exactly this format:
 Thoughts: <your reasoning, checking each key point against the evidence>
-Status: success or failure"""
+Status: success or failure
+
+""" + DATA_RULE
 
 class _LoggedJudge:
     """A chat judge whose every call, answered or failed, goes to the call log."""
@@ -240,8 +246,9 @@ class WebJudge(SharedOnCopy):
 
     def _verdict_parts(self, trajectory: WebTrajectory, verdict: Verdict, kept: list[ScreenshotScore],
                        images: list[ImageLike]) -> list[Any]:
-        history = _numbered(trajectory.actions) if trajectory.actions else "(the agent took no action)"
-        answer = trajectory.final_answer.strip() if trajectory.final_answer and trajectory.final_answer.strip() else "(none)"
+        history = _numbered([fence(a) for a in trajectory.actions]) if trajectory.actions else "(the agent took no action)"
+        answer = fence(trajectory.final_answer.strip()) if trajectory.final_answer and trajectory.final_answer.strip() \
+            else "(none)"
         parts: list[Any] = [f"Task: {trajectory.task}\n\nKey points:\n{_numbered(verdict.key_points)}\n\n"
                             f"Action history:\n{history}\n\n"
                             f"The agent's final answer (a claim to check against the screenshots, not evidence): "
@@ -252,6 +259,6 @@ class WebJudge(SharedOnCopy):
         total = len(trajectory.screenshots)
         parts.append(f"The screenshots judged relevant ({len(kept)} of {total}), in trajectory order:")
         for number, (shot, image) in enumerate(zip(kept, images), 1):
-            parts += [f"\nScreenshot {number} (number {shot.index + 1} of {total}, relevance {shot.score}/5): "
-                      f"{shot.reasoning}", image]
+            parts += [f"\nScreenshot {number} (number {shot.index + 1} of {total}, relevance {shot.score}/5), "
+                      f"why it was kept: {one_line(shot.reasoning)}", image]
         return parts

@@ -18,6 +18,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from gui_gym.judges.fencing import DATA_RULE
 from gui_gym.models.chat import Message
 from gui_gym.judges.webjudge.common import Verdict, WebTrajectory, _CallLog, load_image, parse_status
 
@@ -37,7 +38,9 @@ match the key point exactly, neither broader nor narrower. Typing it into a sear
 
 Answer in exactly this format:
 Thoughts: <your reasoning about this key point, against the evidence>
-Status: success or failure (success: this key point is met)"""
+Status: success or failure (success: this key point is met)
+
+""" + DATA_RULE
 
 
 def judge_key_points(webjudge: Any, trajectory: WebTrajectory, log: _CallLog, verdict: Verdict) -> None:

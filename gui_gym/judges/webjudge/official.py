@@ -19,6 +19,10 @@ their answer formats and field labels are the script's, since the parsing depend
    unsuccessful`` passes (the script's bug, kept: this protocol is for numbers comparable
    with the benchmark's); an answer with no ``status:`` is a failure, not a judge error.
 
+One departure from the script, for safety: the actions (the agent's text) are fenced as data
+and the screenshots' reasons kept on one line (`gui_gym.judges.fencing`), and the verdict's
+system prompt says so; the script pastes both as they are.
+
 Only a judge that cannot be reached gives no verdict (``"error"``), as there the script stops.
 """
 
@@ -29,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from gui_gym.errors import JudgeFormatError
+from gui_gym.judges.fencing import DATA_RULE, fence, one_line
 from gui_gym.models.chat import Message
 from gui_gym.judges.webjudge.common import ScreenshotScore, Verdict, WebTrajectory, _CallLog, _numbered, load_image
 
@@ -109,7 +114,8 @@ Format your response into two lines as shown below:
 
 Thoughts: <your reasoning, double-checking each key point and the criteria above>
 Status: "success" or "failure"
-"""
+
+""" + DATA_RULE
 
 VERDICT_USER_NO_IMAGES = "User Task: {task}\n\nKey Points: {key_points}\n\nAction History:\n{last_actions}"
 VERDICT_USER = VERDICT_USER_NO_IMAGES + ("\n\nThe snapshots of the trajectory that may matter, and why each was "
@@ -170,8 +176,8 @@ def judge_official(webjudge: Any, trajectory: WebTrajectory, log: _CallLog, verd
     # the script collects the reasons of every eligible screenshot, then cuts both lists apart
     reasons = [s.reasoning for s in eligible if s.reasoning][:webjudge.max_images]
     prompt = VERDICT_USER if kept else VERDICT_USER_NO_IMAGES
-    text = prompt.format(task=task, key_points=block, last_actions=_numbered(trajectory.actions),
-                         thoughts=_numbered(reasons))
+    text = prompt.format(task=task, key_points=block, last_actions=_numbered([fence(a) for a in trajectory.actions]),
+                         thoughts=_numbered([one_line(r) for r in reasons]))
     images = [load_image(trajectory.screenshots[s.index]) for s in kept]
     answer = _answer_or_empty(webjudge, log, "verdict", [s.name for s in kept],
                               [Message.system(VERDICT_SYSTEM), Message.user(text, *images)])

@@ -232,6 +232,9 @@ class MiniWoBSuite(TaskSuite):
             lines.append(f"{category:<12} {task:<{width}}  {len(items):>8}  {success:>7.0%}  {mean:>10.3f}")
         return "\n".join(lines)
 
+    def snapshot_origin(self) -> str | None:
+        return self.server.url
+
     def start(self, backend: Backend) -> None:
         self.server.admit(backend)  # the env's browser only: the server refuses any other
 

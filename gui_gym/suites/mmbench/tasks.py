@@ -10,6 +10,7 @@ a random agent scores at chance.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Iterator
 
 from gui_gym.actions import Action
@@ -149,12 +150,21 @@ class AnswerSpace(ActionSpace):
         return Action.answer(letters[int(self.np_random.integers(len(letters)))])
 
 
-def current_letters(env: Any) -> Callable[[], str]:
-    """The option letters of the question `env` shows (A-D before the first reset)."""
-    def letters() -> str:
-        task = env.task
+class CurrentLetters:
+    """The option letters of the question `env` shows (A-D before the first reset).
+
+    A copy in another process has no env to ask (an async vector env pickles the spaces to
+    compare them in its workers), so a pickled one keeps the letters shown when it was made."""
+
+    def __init__(self, env: Any):
+        self.env = env
+
+    def __call__(self) -> str:
+        task = self.env.task
         return "".join(task.question.options) if isinstance(task, QuestionTask) else "ABCD"
-    return letters
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return functools.partial, (str, self())
 
 
 def click_space(screen_size: tuple[int, int], action_format: str, format_context: dict[str, Any]) -> ActionSpace:

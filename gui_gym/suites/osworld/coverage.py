@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from gui_gym.backends.desktop.shell import SHELLS
+from gui_gym.backends.desktop import gnome
 from gui_gym.suites.osworld.cache_manifest import cache_entries
 from gui_gym.suites.osworld.context import FileCache
 from gui_gym.suites.osworld.getters import GETTER_TYPES, NETWORK_GETTERS, WEB_GETTERS
@@ -35,18 +35,23 @@ WEB_STEPS = frozenset({"chrome_open_tabs", "googledrive", "login", "update_brows
 LOCAL_GETTER_NEEDS = {"googledrive_file": "a Google Drive account (OSWorld's credentials)",
                       "vm_wallpaper": "a GNOME desktop (its wallpaper setting)"}
 """Getters the local provider cannot serve -> what they need."""
-LOCAL_METRIC_NEEDS = {"check_gnome_favorite_apps": "GNOME Shell (its favourite apps)"}
+GNOME_SETTINGS = "GNOME's settings (gsettings schemas of a GNOME desktop: Debian's GNOME packages)"
+LOCAL_METRIC_NEEDS = {"check_gnome_favorite_apps": GNOME_SETTINGS}
 COMMAND_NEEDS = {
     "code": "VS Code (Microsoft's editor, which Debian does not package)",
     "timedatectl": "systemd's time service (timedatectl), which the sandbox does not run",
-    "gsettings": "GNOME's settings (gsettings schemas of a GNOME desktop)",
+    "gsettings": GNOME_SETTINGS,
     "su": "other user accounts on the desktop (su)", "pip": "installing Python packages on the desktop (pip)",
+    "getent": "other user accounts on the desktop (the sandbox's /etc/passwd is its own, read-only: useradd fails)",
 }
 """Programs the local sandbox cannot run as the task means -> the reason."""
-GNOME_PROVIDES = frozenset({"check_gnome_favorite_apps", "gsettings"})
-"""Needs above that the local desktop meets when it runs GNOME Shell (``shell="gnome"``): its
-settings (gsettings, dconf) and favourite apps."""
-STAND_INS = {"google-chrome": "chromium", "gnome-terminal": "lxterminal", "python": "python3"}
+GNOME_SETTINGS_NEEDS = frozenset({"check_gnome_favorite_apps", "gsettings"})
+"""Needs above that the local desktop meets on either shell once GNOME's packages are installed:
+gsettings reads and writes dconf through the session bus, which both desktops run, and the
+favourite apps are a setting (GNOME Shell need not run)."""
+APT_INSTALL = ("the task installs it with apt, which installs nothing in the sandbox (no package "
+               "repository, read-only system folders): install it on this machine")
+STAND_INS = {"google-chrome": "chromium", "python": "python3"}
 """OSWorld's programs -> what the local provider starts for them (see the desktop session)."""
 SHELL_WORDS = frozenset({"if", "then", "else", "elif", "fi", "for", "do", "done", "while", "case", "esac", "[", "[[",
                          "]", "]]", "!", "{", "}", "(", ")", "cd", "export", "echo", "true", "false", "exit", "test",
@@ -69,6 +74,8 @@ class Needs:
     """The task opens web pages or services (it needs the internet whatever is cached)."""
     programs: tuple[str, ...]
     """Programs its commands start (setup, postconfig and command getters), in order."""
+    installs: tuple[str, ...] = ()
+    """Those of `programs` that come from a package its commands install with apt."""
 
 
 def _commands(spec: OSWorldTaskSpec) -> list[Any]:
@@ -83,9 +90,9 @@ PACKAGE_PROGRAMS = {"sysstat": "sar"}
 """Debian packages tasks install whose program has another name."""
 
 
-def _script_programs(script: str) -> list[str]:
-    """The programs a shell script starts: the first word of each simple command (after
-    variable assignments and ``sudo``'s options; ``apt install X`` counts as X's program)."""
+def _simple_commands(script: str) -> list[list[str]]:
+    """The words of each simple command of a shell script, less leading variable assignments
+    and ``sudo`` with its options."""
     lexer = shlex.shlex(script.replace("$(", " ( "), posix=True, punctuation_chars=True)
     lexer.whitespace = " \t\r"
     try:
@@ -100,29 +107,59 @@ def _script_programs(script: str) -> list[str]:
         else:
             current.append(token)
     commands.append(current)
-    programs = []
+    found = []
     for words in commands:
         while words and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]):
             words = words[1:]
         if words and words[0] == "sudo":
             words = [w for w in words[1:] if not w.startswith("-")]
-        if not words or words[0] in SHELL_WORDS or not re.match(r"^[\w./~+-]+$", words[0]):
+        if words:
+            found.append(words)
+    return found
+
+
+def _installed_programs(words: list[str]) -> list[str] | None:
+    """The programs an ``apt``/``apt-get install`` command installs (None: not an install)."""
+    if words[0] not in ("apt", "apt-get") or "install" not in words:
+        return None
+    return [PACKAGE_PROGRAMS.get(w, w) for w in words[words.index("install") + 1:] if not w.startswith("-")]
+
+
+def _script_programs(script: str) -> list[str]:
+    """The programs a shell script starts: the first word of each simple command (after
+    variable assignments and ``sudo``'s options; ``apt install X`` counts as X's program)."""
+    programs = []
+    for words in _simple_commands(script):
+        if words[0] in SHELL_WORDS or not re.match(r"^[\w./~+-]+$", words[0]):
             continue
-        if words[0] in ("apt", "apt-get") and "install" in words:
-            programs.extend(PACKAGE_PROGRAMS.get(w, w) for w in words[words.index("install") + 1:] if not w.startswith("-"))
+        installed = _installed_programs(words)
+        if installed is not None:
+            programs.extend(installed)
         elif words[0] not in ("apt", "apt-get"):
             programs.append(words[0])
-    return programs
+    substituted = re.findall(r"\$\(\s*([A-Za-z_./~+-][\w./~+-]*)", script)  # also inside quotes, which the lexer keeps whole
+    return programs + [p for p in substituted if p not in SHELL_WORDS and p not in programs]
+
+
+def _script_text(command: Any) -> str:
+    """A command as the shell script it runs."""
+    if isinstance(command, list):
+        if command and command[0] in ("bash", "/bin/bash", "sh", "/bin/sh") and len(command) > 2 and command[1] == "-c":
+            return str(command[2])
+        return shlex.join(str(c) for c in command)
+    return str(command)
 
 
 def command_programs(command: Any) -> list[str]:
-    if isinstance(command, list):
-        if command and command[0] in ("bash", "/bin/bash", "sh", "/bin/sh") and len(command) > 2 and command[1] == "-c":
-            return _script_programs(command[2])
-        if command and command[0] in ("python", "python3") and len(command) > 1 and command[1] == "-c":
-            return ["python"]
-        return _script_programs(shlex.join(str(c) for c in command))
-    return _script_programs(str(command))
+    if isinstance(command, list) and command and command[0] in ("python", "python3") and len(command) > 1 \
+            and command[1] == "-c":
+        return ["python"]
+    return _script_programs(_script_text(command))
+
+
+def apt_installed(command: Any) -> list[str]:
+    """The programs a command installs with apt."""
+    return [p for words in _simple_commands(_script_text(command)) for p in _installed_programs(words) or []]
 
 
 def needs(spec: OSWorldTaskSpec) -> Needs:
@@ -136,9 +173,10 @@ def needs(spec: OSWorldTaskSpec) -> Needs:
     web = spec.proxy or any(s.type in WEB_STEPS for s in steps) or any(g.get("type") in WEB_GETTERS for g in getters)
     programs = [p for c in _commands(spec) for p in command_programs(c)]
     programs += [RELATED_APPS[a] for a in spec.related_apps if a in RELATED_APPS]
+    installs = [p for c in _commands(spec) for p in apt_installed(c)]
     return Needs(setup_types=frozenset(s.type for s in steps), getters=frozenset(g["type"] for g in getters),
                  metrics=tuple(zip(spec.evaluator.funcs, spec.evaluator.options)), downloads=tuple(downloads),
-                 web=bool(web), programs=tuple(dict.fromkeys(programs)))
+                 web=bool(web), programs=tuple(dict.fromkeys(programs)), installs=tuple(dict.fromkeys(installs)))
 
 
 def unmet(spec: OSWorldTaskSpec, cache: FileCache | None = None, network: bool = True) -> dict[str, list[str]]:
@@ -181,10 +219,11 @@ def _program_available(program: str) -> bool:
     return shutil.which(STAND_INS.get(program, program)) is not None
 
 
-def local_blocker(spec: OSWorldTaskSpec, shell: str = "openbox") -> str | None:
-    """Why the task cannot run end to end on the local provider with the desktop `shell`
-    (None: it can)."""
-    met = GNOME_PROVIDES if shell == "gnome" else frozenset()
+def local_blocker(spec: OSWorldTaskSpec) -> str | None:
+    """Why the task cannot run end to end on the local provider (None: it can), on either of
+    its desktops: what they differ in (the dock, the top bar, GNOME's shortcuts) changes how an
+    agent gets there, not whether the task can be done."""
+    met = GNOME_SETTINGS_NEEDS if not gnome.missing_packages() else frozenset()
     if not evaluable(spec):
         gaps = unmet(spec)
         return "not evaluable: " + ", ".join(gaps["metrics"] + gaps["getters"])
@@ -205,7 +244,8 @@ def local_blocker(spec: OSWorldTaskSpec, shell: str = "openbox") -> str | None:
         if name in COMMAND_NEEDS and name not in met and not (name == "pip" and _pip_needs_met(spec)):
             return COMMAND_NEEDS[name]
         if not _program_available(program):
-            return f"{program} (not installed on this machine)"
+            return f"{program} (not installed on this machine; {APT_INSTALL})" if program in need.installs \
+                else f"{program} (not installed on this machine)"
     return None
 
 
@@ -219,13 +259,13 @@ def _pip_needs_met(spec: OSWorldTaskSpec) -> bool:
     return all(importlib.util.find_spec(m) is not None for m in modules)
 
 
-def coverage_table(specs: Iterable[OSWorldTaskSpec], shell: str = "openbox") -> list[dict[str, object]]:
-    """Per domain (and a total row): tasks, evaluable, runnable on the local provider (with the
-    desktop `shell`), and runnable without internet."""
+def coverage_table(specs: Iterable[OSWorldTaskSpec]) -> list[dict[str, object]]:
+    """Per domain (and a total row): tasks, evaluable, runnable on the local provider, and
+    runnable without internet."""
     rows: dict[str, Counter] = defaultdict(Counter)
     for spec in specs:
         ok = evaluable(spec)
-        runs = ok and local_blocker(spec, shell) is None
+        runs = ok and local_blocker(spec) is None
         need = needs(spec)
         for domain in (spec.domain, "TOTAL"):
             row = rows[domain]
@@ -257,31 +297,35 @@ def missing_counts(specs: Iterable[OSWorldTaskSpec]) -> dict[str, Counter]:
     return counts
 
 
+def report(specs: list[OSWorldTaskSpec], source: str, quiet: bool = False) -> str:
+    """The coverage as printed: the table, what is not implemented, and why tasks are not
+    runnable locally (by reason; unless `quiet`, by task too)."""
+    lines = [f"{len(specs)} tasks loaded from {source}",
+             "evaluable: scored as OSWorld's code scores it; runnable: end to end on the local provider, given the "
+             "task's files in the cache (and the internet for tasks that open web pages); offline: runnable without it",
+             format_table(coverage_table(specs))]
+    for kind, counter in missing_counts(specs).items():
+        if counter:
+            lines.append(f"not implemented ({kind}): " + ", ".join(f"{name} ({n})" for name, n in counter.most_common()))
+    blocked = [(spec, local_blocker(spec)) for spec in specs]
+    blocked = [(spec, reason) for spec, reason in blocked if reason]
+    reasons = Counter(reason for _, reason in blocked)
+    if reasons:
+        lines.append("not runnable locally, by reason: " + "; ".join(f"{r} ({n})" for r, n in reasons.most_common()))
+    if blocked and not quiet:
+        lines.append("not runnable locally, by task:")
+        lines += [f"  {spec.domain}/{spec.id}: {reason}"
+                  for spec, reason in sorted(blocked, key=lambda b: (b[0].domain, b[0].id))]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Per-domain coverage of OSWorld tasks by this install.")
     parser.add_argument("tasks", help="'sample' or a folder holding examples/ and test_all.json")
     parser.add_argument("--index", default=None, help="index file (default test_all.json when present)")
     parser.add_argument("--quiet", action="store_true", help="only the table and the reasons' counts")
-    parser.add_argument("--shell", choices=SHELLS, default="openbox",
-                        help="the local desktop's shell (gnome: GNOME's settings and favourites work)")
     args = parser.parse_args(argv)
-    specs = load_tasks(args.tasks, index=args.index)
-    print(f"{len(specs)} tasks loaded from {args.tasks}")
-    print("evaluable: scored as OSWorld's code scores it; runnable: end to end on the local provider, given the "
-          "task's files in the cache (and the internet for tasks that open web pages); offline: runnable without it")
-    print(format_table(coverage_table(specs, args.shell)))
-    for kind, counter in missing_counts(specs).items():
-        if counter:
-            print(f"not implemented ({kind}): " + ", ".join(f"{name} ({n})" for name, n in counter.most_common()))
-    blocked = [(spec, local_blocker(spec, args.shell)) for spec in specs]
-    blocked = [(spec, reason) for spec, reason in blocked if reason]
-    reasons = Counter(reason for _, reason in blocked)
-    if reasons:
-        print("not runnable locally, by reason: " + "; ".join(f"{r} ({n})" for r, n in reasons.most_common()))
-    if blocked and not args.quiet:
-        print("not runnable locally, by task:")
-        for spec, reason in sorted(blocked, key=lambda b: (b[0].domain, b[0].id)):
-            print(f"  {spec.domain}/{spec.id}: {reason}")
+    print(report(load_tasks(args.tasks, index=args.index), args.tasks, args.quiet))
 
 
 if __name__ == "__main__":

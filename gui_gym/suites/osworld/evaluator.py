@@ -21,6 +21,14 @@ getters copy no desktop file past a size cap, and a getter that parses an agent'
 does it in the worker too. Past a bound the task scores 0 and the reason is one of the
 evaluation's `warnings` (``info["evaluation"]["evaluator_warnings"]``): the agent's doing,
 never an infrastructure error, and never the host's memory.
+
+The desktop is the agent's too, so the evaluation's own steps can fail because of what the
+agent left there: a folder or a link where postconfig downloads a file (the server refuses to
+write through it), a file a getter asks for that the server will not read. Any answer of the
+desktop's server that says no (`ServerError`), in postconfig or in a getter, scores the task 0
+with a warning that names the step; only a server that cannot be reached (`InfraError`) is an
+infrastructure error. Postconfig downloads that the desktop never needs stay on the host
+(`held_files`), out of the agent's reach.
 """
 
 from __future__ import annotations
@@ -30,10 +38,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gui_gym.actions import Action
+from gui_gym.backends.desktop.client import ServerError
 from gui_gym.errors import GUIGymError, LimitExceededError, TaskConfigError
 from gui_gym.runtime.bounded_call import CallFailed
 from gui_gym.suites.osworld.context import EpisodeContext
 from gui_gym.suites.osworld.getters import GETTER_TYPES, get_getter
+from gui_gym.suites.osworld.held_files import held_downloads
 from gui_gym.suites.osworld.loader import Evaluator
 from gui_gym.suites.osworld.metrics import DESKTOP_ARGUMENTS, get_metric
 from gui_gym.suites.osworld.setup import SetupRunner
@@ -96,7 +106,7 @@ def _score_one(ctx: EpisodeContext, evaluator: Evaluator, index: int, fallback: 
             score = metric(*args, **options)
         else:
             score = ctx.bounded("gui_gym.suites.osworld.metrics:run_metric", func, fallback, args, options)
-    except LimitExceededError:
+    except (LimitExceededError, ServerError):
         raise
     except CallFailed as exc:
         logger.warning("task %s: metric %s failed: %s", ctx.spec.id, func, exc)
@@ -111,10 +121,20 @@ def _score_one(ctx: EpisodeContext, evaluator: Evaluator, index: int, fallback: 
     return {**entry, "score": float(score)}
 
 
+def _refused(ctx: EpisodeContext, step: str, why: str, details: list[dict[str, Any]] | None = None) -> Evaluation:
+    """A task scored 0 because of what the agent left: a warning, logged and kept."""
+    warning = f"{step}: {why}"
+    logger.warning("task %s: %s", ctx.spec.id, warning)
+    return Evaluation(0.0, [*(details or []), {"func": step, "score": 0.0, "error": warning}], [warning])
+
+
 def evaluate(ctx: EpisodeContext, evaluator: Evaluator, last_action: Action | None,
              fallback: bool = False) -> Evaluation:
     """Score the episode's final state (see the module docstring for the rules)."""
-    SetupRunner(ctx).run(evaluator.postconfig)
+    try:
+        SetupRunner(ctx, held_downloads(evaluator)).run(evaluator.postconfig)
+    except ServerError as exc:
+        return _refused(ctx, "postconfig", f"the desktop refused a step: {exc}")
     failed = last_action is not None and last_action.kind == "fail"
     if evaluator.infeasible:
         return Evaluation(1.0 if failed else 0.0, [{"func": "infeasible", "agent_said_fail": failed}])
@@ -128,10 +148,10 @@ def evaluate(ctx: EpisodeContext, evaluator: Evaluator, last_action: Action | No
             details.append({"func": evaluator.funcs[index], "score": 0.0, "error": str(crash)})
             return Evaluation(0.0, details)
         except LimitExceededError as exc:
-            warning = f"{evaluator.funcs[index]}: not scored, the agent's content went past a bound: {exc}"
-            logger.warning("task %s: %s", ctx.spec.id, warning)
-            details.append({"func": evaluator.funcs[index], "score": 0.0, "error": warning})
-            return Evaluation(0.0, details, [warning])
+            return _refused(ctx, evaluator.funcs[index], f"not scored, the agent's content went past a bound: {exc}",
+                            details)
+        except ServerError as exc:
+            return _refused(ctx, evaluator.funcs[index], f"not scored, the desktop's server refused a getter's request: {exc}", details)
         details.append(entry)
         score = entry["score"]
         if evaluator.conj == "and" and score == 0.0:

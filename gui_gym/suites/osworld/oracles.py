@@ -18,7 +18,7 @@ from gui_gym.actions import Action
 Step = Action | str | Callable[[Any], Action | str]
 
 SAVE = "pyautogui.hotkey('ctrl', 's')"
-TERMINAL_CLASS = "lxterminal"
+TERMINAL_CLASS = "gnome-terminal"
 
 
 READY_QUIET_S = 1.0

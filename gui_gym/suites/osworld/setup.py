@@ -75,10 +75,12 @@ def fill_placeholders(command: str | Sequence[str], ctx: EpisodeContext) -> str 
 
 
 class SetupRunner:
-    """Runs setup steps for one episode."""
+    """Runs setup steps for one episode. A ``download`` of a path in `hold` stays on the host
+    (`EpisodeContext.held`, see `held_files`), and an ``open`` of it is skipped."""
 
-    def __init__(self, ctx: EpisodeContext):
+    def __init__(self, ctx: EpisodeContext, hold: frozenset[str] = frozenset()):
         self.ctx = ctx
+        self.hold = hold
 
     def run(self, steps: Sequence[SetupStep]) -> None:
         for index, step in enumerate(steps):
@@ -103,6 +105,8 @@ class SetupRunner:
         self.ctx.client.launch(command, shell)
 
     def open(self, path: str) -> None:
+        if self.ctx.held and self.ctx.desktop_path(path) in self.ctx.held:
+            return  # kept on the host: nothing to open on the desktop
         self.ctx.client.open_file(path)
 
     def execute(self, command: str | list[str], shell: bool = False, stdout: str = "", stderr: str = "",
@@ -143,7 +147,10 @@ class SetupRunner:
         for entry in files:
             url, path = entry["url"], entry["path"]
             cached = self.ctx.cache.fetch(url, self.ctx.cache.download_path(self.ctx.spec.id, url, path))
-            self.ctx.client.upload(path, cached.read_bytes())
+            if path in self.hold:
+                self.ctx.held[self.ctx.desktop_path(path)] = cached
+            else:
+                self.ctx.client.upload(path, cached.read_bytes())
 
     def chrome_open_tabs(self, urls_to_open: list[str]) -> None:
         self._in_vm_python(CHROME_OPEN.format(urls=json.dumps(urls_to_open), cdp=CDP), "chrome_open_tabs")
@@ -171,7 +178,7 @@ class SetupRunner:
             self.ctx.client.upload(f"{self.ctx.home}/.config/google-chrome/Default/History", database.read_bytes())
 
     def _in_vm_python(self, code: str, what: str) -> None:
-        result = self.ctx.client.execute(["python", "-c", code], setup=True)
+        result = self.ctx.desktop_python(code, setup=True)
         if result.get("returncode") != 0:
             raise MissingResourceError(f"setup step {what} needs Chrome with its debugging port {CDP} inside "
                                        f"the desktop: {str(result.get('error'))[-300:]}")

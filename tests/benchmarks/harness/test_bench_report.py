@@ -6,8 +6,10 @@ one a scripted UI-TARS model served on loopback, both through `gui-bench run`.""
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
+import shutil
 
 import pytest
 
@@ -33,7 +35,10 @@ def runs(tmp_path_factory):
     assert main(["run", "--env", "GUI/Demo-v0", "--tasks", "demo.fill-form,demo.read-code", "--out", str(root / "oracle")]) == 0
     with ChatServer(MODEL_SCRIPT, models=["ui-tars-1.5"]) as server:
         assert main(["run", "--env", "GUI/Demo-v0", "--tasks", "demo.press-button", "--agent", "openai",
-                     "--agent-arg", f"base_url={server.base_url}", "--out", str(root / "model")]) == 0
+                     "--agent-arg", f"base_url={server.base_url}", "--env-arg", "observe_a11y=true",
+                     "--out", str(root / "model")]) == 0
+        sent = [request.messages for request in server.requests if request.path.endswith("/chat/completions")]
+    (root / "sent.json").write_text(json.dumps(sent))
     return root
 
 
@@ -55,6 +60,13 @@ def _open(browser, path):
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(path.as_uri())
     return page, errors
+
+
+def _at(action):
+    """The point a caption names, rounded as the page rounds (half up)."""
+    if action.get("x") is None:
+        return ""
+    return f" ({math.floor(action['x'] + 0.5)}, {math.floor(action['y'] + 0.5)})"
 
 
 def _steps(folder):
@@ -79,18 +91,20 @@ def test_the_viewer_draws_each_action_on_the_screen_it_was_taken_on(runs, browse
     assert float(click.get_attribute("data-y")) == pytest.approx(steps[1]["parsed_action"]["y"])
     assert click.locator("circle").first.bounding_box()["width"] > 10  # drawn, at the screenshot's scale
     page.click("#next")
-    assert page.locator("#overlay .mark-type text").text_content() == f"type \u201c{steps[2]['parsed_action']['text']}\u201d"
+    typed = steps[2]["parsed_action"]
+    assert page.locator("#captions .mark-type").text_content() == f"type \u201c{typed['text']}\u201d{_at(typed)}"
+    assert page.locator("#overlay text").count() == 0  # words under the screen, none over it
     page.keyboard.press("ArrowRight")
     assert page.locator("#position").inner_text() == f"step 3 / {len(steps) - 1}"
     key_step = next(n for n, step in enumerate(steps) if n and step["parsed_action"]["kind"] == "key")
     page.locator("#slider").fill(str(key_step - 1))
-    assert page.locator("#overlay .mark-key text").text_content() == "key down"
+    assert page.locator("#captions .mark-key").text_content() == "key down"
     page.locator("#slider").fill(str(len(steps) - 1))
     assert page.locator("#position").inner_text() == "final screen"
     assert "success" in page.locator("#details").inner_text()
     page.click('#tasks tr[data-key="demo.read-code__seed0"]')
     answer = _steps(out / "tasks" / "demo.read-code__seed0")[1]["parsed_action"]["text"]
-    assert page.locator("#overlay .mark-answer text").text_content() == f"answer: {answer}"
+    assert page.locator("#captions .mark-answer").text_content() == f"answer: {answer}"
     assert errors == []
 
 
@@ -114,7 +128,109 @@ def test_model_output_is_drawn_and_shown_as_text_only(runs, browser):
     scroll = page.locator("#overlay .mark-scroll")
     assert (float(scroll.get_attribute("data-x")), float(scroll.get_attribute("data-y"))) == pytest.approx((640, 360))
     page.click("#next")
-    assert page.locator("#overlay .mark-done text").text_content() == "done: <b>done</b>"
+    assert page.locator("#captions .mark-done").text_content() == "done: <b>done</b>"
+    assert errors == []
+
+
+def _parts(content):
+    """A message's content as (kind, text) pairs, from a request or from a recorded prompt."""
+    if isinstance(content, str):
+        return [("text", content)]
+    return [("image", "") if isinstance(part, dict) and ("image" in part or part.get("type") == "image_url")
+            else ("text", part if isinstance(part, str) else part["text"]) for part in content]
+
+
+def test_each_step_shows_the_prompt_the_model_was_sent_and_the_a11y_tree_the_agent_saw(runs, browser):
+    out = runs / "model"
+    steps = _steps(out / "tasks" / "demo.press-button__seed0")
+    sent = json.loads((runs / "sent.json").read_text())
+    assert len(sent) == 3
+    for step, messages in zip(steps[1:], sent):  # the record holds what went out: texts exact, images by size
+        assert [(m["role"], _parts(m["content"])) for m in step["prompt"]] == \
+            [(m["role"], _parts(m["content"])) for m in messages]
+        assert {"image": [1280, 720]} in step["prompt"][-1]["content"]
+    page, errors = _open(browser, out / "report.html")
+    page.click('#tasks tr[data-key="demo.press-button__seed0"]')
+    prompt = page.locator('#details details[data-field="prompt"]')
+    assert not prompt.locator("pre").is_visible()  # folded until asked
+    prompt.locator("summary").click()
+    shown = prompt.locator("pre").inner_text()
+    assert steps[0]["instruction"] in shown and "[image 1280\u00d7720]" in shown
+    assert f"\u2500\u2500 {sent[0][0]['role']} \u2500\u2500" in shown
+    tree = page.locator('#details details[data-field="a11y tree"]')
+    tree.locator("summary").click()
+    assert tree.locator("pre").text_content() == steps[0]["a11y_tree"] and "button" in steps[0]["a11y_tree"]
+    page.click("#next")  # the next step: the tree of the screen after step 1
+    page.locator('#details details[data-field="a11y tree"] summary').click()
+    assert page.locator('#details details[data-field="a11y tree"] pre').text_content() == steps[1]["a11y_tree"]
+    assert errors == []
+
+
+@pytest.fixture(scope="module")
+def long_report(runs, tmp_path_factory):
+    """A 60-episode report: the oracle run's two real episodes, each under 30 seeds, in two domains."""
+    source = runs / "oracle"
+    store = ResultsStore(tmp_path_factory.mktemp("long"))
+    jobs = []
+    for seed in range(30):
+        for key, domain in (("demo.fill-form__seed0", "forms"), ("demo.read-code__seed0", "reading")):
+            result = read_result(source / "tasks" / key)
+            job = Job(result.task_id, seed, {"domain": domain})
+            shutil.copytree(source / "tasks" / key, store.task_dir(job.key))
+            atomic_write_json(store.task_dir(job.key) / RESULT_FILE,
+                              {**result.to_dict(), "seed": seed, **job.result_fields()})
+            jobs.append(job)
+    run = json.loads((source / "run.json").read_text())
+    store.write_run({**run, "jobs": [job.to_dict() for job in jobs]})
+    return build_report(store.root)
+
+
+IN_VIEW_JS = """(id) => { const box = document.getElementById(id).getBoundingClientRect();
+  return box.top >= 0 && box.top < innerHeight && box.bottom > 0 && box.width > 0; }"""
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (1920, 1080), (1000, 800)])
+def test_a_row_clicked_at_the_bottom_of_a_long_list_shows_its_trajectory_in_view(long_report, browser, width, height):
+    """Issue 48: in a 51-episode report, a click near the bottom changed a viewer 1,300 px above
+    the screen. Beside the list (1280, 1920) the viewer stays in view; stacked (1000) a click
+    scrolls to it."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(long_report.as_uri())
+    page.locator("#tasks tbody tr").last.click()
+    assert page.evaluate(IN_VIEW_JS, "shot"), width
+    assert page.locator("#v-task").inner_text() == "demo.read-code (seed 29)"
+    page.wait_for_function("document.getElementById('shot').complete && document.getElementById('shot').naturalWidth > 0")
+    assert page.locator("#shot").bounding_box()["width"] < 1280  # fitted into the viewer ...
+    page.click("#frame")  # ... and at full size on a click
+    assert page.locator("#zoom").is_visible()
+    page.wait_for_function("document.getElementById('zoom-shot').complete")
+    assert page.locator("#zoom-shot").bounding_box()["width"] == pytest.approx(1280, abs=0.5)
+    assert page.locator("#zoom-shot").get_attribute("src") == page.locator("#shot").get_attribute("src")
+    page.keyboard.press("ArrowRight")  # steps on while zoomed
+    assert page.locator("#zoom-position").inner_text() == "demo.read-code: final screen"
+    page.keyboard.press("Escape")
+    assert not page.locator("#zoom").is_visible()
+    assert errors == []
+    page.close()
+
+
+def test_the_list_filters_by_domain_and_searches_task_ids_and_instructions(long_report, browser):
+    page, errors = _open(browser, long_report)
+    assert page.locator("#shown").inner_text() == "60 of 60"
+    page.select_option("#domain", "reading")
+    assert page.locator("#tasks tbody tr").count() == 30 and page.locator("#shown").inner_text() == "30 of 60"
+    assert {page.locator("#tasks tbody tr").nth(i).get_attribute("data-key").split("__")[0] for i in range(30)} == \
+        {"demo.read-code"}
+    page.select_option("#domain", "")
+    page.fill("#search", "seed29")  # the episode key
+    assert page.locator("#tasks tbody tr").count() == 2
+    instruction = read_result(long_report.parent / "tasks" / "demo.fill-form__seed0").instruction
+    page.fill("#search", instruction[5:25].upper())  # instructions, case-insensitively
+    assert page.locator("#tasks tbody tr").count() == 30
+    page.fill("#search", "no such episode")
+    assert page.locator("#tasks tbody tr").count() == 0 and page.locator("#shown").inner_text() == "0 of 60"
     assert errors == []
 
 

@@ -250,6 +250,14 @@ def test_an_env_that_cannot_be_built_stops_the_run_with_its_reason(tmp_path):
         Runner(config, [Job("demo.read-code", 0)]).run()
 
 
+def test_a_worker_whose_first_reset_raised_runs_its_next_episode_unharmed(tmp_path):
+    # one worker: the failed reset is its env's first (Gymnasium's env checker would fail the next first step)
+    config = RunConfig("GUI/Demo-v0", tmp_path, agent="oracle", retries=0)
+    results = {r.task_id: r for r in Runner(config, [Job("demo.no-such-task", 0), Job("demo.read-code", 0)]).run()}
+    assert results["demo.no-such-task"].error_kind == "env" and "unknown task id" in results["demo.no-such-task"].error
+    assert results["demo.read-code"].success, results["demo.read-code"].error
+
+
 def test_run_settings_are_validated(tmp_path):
     with pytest.raises(HarnessError, match="workers must be >= 1, received 0"):
         RunConfig("GUI/Demo-v0", tmp_path, workers=0)

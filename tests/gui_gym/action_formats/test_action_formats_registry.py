@@ -7,7 +7,7 @@ import pytest
 
 import gui_gym
 from gui_gym import action_formats
-from gui_gym.errors import ActionParseError
+from gui_gym.errors import UsageError
 
 
 def test_suite_formats_come_with_the_ids_and_names_are_guarded():
@@ -17,5 +17,5 @@ def test_suite_formats_come_with_the_ids_and_names_are_guarded():
     with pytest.raises(ValueError, match="action format 'choice' is already 'gui_gym.suites.mmbench.choice_format'; "
                                          "received 'my.module'"):
         action_formats.register_format("choice", "my.module")
-    with pytest.raises(ActionParseError, match=r"unknown action format 'nope'; expected one of \[.*'choice'"):
+    with pytest.raises(UsageError, match=r"unknown action format 'nope'; expected one of \[.*'choice'"):
         gui_gym.parse_action("click", "nope")

@@ -45,6 +45,20 @@ def test_request_carries_model_sampling_seed_and_capped_png_images(server):
     assert server.requests[0].headers["Authorization"] == "Bearer sk-test"
 
 
+def test_the_answer_cap_goes_under_max_completion_tokens_for_a_reasoning_model(server):
+    server.push("one", "two")
+    with OpenAIClient("o4-mini", server.base_url, max_tokens=64, max_tokens_field="max_completion_tokens") as judge:
+        assert judge.complete([Message.user("hi")]) == "one"
+        judge.respond([Message.user("hi")], max_tokens=1)  # a caller's own cap goes there too
+        assert judge.identity == f"openai:{server.base_url}:o4-mini:t=0.7:max_completion_tokens=64:side=1280"
+    first, second = (request.body for request in server.requests)
+    assert first["max_completion_tokens"] == 64 and second["max_completion_tokens"] == 1
+    assert "max_tokens" not in first and "max_tokens" not in second
+    with pytest.raises(ValueError, match=r"max_tokens_field must be one of \['max_tokens', 'max_completion_tokens'\], "
+                                         r"received 'max_output_tokens'"):
+        OpenAIClient("m", server.base_url, max_tokens_field="max_output_tokens")
+
+
 def test_settings_come_from_the_environment(server, monkeypatch):
     monkeypatch.setenv("GUI_GYM_JUDGE_BASE_URL", server.base_url + "/")
     monkeypatch.setenv("GUI_GYM_JUDGE_MODEL", "env-model")

@@ -45,7 +45,7 @@ def test_the_verdict_is_the_reward_and_a_judge_error_is_no_success():
             final = next(r for r in server.requests if r.messages[0]["content"] == VERDICT_SYSTEM)
             text = "".join(p.get("text", "") for p in final.messages[1]["content"])
             history = text[text.index("Action history:"):text.index("The agent's final answer")].strip().splitlines()
-            assert len(history) == 1 + TASK["reference_length"] and any(line.split(". ", 1)[1].startswith("CLICK (") for line in history[1:])
+            assert len(history) == 1 + TASK["reference_length"] and any(line.split(". ", 1)[1].startswith('<agent_text>"CLICK (') for line in history[1:])
             assert "final answer (a claim to check against the screenshots, not evidence): (none)" in text
 
             rules[TASK["confirmed_task"]] = "malformed"

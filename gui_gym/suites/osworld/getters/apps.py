@@ -1,6 +1,7 @@
 """OSWorld's app getters: VLC (its ``vlcrc``, its HTTP status page, the default video
 player), GIMP's configuration files, a VS Code setting reached through its command palette,
-and the audio or background image of an Impress slide."""
+and the audio or background image of an Impress slide (the agent's presentation, unpacked in
+the evaluator's bounded worker within `ZipBounds`)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import json
 import logging
 import os
 import xml.etree.ElementTree as ET
-import zipfile
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from gui_gym.actions import Action
+from gui_gym.runtime.bounded_zip import BoundedZip, ZipBounds
 from gui_gym.suites.osworld.context import EpisodeContext
 from gui_gym.suites.osworld.getters.files import get_vm_file
 
@@ -60,7 +62,7 @@ def get_vlc_playing_info(ctx: EpisodeContext, config: dict[str, Any]) -> str | N
     """VLC's ``status.xml`` from its HTTP interface on the desktop, saved as ``dest``."""
     import base64
 
-    result = ctx.client.execute(["python3", "-c", FETCH_STATUS, VLC_STATUS, VLC_PASSWORD])
+    result = ctx.desktop_python(FETCH_STATUS, VLC_STATUS, VLC_PASSWORD)
     output = (result.get("output") or "").strip()
     if not output or output.startswith("ERROR"):
         logger.info("vlc_playing_info: %s", output or result.get("error"))
@@ -72,7 +74,7 @@ def get_vlc_playing_info(ctx: EpisodeContext, config: dict[str, Any]) -> str | N
 
 def get_default_video_player(ctx: EpisodeContext, config: dict[str, Any]) -> str:
     """The desktop's most common default application for video types (``xdg-mime``)."""
-    result = ctx.client.execute(["python3", "-c", ASK_MIME, *VIDEO_TYPES])
+    result = ctx.desktop_python(ASK_MIME, *VIDEO_TYPES)
     apps = [app for app in json.loads(result.get("output") or "[]") if app]
     return Counter(apps).most_common(1)[0][0] if apps else "unknown"
 
@@ -96,36 +98,58 @@ def get_vscode_config(ctx: EpisodeContext, config: dict[str, Any]) -> Any:
     return get_vm_file(ctx, {"path": config["path"], "dest": config["dest"]})
 
 
-def _slide_part(ppt: str, slide_index: int, folder: str, wanted: str, image_id: str | None = None) -> tuple[Any, ...]:
-    """("inside", path extracted next to the file) or ("outside", desktop path) of the slide's
-    first relationship of type `wanted` (with id `image_id` when given), or None."""
-    rels = f"ppt/slides/_rels/slide{slide_index + 1}.xml.rels"
-    with zipfile.ZipFile(ppt) as archive:
-        if rels not in archive.namelist():
+MAX_XML_BYTES = 16 << 20
+"""The largest part of a presentation read as XML (a slide or its relationships)."""
+
+
+def slide_part(ppt: str, slide_index: int, wanted: str, background: bool, max_bytes: int) -> list[str] | None:
+    """``["inside", path]`` (the part extracted next to the presentation) or ``["outside",
+    desktop path]`` (a ``file://`` link) of the slide's first relationship of type `wanted`
+    (with `background`, the one its background picture names), or None: OSWorld's reading.
+    Runs in the bounded worker: the presentation is the agent's, unpacked within
+    `ZipBounds` (parts of at most `max_bytes`), never past them."""
+    with BoundedZip(ppt, ZipBounds(max_member_bytes=max_bytes)) as archive:
+        image_id = None
+        if background:
+            image_id = _background_image_id(archive, slide_index)
+            if image_id is None:
+                return None
+        rels = f"ppt/slides/_rels/slide{slide_index + 1}.xml.rels"
+        if rels not in archive.names():
             return None
-        for rel in ET.fromstring(archive.read(rels)).findall("r:Relationship", REL_NS):
+        for rel in ET.fromstring(archive.read(rels, MAX_XML_BYTES)).findall("r:Relationship", REL_NS):
             if wanted not in rel.attrib["Type"] or (image_id is not None and rel.attrib["Id"] != image_id):
                 continue
             target = rel.attrib["Target"]
             if target.startswith(".."):
                 member = os.path.normpath(os.path.join("ppt/slides", target)).replace("\\", "/")
-                archive.extract(member, folder)
-                return "inside", os.path.join(folder, member)
+                if member.startswith(("../", "/")):
+                    raise ValueError(f"the relationship's target {target!r} is outside the presentation")
+                folder = Path(ppt).parent
+                archive.extract(member, folder / member)
+                return ["inside", str(folder / member)]
             if not target.startswith("file://"):
                 raise AssertionError(target)
-            return "outside", target[7:]
+            return ["outside", target[7:]]
     return None
 
 
-def _slide_file(ctx: EpisodeContext, config: dict[str, Any], wanted: str, image_id_of: Any = None) -> Any:
+def _background_image_id(archive: BoundedZip, index: int) -> str | None:
+    """The relationship id of the slide's background picture; None when it has none."""
+    name = f"ppt/slides/slide{index + 1}.xml"
+    if name not in archive.names():
+        return None
+    for background in ET.fromstring(archive.read(name, MAX_XML_BYTES)).iter(P_BG):
+        blip = next(background.iter(A_BLIP), None)
+        if blip is not None and R_EMBED in blip.attrib:
+            return blip.attrib[R_EMBED]
+    return None
+
+
+def _slide_file(ctx: EpisodeContext, config: dict[str, Any], wanted: str, background: bool = False) -> Any:
     ppt = get_vm_file(ctx, {"path": config["ppt_file_path"], "dest": os.path.basename(config["ppt_file_path"])})
-    index = int(config["slide_index"])
-    image_id = None
-    if image_id_of is not None:
-        image_id = image_id_of(ppt, index)
-        if image_id is False:
-            return None
-    found = _slide_part(ppt, index, os.path.dirname(ppt), wanted, image_id)
+    found = ctx.bounded(f"{__name__}:slide_part", ppt, int(config["slide_index"]), wanted, background,
+                        ctx.limits.max_file_bytes)
     if found is None:
         return None
     where, path = found
@@ -138,20 +162,6 @@ def get_audio_in_slide(ctx: EpisodeContext, config: dict[str, Any]) -> Any:
     return _slide_file(ctx, config, "audio")
 
 
-def _background_image_id(ppt: str, index: int) -> Any:
-    """The relationship id of the slide's background picture; False when it has none."""
-    name = f"ppt/slides/slide{index + 1}.xml"
-    with zipfile.ZipFile(ppt) as archive:
-        if name not in archive.namelist():
-            return False
-        root = ET.fromstring(archive.read(name))
-    for background in root.iter(P_BG):
-        blip = next(background.iter(A_BLIP), None)
-        if blip is not None and R_EMBED in blip.attrib:
-            return blip.attrib[R_EMBED]
-    return False
-
-
 def get_background_image_in_slide(ctx: EpisodeContext, config: dict[str, Any]) -> Any:
     """The slide's background picture, extracted (or fetched when linked)."""
-    return _slide_file(ctx, config, "image", _background_image_id)
+    return _slide_file(ctx, config, "image", background=True)

@@ -1,5 +1,5 @@
 """Ask the browser on this desktop something through its DevTools port, and print the
-answer as one JSON line. Run on the desktop (``python3 cdp_probe.py '<request json>'``) by
+answer as one JSON line. Run on the desktop (``python3 -I -c <this file> '<request json>'``) by
 `chrome_pages.py`, never imported: standard library only, so that it runs with any Python
 3 an OSWorld VM has. Chrome (or Chromium) listens on the DevTools port OSWorld's tasks give it
 (9222, forwarded to 1337 by socat; 1337 is tried too).

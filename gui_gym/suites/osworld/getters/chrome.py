@@ -4,7 +4,10 @@ pages themselves through the desktop's DevTools port (`chrome_pages`).
 
 Each returns what OSWorld's returns, fallbacks included (a preference file it cannot read
 gives OSWorld's default answer). Profile files are read where OSWorld reads them, under
-``~/.config/google-chrome/`` (the local provider's Chromium keeps its profile there).
+``~/.config/google-chrome/`` (the local provider's Chromium keeps its profile there). They are
+the agent's files: each is parsed in the evaluator's bounded worker (JSON with
+`json_document`, SQLite with `sqlite_rows.table_rows`), never in this process, and a bound it
+goes past scores the task 0 with a warning, never OSWorld's fallback.
 Chromium stands in for Google Chrome on the local provider: the address bar is looked for in
 an accessibility application named "Google Chrome", else "Chromium".
 """
@@ -13,13 +16,12 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
 from gui_gym.errors import LimitExceededError
 from gui_gym.suites.osworld.context import EpisodeContext
-from gui_gym.suites.osworld.getters import chrome_pages
+from gui_gym.suites.osworld.getters import chrome_pages, sqlite_rows
 from gui_gym.suites.osworld.getters.chrome_pages import BrowserUnavailable
 from gui_gym.suites.osworld.metrics.common import require
 
@@ -34,15 +36,25 @@ def _profile_file(ctx: EpisodeContext, name: str) -> bytes | None:
     return ctx.get_file(f"{ctx.home}/{PROFILE}/{name}", parsed_on_host=True)
 
 
-def _json_file(ctx: EpisodeContext, name: str) -> Any:
-    content = _profile_file(ctx, name)
+def json_document(content: bytes) -> Any:
+    """The JSON value of `content` (run in the bounded worker: the file is the agent's)."""
     return json.loads(content)
 
 
+def _json_file(ctx: EpisodeContext, name: str) -> Any:
+    content = _profile_file(ctx, name)
+    if content is None:
+        raise FileNotFoundError(f"the desktop has no {PROFILE}/{name}")
+    return ctx.bounded(f"{__name__}:json_document", content)
+
+
 def _preference(ctx: EpisodeContext, read: Any, fallback: Any) -> Any:
-    """`read(preferences)`, or OSWorld's fallback when the file cannot be read."""
+    """`read(preferences)`, or OSWorld's fallback when the file cannot be read (but a file
+    past a bound is the agent's doing: LimitExceededError, the task scores 0)."""
     try:
         return read(_json_file(ctx, "Default/Preferences"))
+    except LimitExceededError:
+        raise
     except Exception as exc:  # noqa: BLE001 - OSWorld answers its default then
         logger.info("Chrome preferences: %s", exc)
         return fallback
@@ -106,16 +118,17 @@ def get_bookmarks(ctx: EpisodeContext, config: dict[str, Any]) -> Any:
     content = _profile_file(ctx, "Default/Bookmarks")
     if not content:
         return []
-    return json.loads(content).get("roots", {})
+    return ctx.bounded(f"{__name__}:json_document", content).get("roots", {})
 
 
-def _sqlite_rows(ctx: EpisodeContext, name: str, dest: str, sql: str) -> Any:
+def _sqlite_rows(ctx: EpisodeContext, name: str, dest: str, table: str, columns: str) -> Any:
+    """The rows of `table` (OSWorld's ``fetchall()``), or None when the file or the table is
+    not there or not a database; LimitExceededError past a bound (`sqlite_rows`)."""
     try:
         content = _profile_file(ctx, name)
         path = ctx.scratch / dest
         path.write_bytes(content)
-        with sqlite3.connect(path) as connection:
-            return connection.execute(sql).fetchall()
+        return sqlite_rows.from_answer(ctx.bounded(f"{sqlite_rows.__name__}:table_rows", str(path), table, columns))
     except LimitExceededError:
         raise  # the evaluator scores it 0 with its warning
     except Exception as exc:  # noqa: BLE001 - OSWorld returns None then
@@ -126,19 +139,21 @@ def _sqlite_rows(ctx: EpisodeContext, name: str, dest: str, sql: str) -> Any:
 def get_cookie_data(ctx: EpisodeContext, config: dict[str, Any]) -> Any:
     """Every row of the ``cookies`` table of ``Default/Cookies`` (OSWorld's path; newer
     Chromes keep cookies in ``Default/Network/Cookies``, and then there is nothing here)."""
-    return _sqlite_rows(ctx, "Default/Cookies", config["dest"], "SELECT * FROM cookies")
+    return _sqlite_rows(ctx, "Default/Cookies", config["dest"], "cookies", "*")
 
 
 def get_history(ctx: EpisodeContext, config: dict[str, Any]) -> Any:
-    return _sqlite_rows(ctx, "Default/History", config["dest"], "SELECT url, title, last_visit_time FROM urls")
+    return _sqlite_rows(ctx, "Default/History", config["dest"], "urls", "url, title, last_visit_time")
 
 
 def get_shortcuts_on_desktop(ctx: EpisodeContext, config: dict[str, Any]) -> dict[str, str]:
-    """The ``.desktop`` files on the desktop: name -> content."""
+    """The ``.desktop`` files on the desktop: name -> content (all of them together within
+    ``max_host_parse_bytes``, `EpisodeContext.get_files`)."""
     desktop = f"{ctx.home}/Desktop"
-    tree = ctx.client.list_directory(desktop) or {}
+    tree = ctx.list_directory(desktop) or {}
     names = [f["name"] for f in tree.get("directory_tree", tree).get("children", []) if f["name"].endswith(".desktop")]
-    return {name: ctx.get_file(f"{desktop}/{name}", parsed_on_host=True).decode("utf-8") for name in names}
+    files = ctx.get_files([f"{desktop}/{name}" for name in names])
+    return {name: files[f"{desktop}/{name}"].decode("utf-8") for name in names}
 
 
 def _color_scheme(ctx: EpisodeContext) -> str:

@@ -4,8 +4,9 @@ their content, through the DevTools port OSWorld's tasks open (9222, forwarded t
 OSWorld connects Playwright from its host to ``<vm>:9222``. The desktop's port is not
 reachable from here (the local sandbox has its own network), so `cdp_probe.py`, a
 standard-library script, runs on the desktop through the server's ``/execute`` and speaks
-the DevTools protocol there; page scripts replace Playwright's selectors (`page_query`
-builds them): CSS selectors do not reach into shadow DOM, and ``text=`` picks the first
+the DevTools protocol there, in isolated Python from a folder the agent does not own
+(`EpisodeContext.desktop_python`: a ``json.py`` the agent left in its home is not imported);
+page scripts replace Playwright's selectors (`page_query` builds them): CSS selectors do not reach into shadow DOM, and ``text=`` picks the first
 deepest element whose text contains the label (case and spacing ignored), close to but
 not exactly Playwright's text engine (docs/osworld.md).
 """
@@ -40,7 +41,7 @@ class BrowserUnavailable(Exception):
 
 def probe(ctx: EpisodeContext, request: dict[str, Any]) -> Any:
     """Run one request of `cdp_probe.py` on the desktop; its value."""
-    result = ctx.client.execute(["python3", "-c", PROBE.read_text(), json.dumps(request)], timeout_s=PROBE_TIMEOUT_S)
+    result = ctx.desktop_python(PROBE.read_text(), json.dumps(request), timeout_s=PROBE_TIMEOUT_S)
     lines = [line for line in (result.get("output") or "").splitlines() if line.startswith("{")]
     if not lines:
         raise BrowserUnavailable(f"the DevTools probe gave no answer: {str(result.get('error'))[-300:]}")

@@ -145,7 +145,7 @@ def get_accessibility_tree(ctx: EpisodeContext, config: dict[str, Any]) -> str |
 
 def get_list_directory(ctx: EpisodeContext, config: dict[str, Any]) -> dict | None:
     """The folder's tree (``{name, type, children}``), as OSWorld's controller returns it."""
-    listing = ctx.client.list_directory(config["path"])
+    listing = ctx.list_directory(config["path"])
     return None if listing is None else listing.get("directory_tree")
 
 

@@ -18,7 +18,7 @@ import pytest
 from PIL import Image
 
 from gui_gym import Action
-from gui_gym.backends.browser.backend import BrowserBackend, playwright_key
+from gui_gym.backends.browser.backend import BrowserBackend, BrowserConfig, playwright_key
 from gui_gym.backends.browser.playwright_driver import DRIVERS, QUIET_FLAGS, find_chromium
 from gui_gym.errors import ActionExecutionError, MissingResourceError
 from gui_gym.runtime.processes import descendants
@@ -451,6 +451,15 @@ def test_unknown_browser_path_is_a_clear_error(monkeypatch):
     with pytest.raises(MissingResourceError, match="GUI_GYM_CHROMIUM points at '/nope'"):
         find_chromium()
 
+
+
+def test_overrides_leave_the_callers_config_as_it_was():
+    config = BrowserConfig(viewport=(800, 600), allowed_hosts={"127.0.0.1"})
+    backend = BrowserBackend(config, viewport=(400, 300))
+    assert backend.config.viewport == (400, 300) and backend.config.allowed_hosts == frozenset({"127.0.0.1"})
+    assert config.viewport == (800, 600) and config.allowed_hosts == {"127.0.0.1"}
+    with pytest.raises(TypeError, match="no_such_field"):
+        BrowserBackend(config, no_such_field=1)
 
 PLAYWRIGHTS_OWN = """
 import os

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from gui_gym.actions import Action
 from gui_gym.backends.browser.backend import BrowserBackend
 from gui_gym.suites.http_server import TOKEN_COOKIE_PREFIX, LoopbackServer
 
@@ -52,6 +53,10 @@ async () => ({
 """
 
 
+CLIPBOARD_PAGE = (b"<html><body><textarea id=a></textarea><textarea id=b></textarea>"
+                  b"<div id=rich contenteditable><b>bold</b> words</div></body></html>")
+
+
 class App:
     """A page, a Set-Cookie answer, a cacheable resource that counts its hits, the cookies the
     server received, and a service worker script."""
@@ -76,6 +81,8 @@ class App:
             cookies = sorted(c.strip().split("=")[0] for c in environ.get("HTTP_COOKIE", "").split(";") if c.strip())
             headers = [("Content-Type", "text/plain"), ("Cache-Control", "no-store")]
             body = ",".join(c for c in cookies if not c.startswith(TOKEN_COOKIE_PREFIX)).encode()
+        elif path == "/clipboard":
+            body = CLIPBOARD_PAGE
         elif path == "/sw.js":
             headers = [("Content-Type", "text/javascript")]
             body = b"self.addEventListener('fetch', () => {});"
@@ -152,6 +159,56 @@ def test_strict_isolation_opens_a_fresh_context_per_episode(backend, apps):
         assert backend._context is not context and backend.evaluate("history.length") == 1
         for state in _probe_everywhere(backend, apps):
             assert {k: v for k, v in state.items() if k != "cache_hit"} == CLEAN and not state["cache_hit"]
+    finally:
+        backend.config.strict_isolation = False
+
+
+def _click(backend, selector: str, button: str = "left") -> None:
+    x, y = backend.evaluate(f"(() => {{ const r = document.querySelector('{selector}').getBoundingClientRect(); "
+                            "return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+    backend.execute(Action.click(x, y, button))
+
+
+def _pasted(backend) -> dict:
+    """What ctrl+v and a middle click paste, each into an empty box, and ctrl+v into rich text."""
+    _click(backend, "#a")
+    backend.execute(Action.hotkey("ctrl", "v"))
+    _click(backend, "#b", "middle")
+    _click(backend, "#rich")
+    backend.execute(Action.key("end"))
+    backend.execute(Action.hotkey("ctrl", "v"))
+    return backend.evaluate("({clipboard: document.querySelector('#a').value, selection: document.querySelector('#b').value, "
+                            "rich: document.querySelector('#rich').textContent, "
+                            "bold: document.querySelectorAll('#rich b').length})")
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_nothing_copied_or_selected_in_one_episode_pastes_in_the_next(backend, apps, strict):
+    """The attack: the clipboard and the selection buffer (middle-click paste) belong to the
+    browser process, which the env keeps, so text copied in one episode pasted in the next,
+    strict_isolation or not. The control: in the episode itself both paste as a user expects."""
+    url = apps[0][0].url + "/clipboard"
+    backend.config.strict_isolation = strict
+    try:
+        backend.new_episode()
+        backend.goto(url)
+        _click(backend, "#rich")
+        backend.execute(Action.hotkey("ctrl", "a"))
+        backend.execute(Action.hotkey("ctrl", "c"))  # rich text: HTML and plain text
+        _click(backend, "#b")
+        backend.execute(Action.type("secret-42"))
+        backend.execute(Action.hotkey("shift", "home"))  # selected: the selection buffer
+        backend.evaluate("document.querySelector('#b').value = ''")
+        assert _pasted(backend) == {"clipboard": "bold words", "selection": "secret-42",
+                                    "rich": "bold wordsbold words", "bold": 2}  # the HTML pasted too
+        backend.new_episode()
+        backend.goto(url)
+        assert _pasted(backend) == {"clipboard": "", "selection": "", "rich": "bold words", "bold": 1}
+        _click(backend, "#a")
+        backend.execute(Action.type("fresh"))
+        backend.execute(Action.hotkey("shift", "home"))
+        _click(backend, "#b", "middle")
+        assert backend.evaluate("document.querySelector('#b').value") == "fresh"  # this episode's own selection
     finally:
         backend.config.strict_isolation = False
 

@@ -82,3 +82,26 @@ def test_require_network_gives_the_episode_a_network(backend):
     assert len(interfaces) > 1
     backend.new_episode()
     assert not backend.has_network
+
+
+def test_the_terminal_output_is_the_focused_terminal_of_gnome_terminal_s_active_window(backend):
+    """As OSWorld's server reads it (``vm_terminal_output``): not the first terminal on the
+    desktop, the one the user is in; none while another app is active."""
+    client = backend.client
+
+    def terminals() -> list[str]:
+        listing = client.execute("wmctrl -l -x", shell=True)["output"].splitlines()
+        return [line.split()[0] for line in listing if "gnome-terminal" in line.lower()]
+
+    assert client.terminal_output() is None
+    for count, word in ((1, "first"), (2, "second")):
+        client.launch(["gnome-terminal"])
+        assert wait_until(lambda: len(terminals()) == count, 60)
+        assert wait_until(lambda: (client.terminal_output() or "").endswith("$"), 60)  # the new one, its prompt
+        backend.execute(Action.type(f"echo {word}-terminal\n"))
+        assert wait_until(lambda: f"\n{word}-terminal\n" in (client.terminal_output() or ""), 30)
+    assert "first-terminal" not in client.terminal_output()  # before: the first terminal of the tree
+    client.execute(["wmctrl", "-i", "-a", terminals()[0]])
+    assert wait_until(lambda: "\nfirst-terminal\n" in (client.terminal_output() or ""), 30)
+    client.launch(["mousepad"])
+    assert wait_until(lambda: client.terminal_output() is None, 60)

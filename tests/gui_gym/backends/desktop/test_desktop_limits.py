@@ -59,9 +59,11 @@ def answers(client: ServerClient) -> bool:
 def test_limits_are_checked():
     with pytest.raises(ValueError, match=r"SandboxLimits.tmp_mib must be a positive integer, received 0"):
         SandboxLimits(tmp_mib=0)
-    with pytest.raises(ValueError, match=r"user_processes_max \(64\) must be below pids_max \(64\)"):
-        SandboxLimits(pids_max=64, user_processes_max=64)
-    assert SandboxLimits().tmpfs_mib() == {"/home": 1024, "/tmp": 1024, "/var/tmp": 256, "/dev/shm": 512, "/run": 8}
+    with pytest.raises(ValueError, match=r"user_processes_max \(64\) and half of it for the agent's root \(96\) "
+                                         r"must be below pids_max \(96\)"):
+        SandboxLimits(pids_max=96, user_processes_max=64)
+    assert SandboxLimits().tmpfs_mib() == {"/home": 1024, "/tmp": 1024, "/var/tmp": 256, "/dev/shm": 512, "/run": 8,
+                                           "/root": 256}
 
 
 @pytest.mark.slow

@@ -10,6 +10,7 @@ import glob
 import json
 import os
 import secrets
+import shlex
 import socket
 import subprocess
 import sys
@@ -22,7 +23,7 @@ import psutil
 import pytest
 
 from gui_gym.actions import Action
-from gui_gym.backends.desktop.accounts import HOST_ID_BASE, host_ids
+from gui_gym.backends.desktop.accounts import HOST_ID_BASE, SUDO_ID, host_ids
 from gui_gym.backends.desktop.client import Endpoint, ServerClient, ServerError
 from gui_gym.backends.desktop.sandbox import PACKAGE_DIR, PACKAGE_ROOT, Sandbox, SandboxSpec, runtime_paths
 from gui_gym.runtime.waiting import wait_until
@@ -74,11 +75,20 @@ def test_the_sandbox_is_private(client):
         "Size(width=800, height=600)"
 
 
-def as_agent(client: ServerClient, code: str, *args: str) -> dict:
-    """Run Python `code` inside, as the agent's uid (its output: stdout parsed as JSON)."""
-    reply = client.execute(["python", "-c", textwrap.dedent(code), *args], timeout_s=60)
+def as_agent(client: ServerClient, code: str, *args: str, root: bool = False) -> dict:
+    """Run Python `code` inside, as the agent's uid, or with `root` as the root ``sudo`` gives
+    it (its output: stdout parsed as JSON)."""
+    command = ["python", "-c", textwrap.dedent(code), *args]
+    if root:
+        reply = client.execute(f"echo password | sudo -S {shlex.join(command)}", shell=True, timeout_s=60)
+    else:
+        reply = client.execute(command, timeout_s=60)
     assert reply["returncode"] == 0, reply
     return json.loads(reply["output"])
+
+
+AGENTS = [pytest.param(False, id="user"), pytest.param(True, id="sudo-root")]
+"""Who the agent runs as: ``user``, or the root it gets with sudo (the password is OSWorld's)."""
 
 
 def test_the_agent_is_an_unprivileged_stranger_to_the_host(sandbox, client):
@@ -109,7 +119,36 @@ def test_the_agent_is_an_unprivileged_stranger_to_the_host(sandbox, client):
     assert agents and agents[0].uids().real == host_ids(sandbox.pid)[1000]
 
 
-def test_nothing_of_the_host_is_writable_from_inside(sandbox, client):
+def test_the_root_sudo_gives_is_root_over_the_users_files_and_a_stranger_to_the_rest(sandbox, client):
+    """``sudo`` runs as uid 0 of a namespace of its own, which maps 0 to the sandbox's sudo id
+    and 1000 to ``user``, nothing else: root in the user's home, no more than anyone elsewhere."""
+    client.execute(["sh", "-c", "echo secret > ~/private.txt && chmod 600 ~/private.txt"])
+    seen = as_agent(client, """
+        import json, os, sys
+        try:
+            open("/etc/shadow").read(); shadow = "read"
+        except OSError as exc:
+            shadow = type(exc).__name__
+        os.chown("/home/user/private.txt", 0, 0)
+        os.mkdir("/home/user/Desktop/made-by-root")
+        print(json.dumps({"uid": os.getuid(), "map": open("/proc/self/uid_map").read().split(), "shadow": shadow,
+                          "private": open("/home/user/private.txt").read(), "root": sorted(os.listdir("/")),
+                          "package": os.listdir(sys.argv[1]), "gold": os.path.exists(sys.argv[2])}))
+    """, PACKAGE_DIR, str(OSWORLD_GOLD), root=True)
+    assert seen["uid"] == 0 and seen["map"] == ["0", "997", "1", "1000", "1000", "1"]
+    assert seen["private"] == "secret\n" and seen["shadow"] == "PermissionError"
+    assert not {"srv", "mnt", "media", "boot"} & set(seen["root"]) and "suites" not in seen["package"]
+    assert not seen["gold"]
+    owners = client.execute("stat -c '%U %u' ~/private.txt ~/Desktop/made-by-root", shell=True)["output"]
+    assert owners == "root 997\nroot 997\n"  # listed as root's, as on the VM; not the server's uid 0
+    client.launch(["sh", "-c", "echo password | sudo -S sleep 60"])
+    assert wait_until(lambda: [p for p in psutil.Process(sandbox.pid).children(recursive=True) if p.name() == "sleep"], 20)
+    sleeper = next(p for p in psutil.Process(sandbox.pid).children(recursive=True) if p.name() == "sleep")
+    assert sleeper.uids().real == host_ids(sandbox.pid)[SUDO_ID] >= HOST_ID_BASE
+
+
+@pytest.mark.parametrize("root", AGENTS)
+def test_nothing_of_the_host_is_writable_from_inside(sandbox, client, root):
     before = set(glob.glob(os.path.join(tempfile.gettempdir(), "gui-gym-desktop-*")))
     seen = as_agent(client, """
         import json, os
@@ -122,7 +161,7 @@ def test_nothing_of_the_host_is_writable_from_inside(sandbox, client):
             except OSError as exc:
                 out[path] = type(exc).__name__
         print(json.dumps(out))
-    """)
+    """, root=root)
     assert seen == {"/run/gui-gym/fill": "PermissionError", "/run/fill": "PermissionError",
                     "/etc/fill": "OSError", "/usr/fill": "OSError", "/fill": "PermissionError"}  # OSError: read-only
     assert set(glob.glob(os.path.join(tempfile.gettempdir(), "gui-gym-desktop-*"))) == before  # no host folder
@@ -205,13 +244,21 @@ def test_a_sandbox_with_the_network_still_reaches_no_host_socket(host_listeners)
         box.stop()
 
 
-def test_the_evaluators_channel_is_out_of_the_agents_reach(sandbox, client):
+@pytest.mark.parametrize("root", AGENTS)
+def test_the_evaluators_channel_is_out_of_the_agents_reach(sandbox, client, root):
+    """Also as the root sudo gives: it is not the server's uid, and has no capability over
+    anything of the server's or the display's."""
     server_pid = json.loads(client.execute("ps -o pid= -C python -u root | head -1", shell=True)["output"] or "0")
     display_pid = int(client.execute("ps -o pid= -C Xvfb", shell=True)["output"])
     seen = as_agent(client, """
-        import json, os, signal, socket, stat, sys
+        import ctypes, json, os, signal, socket, stat, sys
         server, display, runtime = int(sys.argv[1]), int(sys.argv[2]), json.loads(sys.argv[3])
         out, dump = {}, []
+
+        def _trace(pid):
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.ptrace(16, pid, None, None) != 0:  # PTRACE_ATTACH
+                raise OSError(ctypes.get_errno(), "ptrace")
 
         def attempt(name, call):
             try:
@@ -225,6 +272,8 @@ def test_the_evaluators_channel_is_out_of_the_agents_reach(sandbox, client):
         fake = socket.socket(socket.AF_UNIX)
         attempt("bind a socket in its place", lambda: fake.bind("/run/gui-gym/server.sock"))
         attempt("connect to the server", lambda: socket.socket(socket.AF_UNIX).connect("/run/gui-gym/server.sock"))
+        attempt("replace sudo's socket", lambda: os.unlink("/run/gui-gym-sudo/socket"))
+        attempt("trace the server", lambda: _trace(server))
         for part in ("environ", "mem", "fd/0", "root/run/gui-gym"):
             attempt(f"read the server's {part}", lambda: open(f"/proc/{server}/{part}", "rb").read(1))
         attempt("stop the server", lambda: os.kill(server, signal.SIGTERM))
@@ -245,7 +294,7 @@ def test_the_evaluators_channel_is_out_of_the_agents_reach(sandbox, client):
             except OSError:
                 pass
         print(json.dumps({"out": out, "dump": "".join(dump)}))
-    """, str(server_pid), str(display_pid), json.dumps([*runtime_paths(), PACKAGE_DIR]))
+    """, str(server_pid), str(display_pid), json.dumps([*runtime_paths(), PACKAGE_DIR]), root=root)
     assert server_pid and set(seen["out"].values()) == {"PermissionError"}, seen["out"]
     assert "--token-fd" in seen["dump"] and sandbox.token not in seen["dump"]  # before: /run/gui-gym/token
     assert client.screen_size() == (800, 600)  # the host still talks to its own server

@@ -3,6 +3,7 @@ conventions), the Xauthority record, the sandbox's accounts, id maps and command
 
 from __future__ import annotations
 
+import shlex
 import struct
 from pathlib import Path
 
@@ -11,7 +12,8 @@ import pytest
 from gui_gym.backends.desktop.accounts import HOST_ID_BASE, account_files, id_map
 from gui_gym.backends.desktop.limits import SandboxLimits
 from gui_gym.backends.desktop.sandbox import Sandbox, SandboxSpec
-from gui_gym.backends.desktop.session import normalize_command, xauthority_entry
+from gui_gym.backends.desktop.commands import RUN_SCRIPT, normalize_command
+from gui_gym.backends.desktop.session import xauthority_entry
 
 
 def test_commands_follow_osworld_conventions(monkeypatch):
@@ -23,6 +25,19 @@ def test_commands_follow_osworld_conventions(monkeypatch):
         normalize_command([], shell=False)
 
 
+def test_python_lines_of_task_files_run_isolated():
+    assert normalize_command(["python", "-c", "import pyautogui"], shell=False, setup=True) == [
+        "python", "-I", "-c", "import pyautogui"]
+    assert normalize_command(["python3", "-c", "x"], shell=False, setup=True)[:2] == ["python3", "-I"]
+    assert normalize_command(["python", "-c", "x"], shell=False) == ["python", "-c", "x"]  # a getter's: the user's own
+    assert normalize_command(["python3", "/home/user/a.py", "-n"], shell=False) == [
+        "python3", "-I", "-c", RUN_SCRIPT, "/home/user/a.py", "-n"]
+    assert normalize_command("python /home/user/Desktop/script.py", shell=True) == shlex.join(
+        ["python", "-I", "-c", RUN_SCRIPT, "/home/user/Desktop/script.py"])
+    assert normalize_command("python a.py | grep x", shell=True) == "python a.py | grep x"  # not one simple command
+    assert normalize_command(["python", "-m", "pip"], shell=False) == ["python", "-m", "pip"]
+
+
 def test_xauthority_record_layout():
     record = xauthority_entry("osworld", "0", b"\x01" * 16)
     family, host_len = struct.unpack(">HH", record[:4])
@@ -30,22 +45,26 @@ def test_xauthority_record_layout():
     assert record.endswith(struct.pack(">H", 16) + b"\x01" * 16) and b"MIT-MAGIC-COOKIE-1" in record
 
 
-def test_account_files_name_the_sandboxs_three_ids():
+def test_account_files_name_the_sandboxs_five_ids():
+    """The server's root first (``root`` is uid 0 to whoever looks the name up), then the root
+    sudo gives, named root too (what it makes lists as root's), the evaluator's runs, the display
+    and the user."""
     files = account_files()
     passwd = files["passwd"].splitlines()
-    assert passwd[:3] == ["root:x:0:0:root:/root:/usr/sbin/nologin",
+    assert passwd[:5] == ["root:x:0:0:root:/root:/usr/sbin/nologin", "root:x:997:997:root:/root:/bin/bash",
+                          "gui-gym-eval:x:998:998:gui-gym-eval:/nonexistent:/usr/sbin/nologin",
                           "gui-gym-display:x:999:999:gui-gym-display:/nonexistent:/usr/sbin/nologin",
                           "user:x:1000:1000:user:/home/user:/bin/bash"]
-    for uid in ("0", "999", "1000"):
+    for uid in ("0", "997", "998", "999", "1000"):
         assert len([line for line in passwd if line.split(":")[2] == uid]) == 1
-    assert files["group"].splitlines()[2] == "user:x:1000:"
+    assert files["group"].splitlines()[4] == "user:x:1000:"
 
 
 def test_each_sandbox_maps_its_ids_to_host_ids_of_its_own():
     first, second = id_map(4242).splitlines(), id_map(4243).splitlines()
     hosts = [int(line.split()[1]) for line in first + second]
-    assert [line.split()[0] for line in first] == ["0", "999", "1000"]
-    assert len(set(hosts)) == 6 and min(hosts) >= HOST_ID_BASE and max(hosts) < 2 ** 31
+    assert [line.split()[0] for line in first] == ["0", "997", "998", "999", "1000"]
+    assert len(set(hosts)) == 10 and min(hosts) >= HOST_ID_BASE and max(hosts) < 2 ** 31
 
 
 def test_sandbox_command_line():

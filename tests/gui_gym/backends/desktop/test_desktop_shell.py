@@ -70,3 +70,30 @@ def test_an_agent_renames_a_desktop_folder_through_a_terminal_it_opens_with_ctrl
         assert terminated and reward == 1.0, info.get("evaluation")
     finally:
         env.close()
+
+
+PROFILE = "org.gnome.Terminal.Legacy.Profile:/org/gnome/terminal/legacy/profiles:/:$P/"
+TERMINAL_SIZE = (f"""P=$(gsettings get org.gnome.Terminal.ProfilesList default | tr -d "'"); """
+                 f"gsettings set {PROFILE} default-size-columns 132; gsettings set {PROFILE} default-size-rows 43")
+"""What an agent types on the VM to solve os/13584542: GNOME Terminal's default profile opens
+new windows at 132x43."""
+
+
+@pytest.mark.slow
+def test_the_terminal_size_task_scores_1_on_openbox_with_the_agents_terminal_left_open(osworld_tasks):
+    """os/13584542: its evaluation opens a new terminal (ctrl+alt+t), types ``stty size`` and
+    reads the terminal's text: GNOME Terminal's, at the profile's size, although the agent's own
+    terminal is still open (before: LXTerminal ignored the profile, and the first terminal of the
+    desktop was read, the agent's)."""
+    import gymnasium as gym
+
+    env = gym.make("GUI/OSWorld-v0", tasks=osworld_tasks, domains=["os"], provider="local", shell="openbox",
+                   screen_size=(1920, 1080), allow_download=False, pool_size=0)
+    try:
+        before, _ = env.reset(options={"task_id": "13584542-872b-42d8-b299-866967b5c3ef"})
+        run_in_a_terminal(env, before, TERMINAL_SIZE)
+        _, reward, terminated, _, info = env.step("DONE")
+        assert terminated and reward == 1.0, info.get("evaluation")
+        assert "43 132" in info["evaluation"]["metrics"][0]["read"]
+    finally:
+        env.close()

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gui_gym.backends.desktop import vm_state
+from gui_gym.backends.desktop.gnome import missing_packages
 from gui_gym.backends.desktop.vm_state import VIDEO_PLAYER, VOLUME_PERCENT, video_types, write_home_state, write_system_state
 
 
@@ -22,7 +23,10 @@ def test_the_home_has_the_vm_s_volume_and_a_chrome_profile_that_has_run(tmp_path
     assert script == [".include /etc/pulse/default.pa", f"set-sink-volume @DEFAULT_SINK@ {65536 * VOLUME_PERCENT // 100}"]
     assert VOLUME_PERCENT < 100
     profile = tmp_path / "home/.config/google-chrome"
-    assert json.loads((profile / "Default/Preferences").read_text()) == {} and (profile / "First Run").is_file()
+    preferences = json.loads((profile / "Default/Preferences").read_text())
+    assert preferences["default_search_provider_data"]["template_url_data"]["short_name"] == "Google"
+    assert preferences["signin"] == {"allowed": False, "allowed_on_next_startup": False}
+    assert (profile / "First Run").is_file()
 
 
 def test_without_pulseaudio_no_script_is_written(tmp_path, monkeypatch):
@@ -67,3 +71,27 @@ def test_in_a_sandbox_the_evaluators_read_the_vm_s_values():
         assert backend.client.execute(["xdg-mime", "query", "default", "video/mp4"])["output"] == "vlc.desktop\n"
     finally:
         backend.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shell", [
+    "openbox", pytest.param("gnome", marks=pytest.mark.skipif(bool(missing_packages()), reason="GNOME is not installed"))])
+def test_the_volume_task_scores_1_once_an_agent_turns_it_up_in_a_terminal(osworld_tasks, shell):
+    """os/28cc3b7e with the VM's solution: ``pactl`` in a terminal reaches the user's PulseAudio,
+    which runs from the start (before: "Connection refused", the evaluator started PulseAudio
+    itself and read 40 %, the task scored 0); left alone it scores 0."""
+    import gymnasium as gym
+
+    from tests.fakes.keyboard_agent import run_in_a_terminal
+
+    env = gym.make("GUI/OSWorld-v0", tasks=osworld_tasks, domains=["os"], provider="local", shell=shell,
+                   screen_size=(1280, 800), allow_download=False, pool_size=0)
+    try:
+        for solve, score in ((False, 0.0), (True, 1.0)):
+            before, _ = env.reset(options={"task_id": "28cc3b7e-b194-4bc9-8353-d04c0f4d56d2"})
+            if solve:
+                run_in_a_terminal(env, before, "pactl set-sink-volume @DEFAULT_SINK@ 100%")
+            _, reward, terminated, _, info = env.step("DONE")
+            assert terminated and reward == score, info.get("evaluation")
+    finally:
+        env.close()

@@ -35,7 +35,7 @@ class FakeCapture:
 def opened(tmp_path, monkeypatch):
     (tmp_path / "todo.txt").write_text("")
     launched = []
-    session = SimpleNamespace(env={}, launch=launched.append)
+    session = SimpleNamespace(env={}, launch=launched.append, home=tmp_path, openable=lambda path: path.is_file())
     monkeypatch.setattr(windows, "find_window", lambda env, name: WINDOW if name == "todo.txt" else None)
     monkeypatch.setattr(windows, "SPARSE_WINDOW_S", 0.2)
 

@@ -121,8 +121,9 @@ def test_the_official_protocol_keeps_the_first_screenshots_in_order_and_shows_no
     assert [_level(url) // 10 for url in final.images()] == [0, 2]
     text = parts[0]["text"]
     assert text.startswith("User Task: What does the Tidal Zen Yoga Mat cost?\n\nKey Points: \n1. Open the mat\n"
-                           "2. Read its price\n\nAction History:\n1. CLICK (10, 20)\n2. TYPE 'yoga mat'\n\n")
-    assert text.endswith(":\n1. screen 0 shows the mat.\n2. screen 2 shows the mat.")
+                           "2. Read its price\n\nAction History:\n1. <agent_text>\"CLICK (10, 20)\"</agent_text>\n"
+                           "2. <agent_text>\"TYPE 'yoga mat'\"</agent_text>\n\n")
+    assert text.endswith(':\n1. "screen 0 shows the mat."\n2. "screen 2 shows the mat."')
     assert "$42" not in text
     record = json.loads((tmp_path / "official" / "verdict.json").read_text())
     assert record["settings"]["protocol"] == "official" and record["response"].endswith("Status: unsuccessful")
@@ -134,7 +135,8 @@ def test_without_kept_screenshots_the_verdict_has_no_snapshot_section():
         verdict = _judge(server).evaluate(_trajectory(2))
         final = server.requests[-1]
     assert verdict.status == "failure" and final.images() == []             # no "status:": a failure
-    assert _text(final).endswith("Action History:\n1. CLICK (10, 20)\n2. TYPE 'yoga mat'")
+    assert _text(final).endswith("Action History:\n1. <agent_text>\"CLICK (10, 20)\"</agent_text>\n"
+                                 "2. <agent_text>\"TYPE 'yoga mat'\"</agent_text>")
 
 
 def test_protocols_are_named_and_checked():
@@ -142,7 +144,7 @@ def test_protocols_are_named_and_checked():
         strict = WebJudge(OpenAIClient(model="m", base_url=server.base_url))
         official = _judge(server)
         assert strict.settings["protocol"] == "strict" and official.settings["protocol"] == "official"
-        assert strict.settings != official.settings and "webjudge-official-v1" in official.identity
+        assert strict.settings != official.settings and "webjudge-official-v2" in official.identity
         with pytest.raises(ValueError, match=r"protocol must be one of \['strict', 'official', 'keypoint'\], "
                                              r"received 'loose'"):
             WebJudge(strict.judge, protocol="loose")

@@ -52,7 +52,7 @@ def test_format_writes_the_answer_text():
 # What MMBench-GUI's own evaluation makes of the same outputs. It stores the model's raw
 # response as the prediction and reads it with `parser_answers_into_option`
 # (open-compass/MMBench-GUI utils/misc.py:69-83, called from
-# benchmarks/l1_content_understanding.py:97-106 and 315-336): six patterns in order over the
+# its l1_content_understanding.py:97-106 and 315-336): six patterns in order over the
 # whole text, the first that matches anywhere wins. Pattern 4, `^[ \t]*([A-F])[\.:]?` per
 # line, matches the "A" opening an "Action:" line and the "f" opening a "finished(" line.
 UITARS_B = "Thought: the heading says Form.\nAction: finished(content='B')"

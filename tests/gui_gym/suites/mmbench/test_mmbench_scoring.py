@@ -97,7 +97,7 @@ def test_breakdown_and_tables():
 
 
 def test_official_l1_scores_are_nan_where_a_platform_lacks_a_difficulty():
-    """open-compass/MMBench-GUI benchmarks/matrics.py:8-38 (normal) and 41-88 (weighted):
+    """open-compass/MMBench-GUI, its matrics.py:8-38 (normal) and 41-88 (weighted):
     every platform of the whole result is scored under every difficulty; os_mac has no medium
     question, so its medium cell is np.mean([]) = NaN on 0 samples, and the medium level score,
     np.sum over score * sample_num (NaN * 0 = NaN) / 2, is NaN. Easy is unaffected."""

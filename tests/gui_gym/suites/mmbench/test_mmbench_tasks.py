@@ -197,7 +197,7 @@ def test_edge_cases_through_the_env(edge_root, task, output, context, reward):
 def test_answers_official_scores_what_the_official_parser_reads():
     """A UI-TARS answer naming the right letter: by default it scores; with answers="official"
     the letter read is the "A" opening its "Action:" line (open-compass/MMBench-GUI
-    utils/misc.py:69-83 over the raw prediction, benchmarks/l1_content_understanding.py:315-336),
+    utils/misc.py:69-83 over the raw prediction, its l1_content_understanding.py:315-336),
     so it scores only where A is right. The report says which reading was used."""
     meant = gym.make(L1_ID, data_root="sample")
     official = gym.make(L1_ID, data_root="sample", answers="official")

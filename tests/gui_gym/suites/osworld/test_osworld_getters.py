@@ -236,3 +236,72 @@ def test_googledrive_file_through_the_drive_api(ctx, tmp_path, monkeypatch):  # 
     finally:
         server.shutdown()
         shutil.rmtree(settings.parent, ignore_errors=True)
+
+
+def test_one_getter_call_reads_a_bounded_total_of_files(vm, ctx):  # noqa: F811
+    """The attack: a 15 MB ``.desktop`` file under 40 more names (hard links cost the agent no
+    room) each read whole, +1,205 MiB in the host; a cap per file had no total. Now the
+    files of one call share `max_host_parse_bytes` and count at each name; their number is
+    bounded too. The control: small shortcuts read as before."""
+    import dataclasses
+
+    from gui_gym.errors import LimitExceededError
+
+    original = vm._route
+
+    def route(method, path, request):
+        if path == "/list_directory":
+            names = [n.rsplit("/", 1)[1] for n in vm.files if n.startswith("/home/user/Desktop/")]
+            return 200, {"directory_tree": {"name": "Desktop", "type": "directory",
+                                            "children": [{"name": n, "type": "file"} for n in names]}}
+        return original(method, path, request)
+    vm._route = route
+    vm.files.update({"/home/user/Desktop/a.desktop": b"Name=A\n", "/home/user/Desktop/b.desktop": b"Name=B\n"})
+    assert get(ctx, type="shortcuts_on_desktop") == {"a.desktop": "Name=A\n", "b.desktop": "Name=B\n"}
+    ctx.limits = dataclasses.replace(ctx.limits, max_host_parse_bytes=1 << 20)
+    vm.files.update({f"/home/user/Desktop/game-{i}.desktop": b"a" * (600 << 10) for i in range(3)})
+    with pytest.raises(LimitExceededError, match="the files one getter reads are over 1048576 bytes in all"):
+        get(ctx, type="shortcuts_on_desktop")
+    ctx.limits = dataclasses.replace(ctx.limits, max_host_parse_bytes=16 << 20, max_getter_files=4)
+    with pytest.raises(LimitExceededError, match="5 files to read, over the 4 one getter reads"):
+        get(ctx, type="shortcuts_on_desktop")
+
+
+def test_a_profile_file_past_its_bound_scores_zero_not_osworlds_fallback(vm, ctx):  # noqa: F811
+    """A Preferences file too big to read gave OSWorld's fallback answer (for some getters the
+    answer a task expects); now it is a bound the agent went past. A file that does not parse
+    still gives the fallback, as in OSWorld."""
+    import dataclasses
+
+    from gui_gym.errors import LimitExceededError
+
+    preferences = "/home/user/.config/google-chrome/Default/Preferences"
+    ctx.limits = dataclasses.replace(ctx.limits, max_host_parse_bytes=1 << 10)
+    vm.files[preferences] = b" " * 2048
+    with pytest.raises(LimitExceededError, match="over the 1024 bytes allowed"):
+        get(ctx, type="enable_do_not_track")
+    vm.files[preferences] = b"[" * 1000
+    assert get(ctx, type="enable_do_not_track") == "false"
+
+
+def test_a_presentation_that_unpacks_past_its_bounds_is_refused(vm, ctx, tmp_path):  # noqa: F811
+    """The attack: a 510 KiB presentation whose slide audio unpacks to 512 MiB (written to the
+    host's disk before) and a 765 KiB one whose slide relationships unpack to 768 MiB (read into
+    the host's memory before)."""
+    import zipfile
+
+    from gui_gym.errors import LimitExceededError
+
+    rels = ('<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship '
+            'Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/audio" '
+            'Target="../media/s.mp3"/></Relationships>')
+    for parts, message in (({"ppt/slides/_rels/slide1.xml.rels": rels.encode(), "ppt/media/s.mp3": 64 << 20},
+                            "member ppt/media/s.mp3 unpacks"),
+                           ({"ppt/slides/_rels/slide1.xml.rels": 64 << 20}, "member ppt/slides/_rels/slide1.xml.rels")):
+        with zipfile.ZipFile(tmp_path / "d.pptx", "w", zipfile.ZIP_DEFLATED) as deck:
+            for name, data in parts.items():
+                deck.writestr(name, data if isinstance(data, bytes) else bytes(data))
+        vm.files["/home/user/d.pptx"] = (tmp_path / "d.pptx").read_bytes()
+        with pytest.raises(LimitExceededError, match=message):
+            get(ctx, type="audio_in_slide", ppt_file_path="/home/user/d.pptx", slide_index=0, dest="a.mp3")
+        assert not (ctx.scratch / "ppt" / "media").exists()

@@ -9,7 +9,7 @@ import pytest
 from gui_gym.errors import LimitExceededError, MissingResourceError
 from gui_gym.runtime.bounded_call import Bounds, CallFailed, call_bounded
 
-HERE = "tests.gui_gym.runtime.test_bounded_call"
+HERE = "tests.gui_gym.runtime.test_runtime_bounded_call"
 
 
 def grow(mib: int) -> int:
@@ -33,6 +33,17 @@ def missing() -> None:
 
 def broken() -> None:
     raise ValueError("not a workbook")
+
+
+def empty_lists(count: int) -> list:
+    return [[] for _ in range(count)]
+
+
+def nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
 
 
 def vm_hwm_kib() -> int:
@@ -65,3 +76,19 @@ def test_typed_errors_keep_their_type_and_others_are_call_failures():
         call_bounded(f"{HERE}:missing", (), Bounds())
     with pytest.raises(CallFailed, match="ValueError: not a workbook"):
         call_bounded(f"{HERE}:broken", (), Bounds())
+
+
+def test_an_answer_too_costly_to_read_back_is_a_limit_and_never_reaches_the_caller():
+    """The attack: an answer under the byte cap that is costly to read back (4M empty lists
+    are 16.0 MB of JSON, under the 16 MiB cap, and ~+270 MiB to read), or nested past what
+    JSON can write (the child died writing it)."""
+    with open("/proc/self/clear_refs", "w") as refs:
+        refs.write("5")
+    before = vm_hwm_kib()
+    with pytest.raises(LimitExceededError, match="the answer holds over 500000 values"):
+        call_bounded(f"{HERE}:empty_lists", (4_000_000,), Bounds())  # 16.0 MB of JSON
+    assert vm_hwm_kib() - before < 50 << 10
+    with pytest.raises(LimitExceededError, match="the answer is nested over 100 levels deep"):
+        call_bounded(f"{HERE}:nested", (5_000,), Bounds())
+    assert len(call_bounded(f"{HERE}:empty_lists", (50_000,), Bounds())) == 50_000
+    assert call_bounded(f"{HERE}:nested", (99,), Bounds()) == nested(99)

@@ -150,3 +150,34 @@ def test_gymnasium_check_env_passes_on_the_recorded_env(tmp_path):
     finally:
         env.close()
     assert any(tmp_path.glob("*/step_0000.png"))
+
+
+def _nested(depth: int) -> dict:
+    """What an agent gets from ``json.loads`` of a model's answer nested `depth` deep."""
+    return json.loads('{"a": ' * depth + "1" + "}" * depth)
+
+
+def test_any_action_an_agent_returns_is_recorded_bounded_and_the_episode_goes_on(demo, tmp_path):
+    """The attack: a 600-deep JSON mapping as the action. The env refused it (right), then the
+    record raised RecursionError and the agent's failure became an env error (the harness's
+    ``recorder.step`` raised). Also a list that holds itself, a structure whose parts are
+    shared (2**60 leaves written out) and a string of 10 MB."""
+    shared = [1]
+    for _ in range(60):
+        shared = [shared, shared]
+    looped: list = []
+    looped.append(looped)
+    env = TrajectoryRecorder(demo, tmp_path)
+    env.reset(seed=0, options={"task_id": "demo.press-button"})
+    for action in (_nested(600), looped, shared, "x" * 10_000_000):
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert info["action_error"] and not terminated and reward == 0.0
+    terminated = False
+    while not terminated:
+        terminated = env.step(env.unwrapped.oracle_action())[2]
+    lines = _lines(tmp_path / "demo.press-button__seed0")
+    deep, loop, dag, long = (line["action"] for line in lines[1:5])
+    assert "<cut: nested deeper than 100 levels>" in deep and deep.count('{"a": ') == 100
+    assert loop == '["<cut: a container inside itself>"]'
+    assert "<cut:" in dag and len(dag) < 70_000 and len(long) < 70_000 and long.endswith("more characters>")
+    assert lines[-1]["terminated"] is True and read_result(tmp_path / "demo.press-button__seed0").success is True

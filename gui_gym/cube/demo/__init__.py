@@ -1,0 +1,1 @@
+"""The demo suite (``GUI/Demo-v0``) as the CUBE benchmark ``gui-gym-demo``."""

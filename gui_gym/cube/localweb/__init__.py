@@ -1,0 +1,1 @@
+"""LocalWeb (``GUI/LocalWeb-v0``) as the CUBE benchmark ``gui-gym-localweb``."""

@@ -1,0 +1,1 @@
+"""MiniWoB++ (``GUI/MiniWoB-v0``) as the CUBE benchmark ``gui-gym-miniwob``."""

@@ -1,0 +1,107 @@
+"""The evaluator's file operations on the desktop (`user_files.py`, run as a script the way the
+server runs it): each attack a home can hold (a link, a hard link, a FIFO, a folder in the
+way) is performed, with the plain case beside it as the control. The same script runs as the
+sandbox's ``user`` in test_osworld_hostile_home.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from gui_gym.backends.desktop import user_files
+from gui_gym.backends.desktop.session import USER_FILES
+
+
+def run(*arguments: str, data: bytes = b"") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-I", "-S", str(USER_FILES), *arguments], input=data,
+                          capture_output=True, timeout=30)
+
+
+def write(path: Path, data: bytes, mtime: int = 1_700_000_000) -> subprocess.CompletedProcess:
+    return run("write", str(path), str(mtime), data=data)
+
+
+def read(path: Path, max_bytes: int = 1 << 20) -> bytes | None:
+    done = run("read", str(path), str(max_bytes))
+    return done.stdout if done.returncode == 0 else None
+
+
+def test_a_plain_write_makes_its_folders_and_sets_the_time(tmp_path):
+    target = tmp_path / "a" / "b" / "gold.xlsx"
+    assert write(target, b"GOLD").returncode == 0
+    assert target.read_bytes() == b"GOLD" and int(target.stat().st_mtime) == 1_700_000_000
+    assert write(target, b"NEW").returncode == 0 and target.read_bytes() == b"NEW"  # a regular file is replaced
+    assert sorted(p.name for p in target.parent.iterdir()) == ["gold.xlsx"]  # no temporary file left
+
+
+def test_a_write_never_goes_through_a_link(tmp_path):
+    mine = tmp_path / "Employee.xlsx"
+    mine.write_bytes(b"AGENT")
+    (tmp_path / "Employee_gold.xlsx").symlink_to(mine)
+    done = write(tmp_path / "Employee_gold.xlsx", b"GOLD")
+    assert done.returncode == user_files.IN_THE_WAY and b"is a symbolic link, where the file goes" in done.stderr
+    assert mine.read_bytes() == b"AGENT"
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "linked").symlink_to(tmp_path / "elsewhere")
+    done = write(tmp_path / "linked" / "gold.xlsx", b"GOLD")
+    assert done.returncode == user_files.IN_THE_WAY and b"linked is a symbolic link, where a folder goes" in done.stderr
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_a_write_over_a_hard_link_leaves_the_other_name_as_it_was(tmp_path):
+    mine = tmp_path / "Employee.xlsx"
+    mine.write_bytes(b"AGENT")
+    os.link(mine, tmp_path / "Employee_gold.xlsx")
+    assert write(tmp_path / "Employee_gold.xlsx", b"GOLD").returncode == 0
+    assert (tmp_path / "Employee_gold.xlsx").read_bytes() == b"GOLD" and mine.read_bytes() == b"AGENT"
+
+
+def test_a_folder_fifo_or_socket_in_the_way_is_refused_and_left_alone(tmp_path):
+    (tmp_path / "folder").mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(tmp_path / "socket"))
+        for name, what in (("folder", b"a folder"), ("fifo", b"a FIFO"), ("socket", b"a socket")):
+            done = write(tmp_path / name, b"GOLD")
+            assert done.returncode == user_files.IN_THE_WAY and what + b", where the file goes" in done.stderr
+    (tmp_path / "file").write_bytes(b"x")
+    done = write(tmp_path / "file" / "below.txt", b"GOLD")
+    assert done.returncode == user_files.IN_THE_WAY and b"file is a regular file, where a folder goes" in done.stderr
+    assert (tmp_path / "folder").is_dir() and (tmp_path / "fifo").is_fifo() and (tmp_path / "file").read_bytes() == b"x"
+
+
+def test_a_read_takes_a_regular_file_through_no_link_and_never_waits_on_a_fifo(tmp_path):
+    (tmp_path / "real.txt").write_bytes(b"0123456789")
+    assert read(tmp_path / "real.txt") == b"0123456789" and read(tmp_path / "real.txt", 4) == b"0123"
+    (tmp_path / "link.txt").symlink_to(tmp_path / "real.txt")
+    (tmp_path / "dir").symlink_to(tmp_path)
+    os.mkfifo(tmp_path / "fifo")  # no writer: a blocking open would wait for good
+    (tmp_path / "folder").mkdir()
+    for path in ("link.txt", "dir/real.txt", "fifo", "folder", "missing", "real.txt/below"):
+        assert read(tmp_path / path) is None, path
+
+
+def test_check_finds_files_and_folders_through_no_link(tmp_path):
+    (tmp_path / "a.txt").write_text("x")
+    (tmp_path / "link").symlink_to(tmp_path / "a.txt")
+    os.mkfifo(tmp_path / "fifo")
+    assert [run("check", str(tmp_path / name)).returncode for name in ("a.txt", ".", "link", "fifo", "none")] == [
+        0, 0, user_files.MISSING, user_files.MISSING, user_files.MISSING]
+
+
+def test_a_listing_enters_no_link(tmp_path):
+    (tmp_path / "docs" / "deep").mkdir(parents=True)
+    (tmp_path / "docs" / "a.txt").write_text("a")
+    (tmp_path / "docs" / "loop").symlink_to(tmp_path)  # followed, it would never end
+    (tmp_path / "docs" / "deep" / "b.txt").write_text("b")
+    done = run("list", str(tmp_path / "docs"))
+    assert json.loads(done.stdout) == {"name": "docs", "type": "directory", "children": [
+        {"name": "a.txt", "type": "file"},
+        {"name": "deep", "type": "directory", "children": [{"name": "b.txt", "type": "file"}]},
+        {"name": "loop", "type": "file"}]}
+    (tmp_path / "linked").symlink_to(tmp_path / "docs")
+    assert run("list", str(tmp_path / "linked")).returncode == user_files.MISSING
