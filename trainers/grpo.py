@@ -281,7 +281,8 @@ def update(policy: TrainableAgent, optimizer: torch.optim.Optimizer, items: Sequ
     each a clipped-loss step (+ k3 KL to `reference`) with gradient clipping, its gradient
     accumulated over micro-batches of `cfg.micro_batch_steps` steps. A method may give
     off-policy tokens a loss of its own (`off_policy_loss`) and add its diagnostics
-    (`update_stats`)."""
+    (`update_stats`). The stats returned hold the count of tokens trained on
+    (`gui_gym.trainers.metrics.TRAINED_TOKENS`)."""
     items = [item for item in items if len(item.rollout)]
     if not items:
         return {}
@@ -303,6 +304,7 @@ def update(policy: TrainableAgent, optimizer: torch.optim.Optimizer, items: Sequ
             for key, value in {**step_stats, metrics.GRAD_NORM: float(grad_norm)}.items():
                 stats.setdefault(key, []).append(value)
     out = {key: sum(values) / len(values) for key, values in stats.items()}
+    out[metrics.TRAINED_TOKENS] = float(sum(len(s.token_ids) for item in items for s in item.rollout.steps))
     if update_stats is not None:
         out.update(update_stats(items, old))
     return out

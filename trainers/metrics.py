@@ -34,6 +34,9 @@ NO_SIGNAL_GROUPS = "charts/no_signal_groups"
 """Groups whose scores are all equal: GRPO's advantage is 0 on every rollout."""
 EQUAL_PROGRESS_GROUPS = "charts/equal_progress_groups"
 """Groups whose progress is all equal: PAGE's A_inter is 0 on every rollout."""
+TRAINED_TOKENS = "charts/trained_tokens"
+"""Generated tokens the iteration's update trained on, each counted once (every epoch passes
+over each): injected trajectories and branched continuations included."""
 ROLLOUT_TIME_S = "charts/rollout_time_s"
 UPDATE_TIME_S = "charts/update_time_s"
 

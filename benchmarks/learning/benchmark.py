@@ -9,24 +9,28 @@ GRPO where the base alone never succeeds, at the same episode budget, over many 
   BEPA's base also saw half its demonstrations acted on the expert plan, on templates where
   only the plan names the right element, so it learns to follow a plan from its input.
 - **Stage 1, the tasks.** RL trains on other templates, unseen in pretraining. PAGE's table:
-  "learnable" ones (one hidden stage: the base succeeds sometimes) and "compound" ones (two
-  hidden stages: rollouts stop at different milestones). BEPA's table: the base is measured on
+  "learnable" ones (one hidden stage: the base succeeds sometimes), "compound" ones (two
+  hidden stages: rollouts stop at different milestones) and "late" ones, whose first hidden
+  stage is deferred (a wrong click there looks right until the save rejects it); other
+  templates of the same three kinds are never trained on (held-out templates). BEPA's table: the base is measured on
   candidate templates (`gui_gym.benchmarks.learning.tasks`: sampled success, progress mean and spread,
   plan-conditioned success; cached in the results folder) and trains on the *expert-only* ones
-  (base ~0 alone, moderate on the plan), half of them covered by the expert, half held out.
+  (base ~0 alone, moderate on the plan), half of them covered by the expert, half held out;
+  each hidden stage has a second right element, the route the exploring expert may take.
   The env is TextWeb (`gui_gym.benchmarks.learning.textweb`): browser-free pages in the a11y tree's text form,
   so a seed costs seconds, not the hour LocalWeb's Chromium would need on this scale.
 - **Stage 2, RL.** Each arm trains the base for the same number of episodes on a fixed set of
   instances per task, then is evaluated greedily; the base is measured the same way.
-- **Statistics.** Per-seed success per split; one-sided Welch t-tests of each arm against
-  GRPO with Holm's correction, bootstrap 95 % intervals of the gap, the power at the seeds
-  run and the seeds 80 % power needs (`gui_gym.benchmarks.learning.stats`).
+- **Statistics.** Per-seed success per split; two-sided Welch t-tests of each arm against
+  GRPO (an arm can be worse) with Holm's correction, bootstrap 95 % intervals of the gap, the
+  power at the seeds run and the seeds 80 % power needs (`gui_gym.benchmarks.learning.stats`). A
+  pre-registered run (`--plan`, `gui_gym.benchmarks.learning.plan`) takes its seeds, arms and learning rates
+  from a plan file committed before it and reports the plan's primary test and its decision.
 
-    python -m gui_gym.benchmarks.learning --quick          # 3 seeds of GRPO and PAGE: checks the direction
-    python -m gui_gym.benchmarks.learning                  # PAGE's table: 12 seeds per arm
-    python -m gui_gym.benchmarks.learning --table bepa     # BEPA's ablation, off-distribution expert: 10 seeds per arm
-    python -m gui_gym.benchmarks.learning --table bepa --quick   # GRPO, replacement and BEPA with it: 3 seeds
-    python -m gui_gym.benchmarks.learning --resume --seeds 26 --arms page   # 14 more seeds of GRPO and PAGE
+    python -m gui_gym.benchmarks.learning --quick          # GRPO, PAGE, PAGE with the reader: checks the direction
+    python -m gui_gym.benchmarks.learning                  # PAGE's table: 5 arms, 10 seeds per arm
+    python -m gui_gym.benchmarks.learning --table bepa     # BEPA's ablation, the exploring expert: 10 seeds per arm
+    python -m gui_gym.benchmarks.learning --plan benchmarks/learning/plans/page-r3.md   # a pre-registered run
 """
 
 from __future__ import annotations
@@ -42,8 +46,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from gui_gym.benchmarks.learning.report import (TABLES, comparison_pairs, family, plot, selection_table, stats_lines,
-                                                table)
+from gui_gym.benchmarks.learning.report import (SELECTION_SPLITS, TABLES, comparison_pairs, family, plot,
+                                                selection_table, stats_lines, table)
 from gui_gym.records import append_jsonl, read_jsonl
 from gui_gym.runtime.processes import die_with_parent
 from gui_gym.trainers import metrics
@@ -62,14 +66,15 @@ ARMS: dict[str, tuple[str, dict[str, Any]]] = {
     "grpo-progress": ("page", {"lam": 0.0, "inter_norm_std": True}),
     "page-reader": ("page-reader", {"rounds": 3, "aggregate": "mean"}),
     "page-biased": ("page-biased", {"rounds": 3, "aggregate": "mean"}),
+    "page-learned": ("page-learned", {"rounds": 3, "aggregate": "mean"}),
     "replacement": ("bepa", {"seed_source": "expert", "mixing": "static"}),
     "level1": ("bepa", {"seed_source": "level1", "mixing": "static"}),
     "level2": ("bepa", {"seed_source": "expert", "mixing": "dynamic"}),
     "bepa": ("bepa", {"seed_source": "level1", "mixing": "dynamic"}),
-    "replacement-kb": ("bepa", {"seed_source": "expert", "mixing": "static", "expert": "keyboard"}),
-    "level1-kb": ("bepa", {"seed_source": "level1", "mixing": "static", "expert": "keyboard"}),
-    "level2-kb": ("bepa", {"seed_source": "expert", "mixing": "dynamic", "expert": "keyboard"}),
-    "bepa-kb": ("bepa", {"seed_source": "level1", "mixing": "dynamic", "expert": "keyboard"}),
+    "replacement-ex": ("bepa", {"seed_source": "expert", "mixing": "static", "expert": "explorer"}),
+    "level1-ex": ("bepa", {"seed_source": "level1", "mixing": "static", "expert": "explorer"}),
+    "level2-ex": ("bepa", {"seed_source": "expert", "mixing": "dynamic", "expert": "explorer"}),
+    "bepa-ex": ("bepa", {"seed_source": "level1", "mixing": "dynamic", "expert": "explorer"}),
 }
 """Arm name -> (method, config overrides). "page" is PAGE's default (A_inter unnormalized,
 centered A_intra, lambda 0.5); "page-std" divides A_inter by the group's std (docs/algorithms.md,
@@ -81,16 +86,21 @@ with probability `Setting.judge_flip_prob`, per round), K rounds, majority per c
 BEPA's ablation is {the expert's own trajectory, LEVEL-1's self-rolls} x {static mixing into
 every group, LEVEL-2's all-fail injection with refresh}: "replacement" (expert, static),
 "level1" (self-rolls, static), "level2" (expert, dynamic), "bepa" (both); there the expert is the
-oracle acting through the policy's own candidates (in-distribution). The "-kb" arms are the same
-four rows with an off-distribution expert, `KeyboardExpert` (Tab and Enter, never a click):
-its traces converted into the policy's action space, or its plans re-executed by LEVEL-1.
+oracle acting through the policy's own candidates and LEVEL-1 acts on the env's own expert plan
+(in-distribution). The "-ex" arms are the same four rows with `ExploringExpert`, which finds
+its own way by trial and error (no oracle, no expert plan): its traces (failed tries, Backs,
+second routes) injected as they are, or its plans, abstracted from its own traces, re-executed
+by LEVEL-1.
 "grpo-progress" is GRPO on PAGE's progress reward: the group's std-normalized advantage of the
 progress, no subtask term; against it, "page" isolates PAGE's own additions. "page-reader" and
 "page-biased" judge through PAGE's wrappers with `ReaderJudge`, which sees only the pages the
 agent saw and its actions, on criteria the project's extraction derived from the base's
 successful episodes: 3 rounds, each mark flipped with `Setting.reader_flip_prob`, mean per
 criterion as PAGE aggregates; "page-biased" adds the systematic errors (misses the criteria
-of unnamed elements, credits near misses). Their subtask spans are the reader's too."""
+of unnamed elements, credits near misses). Their subtask spans are the reader's too. The
+reader knows which element each click hit, so on TextWeb it holds the oracle's information;
+"page-learned" judges with `LearnedJudge`, a model trained on held-apart episodes that reads
+only the pages (never the actions), misled where a deferred stage's page looks fine."""
 
 
 @dataclass(frozen=True)
@@ -103,17 +113,24 @@ class Setting:
     """The first evaluation seed. Runs are deterministic, so a test after results on seeds
     0..n-1 were seen takes new ones (``--first-seed 200``): more seeds from 0 would contain the
     seen ones (optional stopping)."""
-    arms: tuple[str, ...] = ("grpo", "grpo-progress", "page", "page-reader", "page-biased")
+    arms: tuple[str, ...] = ("grpo", "page", "page-reader", "page-learned", "page-biased")
     lr_grid: tuple[float, ...] = (0.01, 0.02, 0.05)
     """Each arm's learning rate is the grid's value with the best selection score."""
-    selection_seeds: tuple[int, ...] = (100, 101)
+    selection_seeds: tuple[int, ...] = (100, 101, 102, 103)
     """Seeds of the selection runs (disjoint from the evaluation seeds)."""
+    learning_rates: tuple[tuple[str, float], ...] = ()
+    """Each arm's learning rate fixed in advance (a plan's), as (arm, rate) pairs: no
+    selection runs; empty: selected on the grid."""
     pretrain_templates: int = 12
     pretrain_instances: int = 8
     """Oracle demonstrations per pretraining template."""
     pretrain_epochs: int = 2
-    rl_templates: int = 6
-    """Half learnable (one hidden stage), half compound (two)."""
+    rl_templates: int = 4
+    """Ordinary RL templates, alternately learnable (one hidden stage) and compound (two)."""
+    late_templates: int = 2
+    """RL templates whose first hidden stage is deferred (a mistake there shows at the save)."""
+    new_templates: tuple[int, int] = (2, 1)
+    """Ordinary and late templates never trained on: the held-out templates."""
     instances: int = 4
     """Training instances per RL task (`GRPOConfig.instance_seeds`)."""
     eval_instances: int = 8
@@ -142,6 +159,11 @@ class Setting:
     extraction_episodes: int = 16
     """Sampled episodes of the base per training instance of each RL task, whose successes
     the criteria are extracted from (once, shared by every run)."""
+    judge_instances: int = 8
+    """Held-apart instances per RL task the learned judge is trained on
+    (`gui_gym.benchmarks.learning.judge_setup.judge_instances`)."""
+    judge_episodes: int = 4
+    """Sampled episodes of the base per held-apart instance."""
 
     def __post_init__(self) -> None:
         if len(self.lr_grid) < 1 or any(lr <= 0 for lr in self.lr_grid):
@@ -151,6 +173,11 @@ class Setting:
         if set(self.selection_seeds) & set(self.evaluation_seeds):
             raise ValueError(f"selection seeds {self.selection_seeds} overlap the evaluation seeds "
                              f"{self.first_seed}..{self.first_seed + self.seeds - 1}")
+        unknown = sorted(set(dict(self.learning_rates)) - set(self.arms))
+        missing = sorted(set(self.arms) - set(dict(self.learning_rates)))
+        if self.learning_rates and (unknown or missing):
+            raise ValueError(f"fixed learning rates must name exactly the arms: {missing} without one, "
+                             f"{unknown} not an arm")
 
     @property
     def evaluation_seeds(self) -> range:
@@ -158,15 +185,15 @@ class Setting:
         return range(self.first_seed, self.first_seed + self.seeds)
 
 
-QUICK = Setting(seeds=3, arms=("grpo", "page", "page-reader"), selection_seeds=(100,))
-"""The direction in under 15 minutes on 2 cores: GRPO, PAGE and PAGE with the reader judge,
+QUICK = Setting(seeds=3, arms=("grpo", "page", "page-learned"), selection_seeds=(100,))
+"""The direction in under 15 minutes on 2 cores: GRPO, PAGE and PAGE with the learned judge,
 the full grid on one selection seed (the full run's first), 3 evaluation seeds."""
-BEPA = Setting(table="bepa", seeds=10, arms=("grpo", "replacement-kb", "level1-kb", "level2-kb", "bepa-kb"),
+BEPA = Setting(table="bepa", seeds=10, arms=("grpo", "replacement-ex", "level1-ex", "bepa-ex", "bepa"),
                pretrain_plan_share=0.5, pretrain_varying=12)
 """BEPA's table: a base that also saw plan-conditioned demonstrations (it learns to follow a
 plan from its input), trained on Stage 1's expert-only tasks, half of them covered by the
-off-distribution keyboard expert; the ablation's four rows against GRPO."""
-BEPA_QUICK = dataclasses.replace(BEPA, seeds=3, arms=("grpo", "replacement-kb", "bepa-kb"), selection_seeds=(100,))
+exploring expert; the ablation's rows with it, and BEPA with the env's own expert plan."""
+BEPA_QUICK = dataclasses.replace(BEPA, seeds=3, arms=("grpo", "bepa-ex", "bepa"), selection_seeds=(100,))
 
 
 def pretrain_templates(setting: Setting) -> list[Any]:
@@ -180,24 +207,39 @@ def pretrain_templates(setting: Setting) -> list[Any]:
                              hidden_kind="varying"))
 
 
-def rl_templates(setting: Setting) -> list[Any]:
+def page_templates(setting: Setting) -> tuple[list[Any], list[Any]]:
+    """PAGE's table: the RL templates (ordinary ones, alternately one and two hidden stages,
+    then late ones, whose first hidden stage is deferred) and the held-out templates, drawn
+    by the same rules and never trained on. Unseen conventions throughout."""
     from gui_gym.benchmarks.learning.textweb import CONVENTIONS, make_templates
 
-    return make_templates(setting.rl_templates, seed=200, hidden=(1, 2), conventions=CONVENTIONS[8:])
+    new_ordinary, new_late = setting.new_templates
+    ordinary = make_templates(setting.rl_templates + new_ordinary, seed=200, hidden=(1, 2), conventions=CONVENTIONS[8:])
+    late = make_templates(setting.late_templates + new_late, seed=250, hidden=(1, 2), conventions=CONVENTIONS[8:],
+                          deferred=1)
+    return (ordinary[:setting.rl_templates] + late[:setting.late_templates],
+            ordinary[setting.rl_templates:] + late[setting.late_templates:])
+
+
+def rl_templates(setting: Setting) -> list[Any]:
+    return page_templates(setting)[0]
 
 
 def candidate_templates(setting: Setting) -> list[Any]:
     """Stage 1's candidates: unseen conventions, longer chains (6-8 stages) with two to four
-    hidden stages: harder than PAGE's tasks, so that some are out of the base's reach alone."""
+    hidden stages, each with a second right element (the exploring expert's other route):
+    harder than PAGE's tasks, so that some are out of the base's reach alone."""
     from gui_gym.benchmarks.learning.textweb import CONVENTIONS, make_templates
 
-    return make_templates(setting.candidates, seed=300, hidden=(2, 3, 4), stages=(6, 8), conventions=CONVENTIONS[8:])
+    return make_templates(setting.candidates, seed=300, hidden=(2, 3, 4), stages=(6, 8), conventions=CONVENTIONS[8:],
+                          alternates=True)
 
 
 def make_env(setting: Setting) -> Any:
     from gui_gym.benchmarks.learning.textweb import TextWebEnv
 
-    return TextWebEnv(pretrain_templates(setting) + rl_templates(setting) + candidate_templates(setting))
+    trained, held_out = page_templates(setting)
+    return TextWebEnv(pretrain_templates(setting) + trained + held_out + candidate_templates(setting))
 
 
 def select_tasks(setting: Setting, base_dir: Path, out: Path) -> tuple[list[Any], dict[str, list[str]]]:
@@ -240,24 +282,47 @@ def pretrain(setting: Setting, folder: Path) -> dict[str, Any]:
     return {"demonstrations": len(demos), "episodes": len(episodes), "nll_per_epoch": losses}
 
 
+def held_out_instances(setting: Setting, seed: int) -> list[int]:
+    """The held-out instances a run of `seed` is evaluated on: the RL templates' and (the same
+    seeds) the held-out templates'."""
+    from gui_gym.trainers.rollout import held_out_seeds
+
+    return held_out_seeds(setting.eval_instances, 1000 + seed, setting.instances)
+
+
+def played_instances(setting: Setting) -> list[int]:
+    """Every instance seed a run of the setting plays: training, and held-out for every
+    selection and evaluation seed (what the learned judge's instances must avoid)."""
+    return list(range(setting.instances)) + [s for seed in (*setting.selection_seeds, *setting.evaluation_seeds)
+                                             for s in held_out_instances(setting, seed)]
+
+
 def measure(policy: Any, setting: Setting, seed: int, tasks: Sequence[str], covered: Sequence[str] = (),
             sampled: bool = False) -> dict[str, Any]:
     """Greedy success on the RL tasks' training instances and on held-out ones, per task and
-    overall; with `sampled`, also sampled success and progress on the training instances
+    overall, and (PAGE's table) on the held-out templates' instances: new templates, never
+    trained on; with `sampled`, also sampled success and progress on the training instances
     (what RL starts from: the base's solve rate in its own rollouts). With `covered` (BEPA),
     also the training instances' success on the expert-covered tasks and on the others."""
-    from gui_gym.trainers.rollout import EnvPool, held_out_seeds, rollout_episodes
+    from gui_gym.trainers.rollout import EnvPool, rollout_episodes
 
-    held_out = held_out_seeds(setting.eval_instances, 1000 + seed, setting.instances)
-    splits = [("train", list(range(setting.instances)), True), ("held_out", held_out, True)]
+    held_out = held_out_instances(setting, seed)
+    new = [t.task_id for t in page_templates(setting)[1]] if setting.table == "page" else []
+    splits = [("train", tasks, list(range(setting.instances)), True), ("held_out", tasks, held_out, True)]
+    if new:
+        splits.append(("held_out_templates", new, held_out, True))
     if sampled:
-        splits += [("train_sampled", list(range(setting.instances)) * 4, False), ("held_out_sampled", held_out * 2, False)]
+        splits += [("train_sampled", tasks, list(range(setting.instances)) * 4, False),
+                   ("held_out_sampled", tasks, held_out * 2, False)]
+        if new:
+            splits.append(("held_out_templates_sampled", new, held_out * 2, False))
     out: dict[str, Any] = {}
     with EnvPool(lambda: make_env(setting), 1) as pool:
-        for key, seeds, greedy in splits:
-            rollouts = rollout_episodes(pool, policy, [(t, s) for t in tasks for s in seeds], greedy=greedy)
+        for key, task_ids, seeds, greedy in splits:
+            rollouts = rollout_episodes(pool, policy, [(t, s) for t in task_ids for s in seeds], greedy=greedy)
             out[key] = statistics.fmean(r.success for r in rollouts)
-            out[f"{key}_per_task"] = {t: statistics.fmean(r.success for r in rollouts if r.task_id == t) for t in tasks}
+            out[f"{key}_per_task"] = {t: statistics.fmean(r.success for r in rollouts if r.task_id == t)
+                                      for t in task_ids}
             if not greedy:
                 out[f"{key}_progress"] = statistics.fmean(r.progress for r in rollouts)
     if covered:
@@ -269,55 +334,90 @@ def measure(policy: Any, setting: Setting, seed: int, tasks: Sequence[str], cove
     return out
 
 
+def arm_config(arm: str, setting: Setting, tasks: Sequence[str], covered: Sequence[str], learning_rate: float,
+               seed: int, judge_dir: str | None) -> Any:
+    """The trainer config of one run of `arm` (its method's, with the arm's overrides)."""
+    from gui_gym.trainers.config import trainer_config
+
+    method, overrides = ARMS[arm]
+    algo = "page" if method.startswith("page") else method
+    overrides = {k: v for k, v in overrides.items() if k != "expert"}
+    if algo == "bepa":
+        overrides = {**overrides, "expert_tasks": tuple(covered), "level1_every_instance": True,
+                     "level1_group_size": setting.level1_group_size}
+    if method in ("page-reader", "page-biased"):
+        overrides = {**overrides, "criteria_store": str(Path(judge_dir) / "criteria") if judge_dir else None}
+    return trainer_config(algo, dict(
+        tasks=tuple(tasks), iterations=10_000, episode_budget=setting.episodes,
+        group_size=setting.group_size, minibatch_rollouts=setting.group_size, update_epochs=setting.update_epochs,
+        learning_rate=learning_rate, seed=seed, instance_seeds=setting.instances, pool_size=1,
+        run_dir=None, tensorboard=False, **overrides))
+
+
 def train_one(arm: str, seed: int, setting: Setting, base: str, tasks: tuple[str, ...],
               covered: tuple[str, ...] = (), learning_rate: float = 0.05, stage: str = "eval",
-              criteria_store: str | None = None) -> dict[str, Any]:
+              judge_dir: str | None = None) -> dict[str, Any]:
     """Train one (arm, seed, learning rate) run from the base and measure it; runs in its own
-    process. `stage` ("selection" or "eval") is recorded with it; the reader arms judge with
-    the criteria in `criteria_store`."""
+    process. `stage` ("selection" or "eval") is recorded with it; the judged arms judge with
+    what `judge_dir` (the results folder) holds. Records the tokens trained on and the judge's
+    calls (PAGE's judged arms: a round's marks or an episode's spans; BEPA: the plans
+    abstracted from expert traces)."""
     import torch
 
     from gui_gym.agents.policies.element import ElementPolicy
+    from gui_gym.benchmarks.learning.judge_setup import make_judge
+    from gui_gym.benchmarks.learning.judging import CountedJudge
     from gui_gym.trainers import bepa, page
-    from gui_gym.trainers.config import trainer_config
     from gui_gym.trainers.grpo import run, seed_everything
     from gui_gym.trainers.rollout import EnvPool
 
     torch.set_num_threads(1)
     started = time.monotonic()
     method, overrides = ARMS[arm]
-    algo = "page" if method.startswith("page") else method
+    cfg = arm_config(arm, setting, tasks, covered, learning_rate, seed, judge_dir)
     expert = make_expert(overrides)
-    overrides = {k: v for k, v in overrides.items() if k != "expert"}
-    if algo == "bepa":
-        overrides = {**overrides, "expert_tasks": covered, "level1_every_instance": True,
-                     "level1_group_size": setting.level1_group_size}
-    if method in ("page-reader", "page-biased"):
-        overrides = {**overrides, "criteria_store": criteria_store}
-    cfg = trainer_config(algo, dict(
-        tasks=tasks, iterations=10_000, episode_budget=setting.episodes,
-        group_size=setting.group_size, minibatch_rollouts=setting.group_size, update_epochs=setting.update_epochs,
-        learning_rate=learning_rate, seed=seed, instance_seeds=setting.instances, pool_size=1,
-        run_dir=None, tensorboard=False, **overrides))
     seed_everything(seed)
     policy = ElementPolicy(prior_scale=0.0, checkpoint=base)
-    judge = make_judge(method, setting, seed, criteria_store)
+    judge = make_judge(method, setting, seed, judge_dir)
     if judge is not None:  # PAGE's own wrappers judge the episodes
+        judge = CountedJudge(judge)
         env_fn = lambda: page.wrap_env(make_env(setting), judge, cfg)  # noqa: E731
     else:  # TextWeb reports progress and subtasks itself
         env_fn = lambda: make_env(setting)  # noqa: E731
     with EnvPool(env_fn, 1) as pool:
-        if algo == "bepa":
+        if isinstance(cfg, bepa.BEPAConfig):
             records = RunRecords(bepa.train_on(cfg, policy, pool, expert=expert))
         else:
-            records = RunRecords(run(cfg, policy, pool, advantages=page.advantage_fn(cfg) if algo == "page" else None))
+            records = RunRecords(run(cfg, policy, pool, advantages=page.advantage_fn(cfg)
+                                     if isinstance(cfg, page.PAGEConfig) else None))
+    calls = judge.calls if judge is not None else expert.plans if expert is not None else 0
+    checked = {"judge_agreement": judge_on_policy(setting, policy, tasks, make_judge(method, setting, seed, judge_dir),
+                                                  cfg)} if judge is not None else {}
     return {"arm": arm, "seed": seed, "stage": stage, "learning_rate": learning_rate, "curve": records.curve(),
-            **measure(policy, setting, seed, tasks, covered),
+            **measure(policy, setting, seed, tasks, covered), **checked,
             "no_signal_groups": records.total(metrics.NO_SIGNAL_GROUPS),
             "equal_progress_groups": records.total(metrics.EQUAL_PROGRESS_GROUPS),
             "injections": records.total(metrics.INJECTIONS), "level1_successes": records.total(metrics.LEVEL1_SUCCESSES),
             **{name.split("/")[1]: records.mean(name) for name in DISTANCE_KEYS}, "groups": len(records.trained()),
-            "wall_s": time.monotonic() - started}
+            "episodes": records.last(metrics.EPISODES), "trained_tokens": records.total(metrics.TRAINED_TOKENS),
+            "judge_calls": calls, "wall_s": time.monotonic() - started}
+
+
+def judge_on_policy(setting: Setting, policy: Any, tasks: Sequence[str], judge: Any, cfg: Any,
+                    per_instance: int = 2) -> dict[str, Any]:
+    """A judge's agreement with the truth (`gui_gym.benchmarks.learning.judging.agreement`) on the episodes of
+    the policy it trained: `per_instance` sampled episodes on each training instance, judged
+    through PAGE's wrappers as in training. Its errors on the base's episodes
+    (`gui_gym.benchmarks.learning.judge_setup`) may move as the policy moves away from the base."""
+    from gui_gym.benchmarks.learning.judging import ObservedEpisode, agreement, criterion_kinds
+    from gui_gym.benchmarks.learning.reader import ReaderJudge
+    from gui_gym.trainers import page
+    from gui_gym.trainers.rollout import EnvPool, rollout_episodes
+
+    kinds = {t.task_id: criterion_kinds(t) for t in rl_templates(setting) if t.task_id in tasks}
+    with EnvPool(lambda: page.wrap_env(ObservedEpisode(make_env(setting), ReaderJudge()), judge, cfg), 1) as pool:
+        rollouts = rollout_episodes(pool, policy, [(t, s) for t in tasks for s in range(setting.instances)] * per_instance)
+    return agreement(rollouts, kinds)
 
 
 DISTANCE_KEYS = (metrics.CACHED_LOGP, metrics.ON_POLICY_LOGP, metrics.CACHED_LOW_PROB_SHARE,
@@ -328,15 +428,31 @@ it; and the seeded cache under the base (`gui_gym.trainers.bepa.train_on`)."""
 
 
 def make_expert(overrides: dict[str, Any]) -> Any:
-    """The arm's off-distribution expert (None: the oracle through the policy's candidates)."""
+    """The arm's off-distribution expert, counting the plans it abstracts (None: the oracle
+    through the policy's candidates, and the env's own expert plan)."""
     name = overrides.get("expert")
     if name is None:
         return None
-    if name != "keyboard":
-        raise ValueError(f"unknown expert {name!r}; expected 'keyboard'")
-    from gui_gym.benchmarks.learning.keyboard_expert import KeyboardExpert
+    if name != "explorer":
+        raise ValueError(f"unknown expert {name!r}; expected 'explorer'")
+    from gui_gym.benchmarks.learning.explorer import ExploringExpert
 
-    return KeyboardExpert()
+    return CountedPlans(ExploringExpert())
+
+
+class CountedPlans:
+    """An expert (`gui_gym.trainers.bepa.Expert`) and the count of the plans it abstracted: a
+    chat judge's calls, where a real expert's traces are abstracted by one."""
+
+    def __init__(self, expert: Any):
+        self.expert, self.plans = expert, 0
+
+    def trace(self, env: Any, task_id: str, seed: int) -> Any:
+        return self.expert.trace(env, task_id, seed)
+
+    def plan(self, trace: Any) -> list[str]:
+        self.plans += 1
+        return self.expert.plan(trace)
 
 
 def expert_distance(setting: Setting, base_dir: Path, covered: Sequence[str], level1_episodes: int = 8) -> dict[str, Any]:
@@ -344,12 +460,13 @@ def expert_distance(setting: Setting, base_dir: Path, covered: Sequence[str], le
     base, on the covered tasks' training instances. Per source, `token_profile` under the base
     (mean log-prob, share of tokens with p < `LOW_PROB`): the base's own sampled rollouts
     ("on_policy", 4 per instance), the oracle through the policy's candidates ("oracle"), the
-    keyboard expert's traces converted ("keyboard_converted", what replacement injects), and
-    LEVEL-1's successes acted on the keyboard expert's plans ("keyboard_level1", stored on the
-    plain prompt as BEPA stores them; `level1_episodes` plan-conditioned rollouts per instance,
-    as Stage 1 measures plan-conditioned success)."""
+    exploring expert's traces ("explorer_trace", what replacement injects), and LEVEL-1's
+    successes acted on the exploring expert's plans ("explorer_level1", stored on the plain
+    prompt as BEPA stores them; `level1_episodes` plan-conditioned rollouts per instance, as
+    Stage 1 measures plan-conditioned success). Also how many of the expert's plans differ
+    from the env's own (`plans_unlike_env`): the routes it took that the expert plan does not."""
     from gui_gym.agents.policies.element import ElementPolicy
-    from gui_gym.benchmarks.learning.keyboard_expert import KeyboardExpert
+    from gui_gym.benchmarks.learning.explorer import ExploringExpert
     from gui_gym.trainers.bepa import LOW_PROB, rollout_from_trace, token_profile
     from gui_gym.trainers.grpo import seed_everything
     from gui_gym.trainers.rollout import EnvPool, rollout_episodes
@@ -357,23 +474,26 @@ def expert_distance(setting: Setting, base_dir: Path, covered: Sequence[str], le
 
     seed_everything(0)
     policy = ElementPolicy(prior_scale=0.0, checkpoint=str(base_dir))
-    expert = KeyboardExpert()
+    expert = ExploringExpert()
     instances = [(t, s) for t in covered for s in range(setting.instances)]
-    sources: dict[str, list[Any]] = {"on_policy": [], "oracle": [], "keyboard_converted": [], "keyboard_level1": []}
-    level1_tried = 0
+    sources: dict[str, list[Any]] = {"on_policy": [], "oracle": [], "explorer_trace": [], "explorer_level1": []}
+    level1_tried = unlike = 0
     with EnvPool(lambda: make_env(setting), 1) as pool:
         sources["on_policy"] = rollout_episodes(pool, policy, instances * 4)
         for task_id, seed in instances:
-            def play(env: Any) -> tuple[Any, Any, list[str]]:
+            def play(env: Any) -> tuple[Any, Any, list[str], list[str]]:
                 trace = expert.trace(env, task_id, seed)
-                return expert_rollout(env, policy, task_id, seed), rollout_from_trace(trace, policy), expert.plan(trace)
-            oracle, converted, plan = pool.run([(0, play)])[0]
+                return (expert_rollout(env, policy, task_id, seed), rollout_from_trace(trace, policy), expert.plan(trace),
+                        env.get_wrapper_attr("expert_plan")(task_id, seed))
+            oracle, converted, plan, env_plan = pool.run([(0, play)])[0]
             sources["oracle"].append(oracle)
-            sources["keyboard_converted"].append(converted)
+            sources["explorer_trace"].append(converted)
+            unlike += plan != env_plan
             tried = rollout_episodes(pool, policy, [(task_id, seed)] * level1_episodes, plan=plan)
             level1_tried += len(tried)
-            sources["keyboard_level1"] += [r for r in tried if r.success]
-    out: dict[str, Any] = {"low_prob": LOW_PROB, "instances": len(instances), "level1_episodes": level1_tried}
+            sources["explorer_level1"] += [r for r in tried if r.success]
+    out: dict[str, Any] = {"low_prob": LOW_PROB, "instances": len(instances), "level1_episodes": level1_tried,
+                           "plans_unlike_env": unlike}
     for name, rollouts in sources.items():
         out[name] = {**token_profile(policy, rollouts), "trajectories": len(rollouts),
                      "successes": sum(r.success for r in rollouts)}
@@ -383,10 +503,12 @@ def expert_distance(setting: Setting, base_dir: Path, covered: Sequence[str], le
 def distance_lines(distance: dict[str, Any]) -> list[str]:
     """`expert_distance` as markdown."""
     lines = [f"expert data against the base on {distance['instances']} covered instances (p < {distance['low_prob']:g} "
-             f"is low-probability; LEVEL-1: the successes of {distance['level1_episodes']} plan-conditioned episodes):", "| data | trajectories (successes) | tokens | mean log-prob | gap to on-policy | "
-             "low-prob share |", "|---|---|---|---|---|---|"]
+             f"is low-probability; LEVEL-1: the successes of {distance['level1_episodes']} plan-conditioned episodes; "
+             f"the exploring expert's plan differs from the env's on {distance.get('plans_unlike_env', '-')} of them):",
+             "| data | trajectories (successes) | tokens | mean log-prob | gap to on-policy | low-prob share |",
+             "|---|---|---|---|---|---|"]
     own = distance["on_policy"]["mean_logp"]
-    for name in ("on_policy", "oracle", "keyboard_converted", "keyboard_level1"):
+    for name in ("on_policy", "oracle", "explorer_trace", "explorer_level1"):
         d = distance[name]
         if not d["tokens"]:
             lines.append(f"| {name} | {d['trajectories']} ({d['successes']}) | 0 | - | - | - |")
@@ -394,72 +516,6 @@ def distance_lines(distance: dict[str, Any]) -> list[str]:
         lines.append(f"| {name} | {d['trajectories']} ({d['successes']}) | {d['tokens']} | {d['mean_logp']:.2f} | "
                      f"{d['mean_logp'] - own:+.2f} | {100 * d['low_prob_share']:.1f} % |")
     return lines
-
-
-def make_judge(method: str, setting: Setting, seed: int, criteria_store: str | None) -> Any:
-    """The judge a judged arm wraps its envs with (None: the env reports progress itself)."""
-    from gui_gym.judges import CriteriaStore, NoisyOracleJudge, OracleJudge
-
-    if method == "page-judged":
-        return OracleJudge()
-    if method == "page-noisy":
-        return NoisyOracleJudge(setting.judge_flip_prob, seed)
-    if method in ("page-reader", "page-biased"):
-        from gui_gym.benchmarks.learning.reader import ReaderJudge
-
-        if criteria_store is None:
-            raise ValueError(f"arm {method} judges on extracted criteria: expected a criteria store")
-        return ReaderJudge(setting.reader_flip_prob, seed, systematic=method == "page-biased",
-                           store=CriteriaStore(criteria_store))
-    return None
-
-
-def extract_and_check(setting: Setting, base_dir: Path, tasks: Sequence[str], out: Path) -> dict[str, Any]:
-    """The reader arms' setup, once per results folder: sample the base on each RL task's
-    training instances, extract criteria from its successes with the project's extraction
-    (`gui_gym.judges.criteria.extract_criteria`, `ReaderJudge.propose_criteria`) into
-    ``out/criteria``, then judge fresh sampled episodes with the plain and the systematic
-    reader (3 rounds, mean) and measure their agreement with the env's truth."""
-    from gui_gym.agents.policies.element import ElementPolicy
-    from gui_gym.benchmarks.learning.reader import ObservedEpisode, ReaderJudge, agreement
-    from gui_gym.judges import CriteriaStore, extract_criteria
-    from gui_gym.trainers import page
-    from gui_gym.trainers.config import trainer_config
-    from gui_gym.trainers.grpo import seed_everything
-    from gui_gym.trainers.rollout import EnvPool, rollout_episodes
-
-    seed_everything(0)  # its own draws, whatever ran before it in this process
-    policy = ElementPolicy(prior_scale=0.0, checkpoint=str(base_dir))
-    store_dir = out / "criteria"
-    store = CriteriaStore(store_dir)
-    plain = ReaderJudge()
-    episodes = [(t, s) for t in tasks for s in range(setting.instances)] * setting.extraction_episodes
-    with EnvPool(lambda: ObservedEpisode(make_env(setting), plain), 1) as pool:
-        rollouts = rollout_episodes(pool, policy, episodes)
-    summary: dict[str, Any] = {"episodes": len(rollouts), "tasks": {}}
-    milestones = {}
-    env = make_env(setting)
-    for task in tasks:
-        env.reset(options={"task_id": task})
-        milestones[task] = len(env.task.milestones())
-        wins = [r.final_info["observed_trajectory"] for r in rollouts if r.task_id == task and r.success]
-        found = extract_criteria(plain, wins)
-        if found.criteria:
-            store.put(task, found.criteria, judge=plain.identity, stable=found.stable, errors=found.errors)
-        summary["tasks"][task] = {"successes": len(wins), "used": len(found.used), "stable": found.stable,
-                                  "criteria": found.criteria, "milestones": milestones[task]}
-    missing = [t for t in tasks if store.get(t) is None]
-    if missing:
-        raise RuntimeError(f"the base succeeded on no sampled episode of {missing}: no criteria to extract")
-    summary["agreement"] = {}
-    checked = [(t, s) for t in tasks for s in range(setting.instances)] * 4
-    for name, systematic in (("page-reader", False), ("page-biased", True)):
-        judge = ReaderJudge(setting.reader_flip_prob, 0, systematic=systematic, store=store)
-        cfg = trainer_config("page", {**ARMS[name][1], "criteria_store": str(store_dir)})
-        with EnvPool(lambda: page.wrap_env(ObservedEpisode(make_env(setting), ReaderJudge()), judge, cfg), 1) as pool:
-            judged = rollout_episodes(pool, policy, checked)
-        summary["agreement"][name] = agreement(judged, milestones)
-    return summary
 
 
 def run_selection_key(run: dict[str, Any]) -> tuple[str, str, int, float]:
@@ -495,6 +551,8 @@ class Study:
     out: Path
     png: Path
     workers: int = 2
+    plan: Any = None
+    """The `gui_gym.benchmarks.learning.plan.Plan` the run follows (None: not pre-registered)."""
 
     @property
     def base_dir(self) -> Path:
@@ -502,18 +560,20 @@ class Study:
         return self.out / "base"
 
     @property
-    def judged_by_reader(self) -> bool:
-        """Whether an arm judges with `ReaderJudge`, on criteria extracted into ``out/criteria``."""
-        return any(ARMS[a][0] in ("page-reader", "page-biased") for a in self.setting.arms)
+    def judged_arms(self) -> list[str]:
+        """The arms whose judge is set up from the base (`gui_gym.benchmarks.learning.judge_setup`)."""
+        from gui_gym.benchmarks.learning.judge_setup import JUDGED_ARMS
+
+        return [a for a in self.setting.arms if ARMS[a][0] in JUDGED_ARMS]
 
 
 @dataclass
 class Preparation:
     """What every RL run of a results folder starts from, kept in its ``base.json``: Stage 0's
     pretraining, the base measured on the RL tasks (`measure`), the RL tasks and the
-    expert-covered ones among them (Stage 1), and, once an arm needs them, the reader's
-    criteria check (`extract_and_check`) and the expert data's distance from the base
-    (`expert_distance`)."""
+    expert-covered ones among them (Stage 1), and, once an arm needs them, its judges' set-up
+    and agreement (`gui_gym.benchmarks.learning.judge_setup.prepare_judges`) and the expert data's distance
+    from the base (`expert_distance`)."""
 
     pretraining: dict[str, Any]
     base: dict[str, Any]
@@ -558,8 +618,11 @@ def argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--table", choices=sorted(TABLES), default="page",
                         help="page: GRPO vs PAGE's arms; bepa: BEPA's ablation on Stage 1's expert-only tasks")
     parser.add_argument("--quick", action="store_true",
-                        help="3 evaluation seeds, one selection seed: GRPO, PAGE and PAGE with the reader judge "
-                             "(--table bepa: GRPO, replacement-kb and bepa-kb)")
+                        help="3 evaluation seeds, one selection seed: GRPO, PAGE and PAGE with the learned judge "
+                             "(--table bepa: GRPO, bepa-ex and bepa)")
+    parser.add_argument("--plan", default=None,
+                        help="a pre-registration file (benchmarks/learning/plans/*.md): its table, arms, seeds and "
+                             "learning rates, and its primary endpoint decided by its rule")
     parser.add_argument("--seeds", type=int, default=None, help="evaluation seeds per arm (fixed before the runs)")
     parser.add_argument("--first-seed", type=int, default=None,
                         help="the first evaluation seed (default 0): new seeds for a fresh pre-registered test")
@@ -582,12 +645,25 @@ def argument_parser() -> argparse.ArgumentParser:
 
 def study_from(args: argparse.Namespace) -> Study:
     """The study the command line asks for: the table's preset (quick or full) with the options
-    given; `ValueError` names a bad one."""
+    given, or a plan's (`--plan`: its table, arms, seeds and rates; nothing else may change
+    them); `ValueError` names a bad one."""
+    plan = None
+    if args.plan:
+        from gui_gym.benchmarks.learning.plan import load_plan
+
+        plan = load_plan(args.plan, sorted(TABLES), TABLES, list(ARMS))
+        given = [flag for flag, value in (("--seeds", args.seeds), ("--first-seed", args.first_seed),
+                                          ("--arms", args.arms), ("--lr-grid", args.lr_grid),
+                                          ("--selection-seeds", args.selection_seeds), ("--episodes", args.episodes))
+                 if value is not None] + (["--quick"] if args.quick else [])
+        if given:
+            raise ValueError(f"--plan fixes the run; {', '.join(given)} would change it")
+        args.table = plan.table
     if args.table == "bepa":
         setting = BEPA_QUICK if args.quick else BEPA
     else:
         setting = QUICK if args.quick else Setting()
-    changes: dict[str, Any] = {}
+    changes: dict[str, Any] = dict(plan.setting_changes()) if plan else {}
     if args.seeds is not None:
         changes["seeds"] = args.seeds
     if args.first_seed is not None:
@@ -604,9 +680,9 @@ def study_from(args: argparse.Namespace) -> Study:
             raise ValueError(f"unknown arms {sorted(unknown)}; expected some of {list(ARMS)}")
         changes["arms"] = tuple(a for a in ARMS if a == "grpo" or a in args.arms.split(","))
     setting = dataclasses.replace(setting, **changes)
-    name = ("bepa-" if args.table == "bepa" else "") + ("quick" if args.quick else "full")
+    name = plan.path.stem if plan else ("bepa-" if args.table == "bepa" else "") + ("quick" if args.quick else "full")
     out = Path(args.out or f"runs/learning-{name}")
-    return Study(setting, name, out, Path(args.plot) if args.plot else out / "curves.png", args.workers)
+    return Study(setting, name, out, Path(args.plot) if args.plot else out / "curves.png", args.workers, plan)
 
 
 def prepare(study: Study) -> Preparation:
@@ -627,14 +703,33 @@ def prepare(study: Study) -> Preparation:
 
 
 def prepare_arms(study: Study, preparation: Preparation) -> None:
-    """What the study's arms need beyond the base, measured once per folder: the reader's
-    criteria (again when the folder was copied without its store) and the expert data's
-    distance; then ``base.json`` is written."""
-    if study.judged_by_reader and (preparation.judging is None or not (study.out / "criteria").is_dir()):
-        preparation.judging = extract_and_check(study.setting, study.base_dir, preparation.tasks, study.out)
+    """What the study's arms need beyond the base, measured once per folder: the judges (the
+    reader's criteria, the learned judge; again when an arm's judge is missing from the
+    folder's record) and their agreement, and the expert data's distance; then ``base.json``
+    is written."""
+    from gui_gym.benchmarks.learning.judge_setup import check_judge_instances
+
+    check_judge_instances(study.setting.judge_instances, played_instances(study.setting))
+    judged = study.judged_arms
+    if judged and (preparation.judging is None or set(judged) - set(preparation.judging.get("agreement", {}))):
+        preparation.judging = judge_arms(study, preparation.tasks)
     if preparation.expert_distance is None and any(ARMS[a][1].get("expert") for a in study.setting.arms):
         preparation.expert_distance = expert_distance(study.setting, study.base_dir, preparation.covered)
     preparation.save(study.out)
+
+
+def judge_arms(study: Study, tasks: Sequence[str]) -> dict[str, Any]:
+    """Set up and measure the judges of the study's judged arms (`prepare_judges`) from the base."""
+    from gui_gym.agents.policies.element import ElementPolicy
+    from gui_gym.benchmarks.learning.judge_setup import prepare_judges
+    from gui_gym.benchmarks.learning.judging import criterion_kinds
+
+    setting = study.setting
+    templates = {t.task_id: t for t in rl_templates(setting) + candidate_templates(setting)}
+    kinds = {task: criterion_kinds(templates[task]) for task in tasks}
+    configs = {arm: arm_config(arm, setting, tasks, (), 0.01, 0, str(study.out)) for arm in study.judged_arms}
+    return prepare_judges(setting, lambda: make_env(setting), ElementPolicy(prior_scale=0.0, checkpoint=str(study.base_dir)),
+                          kinds, configs, study.out, study.judged_arms)
 
 
 def show_preparation(study: Study, preparation: Preparation) -> None:
@@ -654,8 +749,12 @@ def show_preparation(study: Study, preparation: Preparation) -> None:
     print(f"RL tasks {list(preparation.tasks)}" + (f", expert-covered {list(covered)}" if covered else ""))
     print(f"base on the RL tasks: train greedy {base['train']:.3f}, held-out greedy {base['held_out']:.3f}, "
           f"train sampled {base['train_sampled']:.3f} (progress {base['train_sampled_progress']:.3f}), held-out "
-          f"sampled {base['held_out_sampled']:.3f}", flush=True)
+          f"sampled {base['held_out_sampled']:.3f}"
+          + (f"; held-out templates greedy {base['held_out_templates']:.3f}" if "held_out_templates" in base else ""),
+          flush=True)
     if preparation.judging:
+        from gui_gym.benchmarks.learning.judge_setup import judging_lines
+
         print("\n".join(judging_lines(preparation.judging)), flush=True)
     if preparation.expert_distance:
         print("\n".join(distance_lines(preparation.expert_distance)), flush=True)
@@ -663,20 +762,20 @@ def show_preparation(study: Study, preparation: Preparation) -> None:
 
 def train_runs(study: Study, preparation: Preparation, done: Sequence[dict[str, Any]],
                selection_only: bool = False) -> list[dict[str, Any]]:
-    """Stage 2: every arm's selection runs at every rate of the grid, then (unless
-    `selection_only`) its evaluation runs at its selected rate, `study.workers` at a time; the
-    runs `done` already are kept, not trained again."""
+    """Stage 2: every arm's selection runs at every rate of the grid (none when the setting
+    fixes the rates: a plan's), then (unless `selection_only`) its evaluation runs at its
+    rate, `study.workers` at a time; the runs `done` already are kept, not trained again."""
     setting, runs = study.setting, list(done)
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=study.workers, mp_context=context, initializer=die_with_parent) as executor:
-        train_missing(executor, study, preparation, runs, [(arm, seed, lr, "selection") for seed in setting.selection_seeds
-                                                           for lr in setting.lr_grid for arm in setting.arms])
+        if not setting.learning_rates:
+            train_missing(executor, study, preparation, runs, [(arm, seed, lr, "selection")
+                                                               for seed in setting.selection_seeds
+                                                               for lr in setting.lr_grid for arm in setting.arms])
         if selection_only:
             return runs
-        keys = TABLES[setting.table]
-        chosen = {arm: select_lr(runs, arm, setting.lr_grid, setting.selection_seeds, keys)["selected_lr"]
-                  for arm in setting.arms}
-        print("selected learning rates: " + ", ".join(f"{arm} {lr:g}" for arm, lr in chosen.items()), flush=True)
+        chosen = {arm: entry["selected_lr"] for arm, entry in learning_rates(setting, runs).items()}
+        print("learning rates: " + ", ".join(f"{arm} {lr:g}" for arm, lr in chosen.items()), flush=True)
         train_missing(executor, study, preparation, runs, [(arm, seed, chosen[arm], "eval")
                                                            for seed in setting.evaluation_seeds for arm in setting.arms])
     return runs
@@ -687,10 +786,10 @@ def train_missing(executor: ProcessPoolExecutor, study: Study, preparation: Prep
     """Train the jobs (arm, seed, learning rate, stage) that `runs` lacks, in `executor`; each
     run joins `runs` and ``runs.jsonl`` as it finishes, in the jobs' order."""
     keys = TABLES[study.setting.table]
-    store = str(study.out / "criteria") if study.judged_by_reader else None
+    judge_dir = str(study.out) if study.judged_arms else None
     finished = {run_selection_key(r) for r in runs}
     futures = [executor.submit(train_one, arm, seed, study.setting, str(study.base_dir), tuple(preparation.tasks),
-                               tuple(preparation.covered), lr, stage, store)
+                               tuple(preparation.covered), lr, stage, judge_dir)
                for arm, seed, lr, stage in jobs if (stage, arm, seed, lr) not in finished]
     for future in futures:
         r = future.result()
@@ -700,38 +799,35 @@ def train_missing(executor: ProcessPoolExecutor, study: Study, preparation: Prep
         append_jsonl(study.out / "runs.jsonl", r)
 
 
-def judging_lines(judging: dict[str, Any]) -> list[str]:
-    """The reader's criteria and its agreement with the truth, as markdown."""
-    lines = [f"criteria extracted by the reader from the base's successes ({judging['episodes']} sampled episodes):",
-             "| task | successes | used | stable | criteria | milestones |", "|---|---|---|---|---|---|"]
-    for task, entry in judging["tasks"].items():
-        lines.append(f"| {task} | {entry['successes']} | {entry['used']} | {entry['stable']} | "
-                     f"{len(entry['criteria'] or [])} | {entry['milestones']} |")
-    lines += ["", "| judge | judged episodes | per-criterion accuracy | mean abs. progress error | correlation with truth |",
-              "|---|---|---|---|---|"]
-    for arm, a in judging["agreement"].items():
-        cells = [f"{a[k]:.3f}" if a[k] is not None else "-" for k in
-                 ("criterion_accuracy", "progress_mae", "progress_correlation")]
-        lines.append(f"| {arm} | {a['episodes']} | " + " | ".join(cells) + " |")
-    return lines
+def learning_rates(setting: Setting, runs: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each arm's learning rate: fixed by the setting (a plan's), or selected on its selection
+    runs (`select_lr`, on the table's `SELECTION_SPLITS`); an arm whose selection runs are
+    missing is left out, with a message."""
+    if setting.learning_rates:
+        return {arm: {"selected_lr": lr, "fixed": True} for arm, lr in setting.learning_rates}
+    out = {}
+    for arm in setting.arms:
+        try:
+            out[arm] = select_lr(runs, arm, setting.lr_grid, setting.selection_seeds, SELECTION_SPLITS[setting.table])
+        except ValueError as exc:
+            print(f"no selection for {arm}: {exc}")
+    return out
 
 
 def report(study: Study, preparation: Preparation, runs: list[dict[str, Any]], wall_s: float) -> dict[str, Any]:
-    """Print the tables and the statistics, plot the curves into ``study.png``, write
-    ``results.json`` into ``study.out``.
-    Each arm's learning rate is selected on the selection runs (`select_lr`); the tables and
-    the comparisons use the evaluation runs at that rate, on the seeds every arm finished
-    (`--summarize` of a sweep cut short), of the setting's (``--quick --summarize`` of a full
-    run's folder reports its first 3). Holm's correction runs over the whole family: every
-    comparison of both splits."""
+    """Print the tables and the statistics (also into ``tables.md``), plot the curves into
+    ``study.png``, write ``results.json`` into ``study.out`` with the machine the runs ran on
+    and, for a planned run, the plan's provenance and its primary endpoint's decision.
+    Each arm's learning rate is the plan's or selected on the selection runs (`learning_rates`);
+    the tables and the comparisons use the evaluation runs at that rate, on the seeds every arm
+    finished (`--summarize` of a sweep cut short), of the setting's (``--quick --summarize`` of a
+    full run's folder reports its first 3). Holm's correction runs over the whole family, every
+    comparison of every split, or, with a plan, over every comparison but its primary one."""
+    from gui_gym.benchmarks.learning.plan import decide, machine, provenance
+
     setting, name, base, distance = study.setting, study.name, preparation.base, preparation.expert_distance
-    keys = TABLES[setting.table]
-    selection = {}
-    for arm in setting.arms:
-        try:
-            selection[arm] = select_lr(runs, arm, setting.lr_grid, setting.selection_seeds, keys)
-        except ValueError as exc:
-            print(f"no selection for {arm}: {exc}")
+    keys = [k for k in TABLES[setting.table] if k in base]  # an older base has no held-out templates
+    selection = learning_rates(setting, runs)
     arms = tuple(a for a in setting.arms if a in selection)
     chosen = [r for r in runs if r.get("stage") == "eval" and r["arm"] in selection
               and r["learning_rate"] == selection[r["arm"]]["selected_lr"]]
@@ -739,29 +835,61 @@ def report(study: Study, preparation: Preparation, runs: list[dict[str, Any]], w
                 and all(any(r["arm"] == a and r["seed"] == s for r in chosen) for a in arms)]
     chosen = [r for r in chosen if r["seed"] in complete]
     rows = family(chosen, comparison_pairs(arms), keys) if len(complete) >= 2 else []
-    lines = table(chosen, base, arms, setting.table, {a: selection[a]["selected_lr"] for a in arms})
-    print(f"\nlearning benchmark ({name}): {len(tasks_of(chosen))} RL tasks x {setting.instances} instances, "
-          f"{setting.episodes} episodes per run, G={setting.group_size}, lr grid {list(setting.lr_grid)} selected on "
-          f"seeds {list(setting.selection_seeds)}, {len(complete)} of {setting.seeds} evaluation seeds per arm; "
-          f"success (%) mean +- sd over seeds\n")
-    print("selection: each arm's mean success (%) on the selection seeds per learning rate\n")
-    print("\n".join(selection_table(selection)))
-    print()
-    print("\n".join(lines))
-    print()
-    print("\n".join(stats_lines(rows)))
+    decision = decide(rows, study.plan) if study.plan is not None and rows else None
+    rates = ("learning rates fixed by the plan" if setting.learning_rates else
+             f"lr grid {list(setting.lr_grid)} selected on seeds {list(setting.selection_seeds)}")
+    lines = [f"learning benchmark ({name}): {len(tasks_of(chosen))} RL tasks x {setting.instances} instances, "
+             f"{setting.episodes} episodes per run, G={setting.group_size}, {rates}, {len(complete)} of {setting.seeds} "
+             f"evaluation seeds per arm ({setting.first_seed}-{setting.first_seed + setting.seeds - 1}); "
+             "success (%) mean +- sd over seeds", ""]
+    if not setting.learning_rates:
+        lines += ["selection: each arm's mean success (%) on the selection seeds per learning rate", "",
+                  *selection_table(selection), ""]
+    lines += [*table(chosen, base, arms, setting.table, {a: selection[a]["selected_lr"] for a in arms}), "",
+              *stats_lines(rows)]
+    if decision:
+        lines += ["", f"primary endpoint ({decision['endpoint']}, two-sided Welch at {decision['alpha']:g}): gap "
+                  f"{100 * decision['diff']:+.1f} pts, p {decision['p']:.4g}, n {decision['n']} per arm: "
+                  f"{decision['decision']}; power for the planned {100 * decision['planned_gap']:.0f}-point gap "
+                  f"{decision['power_at_planned_gap']:.2f} at the planned sd ({100 * decision['planned_sd']:.1f} pts), "
+                  f"{decision['power_at_observed_sd']:.2f} at the observed one. Secondary comparisons: Holm over "
+                  f"the rest at {decision['secondary_alpha']:g}."]
+    if preparation.judging:
+        from gui_gym.benchmarks.learning.judge_setup import judging_lines
+
+        lines += ["", "the judges on the base's sampled episodes:", "", *judging_lines(preparation.judging)]
+    lines += judges_on_policy_lines(chosen, arms)
     if distance:
-        print("\n" + "\n".join(distance_lines(distance)))
-    print(f"\nwall time {wall_s:.0f} s ({study.workers} workers)")
+        lines += ["", *distance_lines(distance)]
+    lines += ["", f"wall time {wall_s:.0f} s ({study.workers} workers)"]
+    print("\n" + "\n".join(lines))
+    (study.out / "tables.md").write_text("\n".join(lines) + "\n")
     if chosen:
-        plot(chosen, arms, study.png, f"TextWeb learning ({name}): {len(complete)} seeds per arm, lr selected per arm")
+        plot(chosen, arms, study.png, f"TextWeb learning ({name}): {len(complete)} seeds per arm")
         print(f"curves: {study.png}")
-    results = {"setting": dataclasses.asdict(setting), "pretraining": preparation.pretraining, "base": base,
-               "judging": preparation.judging, "expert_distance": distance, "selection": selection,
+    results = {"setting": dataclasses.asdict(setting), "machine": machine(), "pretraining": preparation.pretraining,
+               "base": base, "judging": preparation.judging, "expert_distance": distance, "selection": selection,
                "evaluation_seeds": complete, "runs": runs, "comparisons": rows, "table": lines, "wall_s": wall_s,
                "workers": study.workers}
+    if study.plan is not None:
+        results["plan"] = {**provenance(study.plan.path.resolve()), "digest": study.plan.digest, "decision": decision}
     (study.out / "results.json").write_text(json.dumps(results, indent=2))
     return results
+
+
+def judges_on_policy_lines(runs: Sequence[dict[str, Any]], arms: Sequence[str]) -> list[str]:
+    """Each judged arm's judge on its own trained policies' episodes (`judge_on_policy`),
+    pooled over the arm's runs, as markdown (none without judged runs)."""
+    from gui_gym.benchmarks.learning.judge_setup import agreement_lines
+    from gui_gym.benchmarks.learning.judging import pooled
+
+    agreements = {arm: pooled([r["judge_agreement"] for r in runs if r["arm"] == arm and r.get("judge_agreement")])
+                  for arm in arms}
+    agreements = {arm: a for arm, a in agreements.items() if a["episodes"]}
+    if not agreements:
+        return []
+    return ["", "the judges on the episodes of the policies they trained (2 sampled episodes per training instance "
+            "after each run, pooled over the arm's runs):", "", *agreement_lines(agreements)]
 
 
 def tasks_of(runs: Sequence[dict[str, Any]]) -> set[str]:

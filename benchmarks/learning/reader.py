@@ -16,8 +16,9 @@ milestones or URL), and it reads the episode from those pages and the agent's ac
   \"Filters\"");
 - it marks a criterion met when an accepted click matches it, in order (the criteria are
   ordered states), and segments the episode at those clicks (PAGE's subtask spans);
-- each round flips each mark with probability `flip_prob`, drawn from the round's seed: a
-  judge sampled at a temperature above 0, whose k rounds differ and are aggregated.
+- each round flips each mark with probability `flip_prob`, drawn from the round's seed and the
+  episode's actions (`gui_gym.benchmarks.learning.judging.round_draws`): a judge sampled at a temperature above
+  0, whose k rounds differ and are aggregated, independently for every episode.
 
 `ReaderJudge(systematic=True)` adds errors that do not average out over rounds: it never
 credits a criterion about an element the instruction does not name (the template's hidden
@@ -26,25 +27,29 @@ miss on the page of the first criterion not met (a wrong element clicked where t
 was due) as met.
 
 Without flips and systematic errors the reader's marks equal the oracle's milestones on
-TextWeb: the error page tells right from wrong clicks. What it adds over `NoisyOracleJudge` is
-the path (criteria extracted from trajectories, marks and spans read from observations), its
-noise and its biases; `agreement` measures it against the env's truth.
+TextWeb wherever the clicked element's name decides a criterion, which is everywhere: the error
+page tells right from wrong clicks, and on a deferred stage, where the next page looks the same
+either way, the extracted criterion names the element the successes clicked, which the reader
+checks. It holds the oracle's information, read from the pages and the actions; what it adds
+over `NoisyOracleJudge` is the path (criteria extracted from trajectories, marks and spans read
+from observations), its noise and its biases. A judge that reads the pages without the actions
+is misled on deferred stages (`gui_gym.benchmarks.learning.learned_judge`);
+`gui_gym.benchmarks.learning.judging.agreement` measures each against the env's truth.
 """
 
 from __future__ import annotations
 
 import re
-import statistics
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 import gymnasium as gym
-import numpy as np
 
 from gui_gym.a11y_text import parse_elements
+from gui_gym.benchmarks.learning.judging import round_draws
 from gui_gym.errors import JudgeError
 from gui_gym.judges.criteria_store import CriteriaStore
-from gui_gym.judges.trajectory import Subtask, TrajectoryKeeper
+from gui_gym.judges.trajectory import Subtask
 from gui_gym.models.chat import SharedOnCopy
 from gui_gym.records import Trajectory
 
@@ -148,8 +153,7 @@ class ReaderJudge(SharedOnCopy):
         marks = self._matches(trajectory, criteria)
         if self.systematic:
             marks = self._biased(trajectory, criteria, marks)
-        rng = np.random.default_rng([self.seed, 0 if seed is None else seed, len(trajectory)])
-        flips = rng.random(len(marks)) < self.flip_prob
+        flips = round_draws(self.seed, seed, trajectory, len(marks)) < self.flip_prob
         return [mark != bool(flip) for mark, flip in zip(marks, flips)]
 
     def segment(self, trajectory: Trajectory, *, seed: int | None = None) -> list[Subtask]:
@@ -243,59 +247,3 @@ def _pages(trajectory: Trajectory) -> list[Page]:
     if not all(isinstance(page, Page) for page in pages):
         raise JudgeError("the reader needs the pages it saw (a trajectory recorded through its wrappers)")
     return pages
-
-
-class ObservedEpisode(gym.Wrapper):
-    """Records each episode as `reader` sees it and hands it over in the last step's info:
-    ``observed_trajectory`` (for criteria extraction) and ``true_progress`` (the env's own
-    progress, before a judge's wrapper outside replaces ``progress``; for `agreement`)."""
-
-    def __init__(self, env: gym.Env, reader: ReaderJudge):
-        super().__init__(env)
-        self.keeper = TrajectoryKeeper(reader)
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        obs, info = self.env.reset(seed=seed, options=options)
-        self.keeper.begin(self.env, obs, info, seed)
-        return obs, info
-
-    def step(self, action: Any):
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        trajectory = self.keeper.add(self.env, obs, info, terminated or truncated)
-        if terminated or truncated:
-            info.update(observed_trajectory=trajectory, true_progress=info.get("progress"))
-        return obs, reward, terminated, truncated, info
-
-
-def agreement(rollouts: Sequence[Any], milestones: dict[str, int]) -> dict[str, Any]:
-    """A judge against the truth over judged rollouts (final infos with ``true_progress``,
-    ``progress`` and ``progress_per_criterion``; successes, which are never judged, left out):
-    per-criterion accuracy of the aggregated marks (>= 0.5 is met) against the milestones
-    reached (criterion k vs milestone k, where the task's criteria count equals its
-    milestones), the mean |progress - truth|, and their correlation."""
-    hits = total = 0
-    errors, pairs = [], []
-    for r in rollouts:
-        info = r.final_info
-        truth, judged, marks = info.get("true_progress"), info.get("progress"), info.get("progress_per_criterion")
-        if r.success or truth is None or judged is None or not marks:
-            continue
-        count = milestones[r.task_id]
-        reached = round(truth * count)
-        errors.append(abs(judged - truth))
-        pairs.append((judged, truth))
-        if len(marks) == count:
-            hits += sum((value >= 0.5) == (k < reached) for k, value in enumerate(marks))
-            total += count
-    return {"episodes": len(errors), "criterion_accuracy": hits / total if total else None,
-            "progress_mae": statistics.fmean(errors) if errors else None,
-            "progress_correlation": _correlation(pairs)}
-
-
-def _correlation(pairs: Sequence[tuple[float, float]]) -> float | None:
-    if len(pairs) < 3:
-        return None
-    xs, ys = zip(*pairs)
-    if statistics.pstdev(xs) == 0 or statistics.pstdev(ys) == 0:
-        return None
-    return statistics.correlation(xs, ys)

@@ -1,8 +1,9 @@
 """The learning benchmark's report: the papers' tables (method x split, mean +- sd over seeds,
-each arm at its selected learning rate, PAGE's share of equal-progress groups, BEPA's log-prob
-gap), the family of comparisons (each arm against GRPO, PAGE against GRPO on progress: Welch,
-Holm over the family, bootstrap, power: `gui_gym.benchmarks.learning.stats`) and the on-policy
-curves."""
+each arm at its learning rate, PAGE's share of equal-progress groups, BEPA's log-prob gap, the
+tokens each arm trained on and its judge's calls), the family of comparisons (each arm against
+GRPO, PAGE against GRPO on progress, BEPA with the exploring expert against BEPA with the env's
+plan: two-sided Welch, so an arm can be found worse, Holm over the family, bootstrap, power:
+`gui_gym.benchmarks.learning.stats`) and the on-policy curves."""
 
 from __future__ import annotations
 
@@ -12,14 +13,18 @@ from typing import Any, Sequence
 
 from gui_gym.benchmarks.learning import stats
 
-TABLES = {"page": ("train", "held_out"), "bepa": ("expert_covered", "held_out_tasks")}
-"""Each table's two splits (the run record's keys). PAGE: the training and held-out instances
-of the RL tasks; BEPA: the tasks the expert covers and those it does not (both trained on)."""
+TABLES = {"page": ("train", "held_out", "held_out_templates"), "bepa": ("expert_covered", "held_out_tasks")}
+"""Each table's splits (the run record's keys). PAGE: the RL tasks' training instances, new
+instances of the same templates, and instances of templates never trained on; BEPA: the tasks
+the expert covers and those it does not (both trained on, training instances)."""
+SELECTION_SPLITS = {"page": ("train", "held_out"), "bepa": ("expert_covered", "held_out_tasks")}
+"""The splits a learning rate is selected on (the held-out templates never choose anything)."""
 
 
-EXTRA_BASELINES = {"page": "grpo-progress"}
+EXTRA_BASELINES = {"page": "grpo-progress", "bepa-ex": "bepa"}
 """Comparisons beyond each arm against GRPO: PAGE against GRPO on its own progress reward
-(what PAGE adds to a progress reward: the subtask term and the unnormalized A_inter)."""
+(what PAGE adds to a progress reward: the subtask term and the unnormalized A_inter); BEPA
+with the exploring expert against BEPA with the env's own expert plan."""
 
 
 def comparison_pairs(arms: Sequence[str]) -> list[tuple[str, str]]:
@@ -31,14 +36,16 @@ def comparison_pairs(arms: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def comparison(runs: Sequence[dict[str, Any]], arm: str, baseline: str, key: str) -> dict[str, Any]:
-    """`arm` against `baseline` on split `key`: the gap, Welch's one-sided p (arm > baseline),
-    the bootstrap 95 % interval, the power at the seeds run, the seeds needed."""
+    """`arm` against `baseline` on split `key`: the gap, Welch's two-sided p, the bootstrap
+    95 % interval, the power at the seeds run to detect a gap of the observed size (either
+    sign), the seeds 80 % power would need."""
     mine = [r[key] for r in runs if r["arm"] == arm]
     theirs = [r[key] for r in runs if r["arm"] == baseline]
-    test = stats.welch_greater(mine, theirs)
+    test = stats.welch_two_sided(mine, theirs)
     sd = ((statistics.variance(mine) + statistics.variance(theirs)) / 2) ** 0.5  # the sd of a gap is sqrt(2 sd^2 / n)
-    return {"arm": arm, "baseline": baseline, "split": key, "diff": test.diff, "sd": sd, "t": test.t, "df": test.df,
-            "p": test.p, "ci95": stats.bootstrap_diff_ci(mine, theirs), "power": stats.power(test.diff, sd, len(mine)),
+    return {"arm": arm, "baseline": baseline, "split": key, "n": len(mine), "diff": test.diff, "sd": sd, "t": test.t,
+            "df": test.df, "p": test.p, "ci95": stats.bootstrap_diff_ci(mine, theirs),
+            "power": stats.power(test.diff, sd, len(mine)),
             "seeds_needed": stats.seeds_needed(test.diff, sd)}
 
 
@@ -52,24 +59,28 @@ def family(runs: Sequence[dict[str, Any]], pairs: Sequence[tuple[str, str]], key
 
 def table(runs: list[dict[str, Any]], base: dict[str, Any], arms: tuple[str, ...], name: str = "page",
           learning_rates: dict[str, float] | None = None) -> list[str]:
-    """The papers' table: method x success (%) on the table's two splits (greedy), mean +- sd
-    over seeds; the base's sampled success (its solve rate in RL's own rollouts). PAGE's adds
-    the share of groups with equal progress (A_inter exactly 0); BEPA's the cache's log-prob
-    gap, the mean log-prob of the injected tokens vs the policy's own under the weights of
-    each update (the paper's distribution-gap diagnostic), the share of each with p < 0.1
+    """The papers' table: method x success (%) on the table's splits (greedy), mean +- sd over
+    seeds; the base's sampled success (its solve rate in RL's own rollouts). PAGE's adds the
+    share of groups with equal progress (A_inter exactly 0); BEPA's the cache's log-prob gap,
+    the mean log-prob of the injected tokens vs the policy's own under the weights of each
+    update (the paper's distribution-gap diagnostic), the share of each with p < 0.1
     (`gui_gym.trainers.bepa.LOW_PROB`), the seeded cache's log-prob under the base, and the
-    injections per run."""
-    keys = TABLES[name]
+    injections per run. Both end with the tokens trained on and the judge's calls per run
+    (PAGE: marks and spans asked of a judge; BEPA: plans abstracted from expert traces)."""
+    keys = [k for k in TABLES[name] if k in base]  # an older base has no held-out templates
+    titles = {"train": "train (greedy)", "held_out": "held-out instances (greedy)",
+              "held_out_templates": "held-out templates (greedy)", "expert_covered": "expert-covered (greedy)",
+              "held_out_tasks": "held-out tasks (greedy)"}
     if name == "page":
-        lines = ["| method | train (greedy) | held-out (greedy) | groups with A_inter = 0 |", "|---|---|---|---|"]
+        extra = ["groups with A_inter = 0"]
     else:
-        lines = ["| method | expert-covered (greedy) | held-out tasks (greedy) | cached log-prob | on-policy log-prob | "
-                 "gap | cached p<0.1 | on-policy p<0.1 | seeded log-prob (base) | injections per run |",
-                 "|---|---|---|---|---|---|---|---|---|---|"]
-    pad = " |" * (len(lines[1].split("|")) - 5)  # the base has no value in the extra columns
-    lines += [f"| base (BC), greedy | {100 * base[keys[0]]:.1f} | {100 * base[keys[1]]:.1f} |" + pad,
-              f"| base (BC), sampled | {100 * base[keys[0] + '_sampled']:.1f} | {100 * base[keys[1] + '_sampled']:.1f} |"
-              + pad]
+        extra = ["cached log-prob", "on-policy log-prob", "gap", "cached p<0.1", "on-policy p<0.1",
+                 "seeded log-prob (base)", "injections per run"]
+    extra += ["trained tokens per run", "judge calls per run"]
+    lines = ["| method | " + " | ".join([titles[k] for k in keys] + extra) + " |", "|---|" + "---|" * (len(keys) + len(extra))]
+    pad = " |" * len(extra)  # the base has no value in the extra columns
+    lines += ["| base (BC), greedy | " + " | ".join(f"{100 * base[k]:.1f}" for k in keys) + " |" + pad,
+              "| base (BC), sampled | " + " | ".join(f"{100 * base[k + '_sampled']:.1f}" for k in keys) + " |" + pad]
     for arm in arms:
         mine = [r for r in runs if r["arm"] == arm]
         cells = [f"{100 * statistics.fmean(v):.1f} +- {100 * statistics.stdev(v):.1f}"
@@ -86,6 +97,9 @@ def table(runs: list[dict[str, Any]], base: dict[str, Any], arms: tuple[str, ...
             seeded = mean_of(mine, "seeded_logp")
             cells.append(f"{seeded:.2f}" if seeded is not None else "-")
             cells.append(f"{statistics.fmean(r.get('injections', 0) for r in mine):.1f}")
+        for key in ("trained_tokens", "judge_calls"):
+            value = mean_of(mine, key)
+            cells.append(f"{value:.0f}" if value is not None else "-")
         lr = f", lr {learning_rates[arm]:g}" if learning_rates and arm in learning_rates else ""
         lines.append(f"| {arm} ({len(mine)} seeds{lr}) | " + " | ".join(cells) + " |")
     return lines
@@ -114,7 +128,7 @@ def selection_table(selection: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def stats_lines(rows: list[dict[str, Any]]) -> list[str]:
-    lines = ["| arm | baseline | split | gap (pts) | sd (pts) | Welch t (df) | p one-sided | p Holm | bootstrap 95 % CI | "
+    lines = ["| arm | baseline | split | gap (pts) | sd (pts) | Welch t (df) | p two-sided | p Holm | bootstrap 95 % CI | "
              "power | seeds for 80 % |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lo, hi = r["ci95"]

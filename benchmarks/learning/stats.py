@@ -1,5 +1,6 @@
-"""The learning benchmark's statistics, in the standard library: one-sided Welch t-tests,
-Holm's correction, bootstrap intervals, power and the seeds a gap needs.
+"""The learning benchmark's statistics, in the standard library: Welch t-tests (one-sided, and
+two-sided, which can find an arm worse as well as better), Holm's correction, bootstrap
+intervals, power and the seeds a gap needs.
 
 Seeds are the unit: each run (method, seed) gives one number per split, and a method's
 claim over another is a claim about those per-seed numbers.
@@ -40,6 +41,12 @@ def welch_greater(a: Sequence[float], b: Sequence[float]) -> Welch:
     t = diff / math.sqrt(va + vb)
     df = (va + vb) ** 2 / ((va ** 2 / (len(a) - 1) if va else 0.0) + (vb ** 2 / (len(b) - 1) if vb else 0.0))
     return Welch(diff, t, df, t_sf(t, df))
+
+
+def welch_two_sided(a: Sequence[float], b: Sequence[float]) -> Welch:
+    """Two-sided Welch t-test, H1: mean(a) != mean(b); `Welch.p` is the two-sided p-value."""
+    one = welch_greater(a, b)
+    return Welch(one.diff, one.t, one.df, min(1.0, 2 * min(one.p, 1.0 - one.p)))
 
 
 def t_sf(t: float, df: float) -> float:
@@ -99,19 +106,21 @@ def bootstrap_diff_ci(a: Sequence[float], b: Sequence[float], level: float = 0.9
 
 
 def power(diff: float, sd: float, n: int, alpha: float = 0.05) -> float:
-    """Power of the one-sided two-sample test at `n` seeds per arm for a true gap `diff` with
-    per-seed sd `sd` (normal approximation)."""
+    """Power of the two-sided two-sample test at `n` seeds per arm for a true gap `diff` of
+    either sign with per-seed sd `sd` (normal approximation, both tails)."""
     if sd <= 0:
-        return 1.0 if diff > 0 else alpha
-    return NORMAL.cdf(diff / (sd * math.sqrt(2 / n)) - NORMAL.inv_cdf(1 - alpha))
+        return 1.0 if diff else alpha
+    shift, z = abs(diff) / (sd * math.sqrt(2 / n)), NORMAL.inv_cdf(1 - alpha / 2)
+    return NORMAL.cdf(shift - z) + NORMAL.cdf(-shift - z)
 
 
 def seeds_needed(diff: float, sd: float, alpha: float = 0.05, target: float = 0.8) -> int | None:
-    """Seeds per arm for `target` power at one-sided level `alpha`: 2 (z_a + z_b)^2 sd^2 /
-    diff^2, plus one for the t-distribution's heavier tails at small n; None for no gap."""
-    if diff <= 0:
+    """Seeds per arm for `target` power of the two-sided test at level `alpha` to detect a
+    gap of size |`diff`| (None for no gap): the smallest n at which `power` reaches it, plus
+    one for the t-distribution's heavier tails at small n."""
+    if diff == 0:
         return None
-    if sd <= 0:
-        return 2
-    z = NORMAL.inv_cdf(1 - alpha) + NORMAL.inv_cdf(target)
-    return max(2, math.ceil(2 * (z * sd / diff) ** 2) + 1)
+    n = 2
+    while power(diff, sd, n, alpha) < target:
+        n += 1
+    return n + 1

@@ -13,12 +13,22 @@ each a page of alike elements of which one is right:
   the instruction (LocalWeb's unnamed sort): a prior guesses it, RL has to learn it.
 
 A wrong click opens an error page whose "Back" link returns to the stage, so a mistake costs
-two steps of the step limit; ``done`` ends the episode. The keyboard works as a browser's: Tab
-moves the focus to the next element (the tree flags it ``focused``), Enter activates the
-focused element as a click would, a new page has no focus; with no focus Enter does nothing.
-The learning benchmark's off-distribution expert acts this way
-(`gui_gym.benchmarks.learning.keyboard_expert`); the element policy has no Tab to press. Difficulty compounds: success needs
-every stage right within the limit, and rollouts stop at different milestones. The env
+two steps of the step limit; ``done`` ends the episode. Two kinds of stage change that:
+
+- a *deferred* stage (`Stage.deferred`) hides a mistake: a wrong click opens the next stage's
+  page as the right click would (the page looks fine), and the mistake shows only at the
+  save, which opens a "rejected" page (the error page's elements, another URL) whose Back
+  returns to the mistaken stage. Until then nothing the agent sees tells the two apart, so a
+  judge that reads the pages can be wrong; the milestones stay the truth (a stage counts only
+  once every stage before it is right);
+- a stage with an *alternate* (`Stage.alternate`): two of its elements are right, the first
+  (what the env's expert plan names) and another, as an app's menu and toolbar both reach the
+  same state: a second route to the goal.
+
+The keyboard works as a browser's: Tab moves the focus to the next element (the tree flags it
+``focused``), Enter activates the focused element as a click would, a new page has no focus;
+with no focus Enter does nothing. Difficulty compounds: success needs every stage right
+within the limit, and rollouts stop at different milestones. The env
 reports what PAGE's oracle judge and `SubtaskAnnotation` would: ``info["progress"]`` (the
 milestones reached, in order, over their number), ``info["subtasks"]`` (one span per stage,
 completed or not) and ``info["subtask_of_step"]``. Templates and instances are drawn from
@@ -64,6 +74,10 @@ class Stage:
     """Elements on the stage's page, the right one included."""
     convention: tuple[str, ...] = ()
     """A hidden or varying stage's elements; a hidden stage's first is right."""
+    deferred: bool = False
+    """A wrong click here opens the next page as a right one would; the save reveals it."""
+    alternate: bool = False
+    """A hidden or varying stage whose second element is right too (another route)."""
 
 
 @dataclass(frozen=True)
@@ -75,25 +89,32 @@ class Template:
 
 def make_templates(count: int, seed: int, hidden: tuple[int, ...] = (0, 1, 2), stages: tuple[int, int] = (4, 6),
                    options: tuple[int, int] = (3, 5), conventions: Sequence[str] = CONVENTIONS,
-                   hidden_kind: str = "hidden") -> list[Template]:
+                   hidden_kind: str = "hidden", deferred: int = 0, alternates: bool = False) -> list[Template]:
     """`count` templates drawn from `seed`: each has a number of stages in `stages` (inclusive),
     of which `hidden[i % len(hidden)]` are hidden (of `hidden_kind`: "hidden" or "varying"),
     and pages of `options` elements; hidden stages draw from `conventions` (disjoint lists keep
-    pretraining's conventions from biasing the RL tasks')."""
+    pretraining's conventions from biasing the RL tasks'). The first `deferred` hidden stages
+    of each template hide a mistake until the save; with `alternates`, every hidden stage has
+    a second right element. Neither option changes the draws, so a template differs from the
+    one drawn without them only in those flags."""
     rng = random.Random(seed)
     out = []
     for i in range(count):
         n = rng.randint(*stages)
         n_hidden = min(hidden[i % len(hidden)], n - 1)
         hidden_at = set(rng.sample(range(1, n), n_hidden))  # a task opens with a named section
+        silent = set(sorted(hidden_at)[:deferred])
         chain = []
         for k in range(n):
             role, m = rng.choice(ROLES), rng.randint(*options)
             if k in hidden_at:
-                chain.append(Stage(hidden_kind, role, m, tuple(rng.sample(list(conventions), m))))
+                chain.append(Stage(hidden_kind, role, m, tuple(rng.sample(list(conventions), m)), deferred=k in silent,
+                                   alternate=alternates))
             else:
                 chain.append(Stage("section" if k == 0 else rng.choice(sorted(set(POOLS) - {"section"})), role, m))
-        out.append(Template(f"textweb.s{seed}-t{i:02d}-h{n_hidden}", tuple(chain), rng.choice(["Save", "Apply", "Confirm"])))
+        late = f"-d{len(silent)}" if silent else ""
+        out.append(Template(f"textweb.s{seed}-t{i:02d}-h{n_hidden}{late}", tuple(chain),
+                            rng.choice(["Save", "Apply", "Confirm"])))
     return out
 
 
@@ -105,7 +126,7 @@ class _Milestones:
     def __init__(self, descriptions: list[str]):
         from gui_gym.suites.base import Milestone
 
-        self._milestones = [Milestone(d, lambda env, k=k: env.stage > k) for k, d in enumerate(descriptions)]
+        self._milestones = [Milestone(d, lambda env, k=k: env.reached() > k) for k, d in enumerate(descriptions)]
 
     def milestones(self) -> list[Any]:
         return self._milestones
@@ -141,6 +162,8 @@ class TextWebEnv(gym.Env):
                             + (", " if named[1:] else "") + f"then {self.template.save.lower()}.")
         self.subtask_names = [g or f"the {s.role} step {k + 1}" for k, (g, s) in enumerate(zip(goals, self.template.stages))]
         self.stage, self.on_error, self.steps, self.span_of_step, self.focus = 0, False, 0, [], None
+        self.wrong: int | None = None  # the first deferred stage clicked wrong, not yet revealed
+        self.rejected = False  # the error page is the save's rejection of a deferred mistake
         self.max_steps = int(options.get("max_steps", len(self.template.stages) + 1 + self.max_extra_steps))
         if self.max_steps < 1:
             raise ValueError(f"max_steps must be >= 1, received {self.max_steps}")
@@ -153,15 +176,16 @@ class TextWebEnv(gym.Env):
         save button: what an abstraction of the oracle's trajectory says."""
         template = self.templates[task_id]
         pages, _ = self._instance(template, int(instance_seed))
-        return ([f"click the {right} {stage.role}" for (_, right), stage in zip(pages, template.stages)]
+        return ([f"click the {rights[0]} {stage.role}" for (_, rights), stage in zip(pages, template.stages)]
                 + [f"click the {template.save} button"])
 
     @staticmethod
-    def _instance(template: Template, instance: int) -> tuple[list[tuple[list[str], str]], list[str | None]]:
-        """Per stage, the page's element names in page order and the right one, and the
-        stage's goal in the instruction (None for a hidden stage)."""
+    def _instance(template: Template, instance: int) -> tuple[list[tuple[list[str], tuple[str, ...]]], list[str | None]]:
+        """Per stage, the page's element names in page order and the right ones (the first is
+        the expert plan's; a second where the stage has an alternate), and the stage's goal in
+        the instruction (None for a hidden stage)."""
         rng = random.Random(f"{template.task_id}/{instance}")
-        pages: list[tuple[list[str], str]] = []
+        pages: list[tuple[list[str], tuple[str, ...]]] = []
         goals: list[str | None] = []
         for stage in template.stages:
             if stage.kind == "varying":
@@ -169,13 +193,18 @@ class TextWebEnv(gym.Env):
             elif stage.kind == "hidden":
                 names = list(stage.convention)
             else:  # a pool's right names differ between stages ("choose March, choose June")
-                taken = {right for _, right in pages}
+                taken = {rights[0] for _, rights in pages}
                 names = rng.sample([n for n in POOLS[stage.kind] if n not in taken], stage.options)
-            right = names[0]
+            rights = tuple(names[:2 if stage.alternate else 1])
             rng.shuffle(names)
-            pages.append((names, right))
-            goals.append(VERBS[stage.kind].format(right) if stage.kind in VERBS else None)
+            pages.append((names, rights))
+            goals.append(VERBS[stage.kind].format(rights[0]) if stage.kind in VERBS else None)
         return pages, goals
+
+    def reached(self) -> int:
+        """The milestones reached, in order: the stages passed, up to a deferred mistake
+        (what the page shows may be further on)."""
+        return self.stage if self.wrong is None else min(self.stage, self.wrong)
 
     def step(self, action: Action) -> tuple[dict, float, bool, bool, dict]:
         self.steps += 1
@@ -202,7 +231,7 @@ class TextWebEnv(gym.Env):
         truncated = not terminated and self.steps >= self.max_steps
         info: dict[str, Any] = {"action_error": error, "parsed_action": action if error is None else None}
         if terminated or truncated:
-            reached = min(self.stage, len(self.pages))
+            reached = min(self.reached(), len(self.pages))
             milestones = len(self.pages) + 1
             info.update(success=success, score=float(success), progress=(reached + success) / milestones,
                         subtasks=[{"description": name, "completed": k < reached}
@@ -216,10 +245,17 @@ class TextWebEnv(gym.Env):
         self.focus = None  # every activation opens a page (the same error page for Help)
         if self.on_error:
             self.on_error = name != "Back"
+            if name == "Back" and self.rejected:  # back to the deferred stage clicked wrong
+                self.stage, self.wrong, self.rejected = self.wrong, None, False
         elif self.stage == len(self.pages):
-            self.stage += name == self.template.save
-            self.on_error = name != self.template.save
-        elif name == self.pages[self.stage][1]:
+            saved = name == self.template.save and self.wrong is None
+            self.stage += saved
+            self.on_error = not saved
+            self.rejected = name == self.template.save and not saved
+        elif name in self.pages[self.stage][1]:
+            self.stage += 1
+        elif self.template.stages[self.stage].deferred:  # the page looks as after a right click
+            self.wrong = self.stage if self.wrong is None else self.wrong
             self.stage += 1
         else:
             self.on_error = True
@@ -239,15 +275,15 @@ class TextWebEnv(gym.Env):
         return self._obs()
 
     def _obs(self) -> dict[str, Any]:
-        page = "error" if self.on_error else f"step{min(self.stage, len(self.pages))}"
+        page = ("rejected" if self.rejected else "error") if self.on_error else f"step{min(self.stage, len(self.pages))}"
         return {"a11y_tree": format_elements(self._elements()), "url": f"http://textweb.local/{page}",
                 "instruction": self.instruction}
 
     def oracle_action(self) -> Action:
-        """The right element of the current page (Back on an error page)."""
+        """The right element of the current page, the expert plan's (Back on an error page)."""
         names = [el["name"] for el in self._elements()]
         if self.on_error:
             return Action.click_element(names.index("Back"))
         if self.stage >= len(self.pages):
             return Action.click_element(names.index(self.template.save))
-        return Action.click_element(names.index(self.pages[self.stage][1]))
+        return Action.click_element(names.index(self.pages[self.stage][1][0]))

@@ -178,14 +178,34 @@ def test_level1_from_a_judged_plan_then_training_with_the_cache():
     assert "Click Subscribe" not in repr(server.requests[-1].body)  # the judge saw the trajectory, not the plan
 
 
+def keyboard_trace(env, task, seed):
+    """An expert of another action space on TextWeb: Tab until the oracle's element has the
+    focus, then Enter (keys the element policy has no Tab for)."""
+    from gui_gym.a11y_text import parse_elements
+    from gui_gym.actions import Action
+    from gui_gym.trainers.bepa import ExpertTrace
+
+    obs, info = env.reset(options={"task_id": task, "instance_seed": seed, "max_steps": 100})
+    trace = ExpertTrace(task, seed, info["instruction"], [], [], {})
+    for _ in range(100):
+        focused = next((e.index for e in parse_elements(obs["a11y_tree"]) if "focused" in e.flags), None)
+        action = Action.key("enter") if focused == env.oracle_action().element else Action.key("tab")
+        trace.observations.append(obs)
+        trace.actions.append(action)
+        obs, _, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            trace.final_info = dict(info)
+            return trace
+
+
 def test_an_off_distribution_experts_trace_is_converted_into_the_policys_action_space():
-    """The keyboard expert's Tabs have no candidate and are dropped; each Enter becomes the
+    """A keyboard expert's Tabs have no candidate and are dropped; each Enter becomes the
     policy's ``enter`` candidate, prompted with the page the expert saw (one element flagged
     focused); the rollout keeps the trace's success. Under a policy that rarely presses Enter
     its tokens are all low-probability, the oracle's (clicks, same instance) none."""
     import torch
 
-    from gui_gym.benchmarks.learning.keyboard_expert import ENTER, KeyboardExpert
+    from gui_gym.actions import Action
     from gui_gym.benchmarks.learning.textweb import CONVENTIONS, TextWebEnv, make_templates
     from gui_gym.trainers.bepa import rollout_from_trace, token_profile
     from gui_gym.trainers.sft import expert_rollout
@@ -194,9 +214,9 @@ def test_an_off_distribution_experts_trace_is_converted_into_the_policys_action_
     task = templates[0].task_id
     env = TextWebEnv(templates)
     policy = ElementPolicy(prior_scale=0.0, buckets=1 << 12, hidden=0)
-    trace = KeyboardExpert().trace(env, task, 1)
+    trace = keyboard_trace(env, task, 1)
     converted = rollout_from_trace(trace, policy)
-    enters = trace.actions.count(ENTER)
+    enters = trace.actions.count(Action.key("enter"))
     assert converted.success and converted.source == "expert" and len(converted) == enters == len(templates[0].stages) + 1
     assert all(s.prompt.candidates[s.token_ids[0]].kind == "enter" for s in converted.steps)
     assert all(any(c.element is not None and "focused" in c.element.flags for c in s.prompt.candidates)
@@ -237,16 +257,16 @@ def test_the_low_probability_share_and_the_update_diagnostics():
 
 
 def test_an_expert_of_another_action_space_seeds_the_cache_converted_or_through_its_plans():
-    """`train_on(..., expert=...)`: replacement seeds the cache with the converted traces (no
-    episode spent), LEVEL-1 acts on the plans abstracted from them; the seeded cache's
-    log-prob profile under the starting weights is logged with the seeding."""
+    """`train_on(..., expert=...)`: replacement seeds the cache with the expert's traces in the
+    policy's action space (no episode spent), LEVEL-1 acts on the plans abstracted from them;
+    the seeded cache's log-prob profile under the starting weights is logged with the seeding."""
     from gui_gym.agents.policies.element.policy import DENSE
-    from gui_gym.benchmarks.learning.keyboard_expert import KeyboardExpert
+    from gui_gym.benchmarks.learning.explorer import ExploringExpert
     from gui_gym.benchmarks.learning.textweb import CONVENTIONS, TextWebEnv, make_templates
     from gui_gym.trainers.bepa import train_on
     from gui_gym.trainers.rollout import EnvPool
 
-    templates = make_templates(2, seed=7, hidden=(1,), conventions=CONVENTIONS[8:])
+    templates = make_templates(2, seed=7, hidden=(1,), conventions=CONVENTIONS[8:], alternates=True)
     tasks = tuple(t.task_id for t in templates)
     common = dict(tasks=tasks, expert_tasks=tasks[:1], instance_seeds=2, level1_every_instance=True, group_size=2,
                   minibatch_rollouts=2, episode_budget=8, learning_rate=1e-2, tensorboard=False)
@@ -258,8 +278,8 @@ def test_an_expert_of_another_action_space_seeds_the_cache_converted_or_through_
 
     with EnvPool(lambda: TextWebEnv(templates), 1) as pool:
         replaced = train_on(BEPAConfig(**common, seed_source="expert", mixing="static"), follower(), pool,
-                            expert=KeyboardExpert())
-        level1_run = train_on(BEPAConfig(**common, level1_group_size=1), follower(), pool, expert=KeyboardExpert())
+                            expert=ExploringExpert())
+        level1_run = train_on(BEPAConfig(**common, level1_group_size=1), follower(), pool, expert=ExploringExpert())
     seeding, *loop = replaced
     assert seeding["charts/episodes"] == 0 and seeding["bepa/cache_tasks"] == 2
     assert seeding["bepa/seeded_low_prob_share"] == 0.0 and seeding["bepa/seeded_logp"] < 0  # uniform over 7-9

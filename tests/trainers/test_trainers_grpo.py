@@ -72,6 +72,7 @@ def test_update_losses_by_hand():
     items = [TrainItem(rollout(0, 0, 2), [1.0, 1.0]), TrainItem(rollout(1, 1), [-1.0])]
     stats = update(policy, torch.optim.SGD(policy.parameters(), lr=0.0), items, cfg)
     assert stats["losses/policy_loss"] == pytest.approx(-1 / 3)
+    assert stats["charts/trained_tokens"] == 3  # each token once, whatever the epochs
     stats = update(policy, torch.optim.SGD(policy.parameters(), lr=0.0), items,
                    GRPOConfig(minibatch_rollouts=2, aggregation="seq-mean-token-sum"))
     assert stats["losses/policy_loss"] == pytest.approx((-2 + 1) / 2)

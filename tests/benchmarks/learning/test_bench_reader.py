@@ -7,7 +7,8 @@ from types import SimpleNamespace
 import pytest
 
 from gui_gym.actions import Action
-from gui_gym.benchmarks.learning.reader import ObservedEpisode, Page, ReaderJudge, agreement, requests
+from gui_gym.benchmarks.learning.judging import ObservedEpisode
+from gui_gym.benchmarks.learning.reader import Page, ReaderJudge, requests
 from gui_gym.benchmarks.learning.textweb import CONVENTIONS, TextWebEnv, make_templates
 from gui_gym.errors import JudgeError
 from gui_gym.judges import CriteriaStore, extract_criteria
@@ -96,20 +97,34 @@ def test_spans_end_at_the_clicks_that_met_each_criterion(tmp_path):
         ReaderJudge().segment(trajectory)
 
 
-def test_agreement_is_per_criterion_accuracy_error_and_correlation():
-    def rollout(truth, judged, marks, success=False):
-        info = {"true_progress": truth, "progress": judged, "progress_per_criterion": marks, "success": success}
-        return SimpleNamespace(final_info=info, success=success, task_id="t")
-
-    rollouts = [rollout(0.5, 0.5, [1.0, 1.0, 0.0, 0.0]), rollout(0.25, 0.5, [1.0, 0.67, 0.0, 0.0]),
-                rollout(0.0, 0.0, [0.0, 0.33, 0.0, 0.0]), rollout(1.0, 1.0, [], success=True)]
-    out = agreement(rollouts, {"t": 4})
-    assert out["episodes"] == 3  # the success is never judged
-    assert out["criterion_accuracy"] == pytest.approx(11 / 12)  # the second rollout's second mark is wrong
-    assert out["progress_mae"] == pytest.approx(0.25 / 3)
-    assert out["progress_correlation"] == pytest.approx(0.866, abs=1e-3)
-
-
 def test_requests_are_the_instructions_comma_separated_parts():
     assert requests("Open Billing, select Keiko Fischer, then save.") == ["Open Billing", "select Keiko Fischer",
                                                                           "then save."]
+
+
+def test_the_reader_reads_which_element_a_click_hit_so_a_deferred_stage_does_not_mislead_it():
+    """On a deferred stage the next page looks the same after the wrong click as after the
+    right one; the reader's criterion names the element the successes clicked and it reads
+    the clicked element's name, so its marks stay the truth: it holds the oracle's information."""
+    late = make_templates(1, seed=250, hidden=(1,), conventions=CONVENTIONS[8:], deferred=1)[0]
+    deferred = next(k for k, s in enumerate(late.stages) if s.deferred)
+    env = ObservedEpisode(TextWebEnv([late]), ReaderJudge())
+    wins = []
+    for instance in (0, 1):
+        env.reset(options={"task_id": late.task_id, "instance_seed": instance})
+        info, done = {}, False
+        while not done:
+            *_, terminated, truncated, info = env.step(env.unwrapped.oracle_action())
+            done = terminated or truncated
+        wins.append(info["observed_trajectory"])
+    listed = extract_criteria(ReaderJudge(), wins).criteria
+    env.reset(options={"task_id": late.task_id, "instance_seed": 5})
+    for k in range(deferred + 1):
+        action = env.unwrapped.oracle_action()
+        if k == deferred:
+            action = Action.click_element((action.element + 1) % late.stages[k].options)
+        env.step(action)
+    *_, info = env.step(Action.done())
+    assert not env.unwrapped.observation()["url"].endswith("/error")  # the wrong click looked right
+    marks = ReaderJudge().mark(info["observed_trajectory"], listed)
+    assert marks == [k < deferred for k in range(len(listed))] and round(info["true_progress"] * len(listed)) == deferred

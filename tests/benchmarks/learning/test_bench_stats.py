@@ -5,7 +5,8 @@ import math
 
 import pytest
 
-from gui_gym.benchmarks.learning.stats import betainc, bootstrap_diff_ci, holm, power, seeds_needed, t_sf, welch_greater
+from gui_gym.benchmarks.learning.stats import (betainc, bootstrap_diff_ci, holm, power, seeds_needed, t_sf, welch_greater,
+                                              welch_two_sided)
 
 
 def test_welch_by_hand():
@@ -21,6 +22,14 @@ def test_welch_by_hand():
     assert welch_greater([1, 1], [0, 0]).p == 0.0 and welch_greater([0, 0], [0, 0]).p == 0.5
     with pytest.raises(ValueError, match="two values per sample"):
         welch_greater([1], [0, 1])
+
+
+def test_the_two_sided_test_finds_a_gap_of_either_sign():
+    """Twice the smaller tail: the same p whichever sample is first, so "worse" is tested as "better" is."""
+    better, worse = welch_two_sided([1, 2, 3], [0, 0, 1]), welch_two_sided([0, 0, 1], [1, 2, 3])
+    assert better.p == pytest.approx(2 * 0.04122086858087374, rel=1e-9) and worse.p == pytest.approx(better.p)
+    assert worse.diff == pytest.approx(-5 / 3) and worse.t == pytest.approx(-2.5)
+    assert welch_two_sided([1, 1], [0, 0]).p == 0.0 and welch_two_sided([0, 0], [0, 0]).p == 1.0
 
 
 def test_t_tail_matches_the_tables():
@@ -44,10 +53,12 @@ def test_bootstrap_interval_covers_the_gap_and_is_exact_for_constants():
     assert bootstrap_diff_ci([0.5] * 4, [0.25] * 3) == (0.25, 0.25)
 
 
-def test_power_and_seeds_needed():
-    # the issue's numbers: gap .16 (0.33 vs 0.17), sd .29: 2 (1.645 + 0.842)^2 (.29/.16)^2 = 40.6 -> 41, + 1
-    assert seeds_needed(0.16, 0.29) == 42
-    assert power(0.16, 0.29, 42) >= 0.8 > power(0.16, 0.29, 30)
+def test_power_and_seeds_needed_are_two_sided():
+    # gap .07, sd .10, 40 seeds: shift = .07 / (.10 sqrt(2/40)) = 3.130; Phi(3.130 - 1.960) + Phi(-3.130 - 1.960) = .879
+    assert power(0.07, 0.10, 40) == pytest.approx(0.8791, abs=1e-4)
+    assert power(-0.07, 0.10, 40) == power(0.07, 0.10, 40)  # a gap below counts as one above
     assert power(0.0, 0.29, 10) == pytest.approx(0.05)
-    assert seeds_needed(0.0, 0.3) is None and seeds_needed(0.1, 0.0) == 2
+    # 2 (1.960 + 0.842)^2 (.10/.07)^2 = 32.0 by the closed form; the exact two-tailed n is 33, + 1 for small n
+    assert seeds_needed(0.07, 0.10) == 34 and power(0.07, 0.10, 33) >= 0.8 > power(0.07, 0.10, 32)
+    assert seeds_needed(0.0, 0.3) is None and seeds_needed(0.1, 0.0) == 3
     assert math.isclose(power(0.1, 0.0, 3), 1.0)

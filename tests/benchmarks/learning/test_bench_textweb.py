@@ -163,3 +163,59 @@ def test_tab_moves_the_focus_and_enter_activates_it_as_a_click_would():
     assert env.step(Action.key("tab"))[3]  # truncated at its own limit
     with pytest.raises(ValueError, match="max_steps must be >= 1"):
         env.reset(options={"task_id": task, "max_steps": 0})
+
+
+def test_a_deferred_stage_hides_a_wrong_click_until_the_save_rejects_it_and_back_returns_there():
+    """The page after a wrong click on a deferred stage is the page after the right one; the
+    milestones stop there all the same (the truth), the save opens a rejection page whose Back
+    returns to the mistaken stage, and redone right the task succeeds."""
+    (late,) = make_templates(1, seed=250, hidden=(2,), conventions=CONVENTIONS[8:], deferred=1)
+    deferred = next(k for k, s in enumerate(late.stages) if s.deferred)
+    assert late.task_id.endswith("-d1") and sum(s.deferred for s in late.stages) == 1
+    assert [s.kind for s in late.stages].count("hidden") == 2  # the other hidden stage is ordinary
+    env, right_env = TextWebEnv([late]), TextWebEnv([late])
+    env.reset(options={"task_id": late.task_id, "instance_seed": 3})
+    right_env.reset(options={"task_id": late.task_id, "instance_seed": 3})
+    for k in range(len(late.stages)):
+        action = env.oracle_action()
+        if k == deferred:
+            action = Action.click_element((action.element + 1) % late.stages[k].options)
+        obs, *_ = env.step(action)
+        right_obs, *_ = right_env.step(right_env.oracle_action())
+        assert obs == right_obs  # what the agent sees: nothing tells the two apart
+    assert env.reached() == deferred and right_env.reached() == len(late.stages)
+    obs, reward, terminated, truncated, info = env.step(env.oracle_action())  # the save
+    assert obs["url"].endswith("/rejected") and not terminated and reward == 0.0
+    assert [e.name for e in parse_elements(obs["a11y_tree"])] == ["Back", "Help"]
+    obs, *_ = env.step(env.oracle_action())  # Back: to the stage clicked wrong
+    assert obs["url"].endswith(f"/step{deferred}")
+    *_, info = env.step(Action.done())
+    milestones = len(late.stages) + 1
+    assert info["progress"] == pytest.approx(deferred / milestones)
+    assert [s["completed"] for s in info["subtasks"]] == [k < deferred for k in range(len(late.stages))]
+    env.reset(options={"task_id": late.task_id, "instance_seed": 3, "max_steps": 40})
+    for k in range(len(late.stages) + 1):  # wrong, on to the save, rejected, Back, then right to the end
+        action = env.oracle_action()
+        obs, *_ = env.step(Action.click_element((action.element + 1) % late.stages[k].options) if k == deferred
+                           else action)
+    for _ in range(len(late.stages) - deferred + 2):
+        obs, reward, terminated, truncated, info = env.step(env.oracle_action())
+    assert terminated and info["success"] and reward == 1.0
+
+
+def test_a_stage_with_an_alternate_accepts_two_elements_and_the_plan_names_the_first():
+    (template,) = make_templates(1, seed=300, hidden=(2,), conventions=CONVENTIONS[8:], alternates=True)
+    (plain,) = make_templates(1, seed=300, hidden=(2,), conventions=CONVENTIONS[8:])
+    assert [(s.kind, s.role, s.options, s.convention) for s in template.stages] == [
+        (s.kind, s.role, s.options, s.convention) for s in plain.stages]  # the option changes no draw
+    hidden = next(k for k, s in enumerate(template.stages) if s.kind == "hidden")
+    primary, alternate = template.stages[hidden].convention[:2]
+    env = TextWebEnv([template])
+    assert env.expert_plan(template.task_id, 0)[hidden].startswith(f"click the {primary} ")
+    for name in (primary, alternate):
+        obs, _ = env.reset(options={"task_id": template.task_id, "instance_seed": 0})
+        for _ in range(hidden):
+            obs, *_ = env.step(env.oracle_action())
+        names = [e.name for e in parse_elements(obs["a11y_tree"])]
+        obs, *_ = env.step(Action.click_element(names.index(name)))
+        assert obs["url"].endswith(f"/step{hidden + 1}")
