@@ -146,7 +146,7 @@ class Setting:
     """Share of the pretraining demonstrations acted on the expert plan (`gui_gym.trainers.sft`)."""
     pretrain_varying: int = 0
     """Pretraining templates whose hidden stages change with the instance (`pretrain_templates`)."""
-    candidates: int = 36
+    candidates: int = 48
     """Stage 1's candidate templates."""
     bepa_tasks: int = 3
     """BEPA: expert-covered tasks, and as many held-out ones (the expert-only split's first)."""
@@ -227,12 +227,12 @@ def rl_templates(setting: Setting) -> list[Any]:
 
 def candidate_templates(setting: Setting) -> list[Any]:
     """Stage 1's candidates: unseen conventions, longer chains (6-8 stages) with two to four
-    hidden stages, each with a second right element (the exploring expert's other route):
+    hidden stages, the first with a second right element (the exploring expert's other route):
     harder than PAGE's tasks, so that some are out of the base's reach alone."""
     from gui_gym.benchmarks.learning.textweb import CONVENTIONS, make_templates
 
     return make_templates(setting.candidates, seed=300, hidden=(2, 3, 4), stages=(6, 8), conventions=CONVENTIONS[8:],
-                          alternates=True)
+                          alternates=2)
 
 
 def make_env(setting: Setting) -> Any:

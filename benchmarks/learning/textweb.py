@@ -89,27 +89,27 @@ class Template:
 
 def make_templates(count: int, seed: int, hidden: tuple[int, ...] = (0, 1, 2), stages: tuple[int, int] = (4, 6),
                    options: tuple[int, int] = (3, 5), conventions: Sequence[str] = CONVENTIONS,
-                   hidden_kind: str = "hidden", deferred: int = 0, alternates: bool = False) -> list[Template]:
+                   hidden_kind: str = "hidden", deferred: int = 0, alternates: int = 0) -> list[Template]:
     """`count` templates drawn from `seed`: each has a number of stages in `stages` (inclusive),
     of which `hidden[i % len(hidden)]` are hidden (of `hidden_kind`: "hidden" or "varying"),
     and pages of `options` elements; hidden stages draw from `conventions` (disjoint lists keep
     pretraining's conventions from biasing the RL tasks'). The first `deferred` hidden stages
-    of each template hide a mistake until the save; with `alternates`, every hidden stage has
-    a second right element. Neither option changes the draws, so a template differs from the
-    one drawn without them only in those flags."""
+    of each template hide a mistake until the save; the first `alternates` have a second right
+    element. Neither option changes the draws, so a template differs from the one drawn
+    without them only in those flags."""
     rng = random.Random(seed)
     out = []
     for i in range(count):
         n = rng.randint(*stages)
         n_hidden = min(hidden[i % len(hidden)], n - 1)
         hidden_at = set(rng.sample(range(1, n), n_hidden))  # a task opens with a named section
-        silent = set(sorted(hidden_at)[:deferred])
+        silent, second = set(sorted(hidden_at)[:deferred]), set(sorted(hidden_at)[:alternates])
         chain = []
         for k in range(n):
             role, m = rng.choice(ROLES), rng.randint(*options)
             if k in hidden_at:
                 chain.append(Stage(hidden_kind, role, m, tuple(rng.sample(list(conventions), m)), deferred=k in silent,
-                                   alternate=alternates))
+                                   alternate=k in second))
             else:
                 chain.append(Stage("section" if k == 0 else rng.choice(sorted(set(POOLS) - {"section"})), role, m))
         late = f"-d{len(silent)}" if silent else ""

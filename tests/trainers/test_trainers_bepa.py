@@ -266,7 +266,7 @@ def test_an_expert_of_another_action_space_seeds_the_cache_converted_or_through_
     from gui_gym.trainers.bepa import train_on
     from gui_gym.trainers.rollout import EnvPool
 
-    templates = make_templates(2, seed=7, hidden=(1,), conventions=CONVENTIONS[8:], alternates=True)
+    templates = make_templates(2, seed=7, hidden=(1,), conventions=CONVENTIONS[8:], alternates=3)
     tasks = tuple(t.task_id for t in templates)
     common = dict(tasks=tasks, expert_tasks=tasks[:1], instance_seeds=2, level1_every_instance=True, group_size=2,
                   minibatch_rollouts=2, episode_budget=8, learning_rate=1e-2, tensorboard=False)

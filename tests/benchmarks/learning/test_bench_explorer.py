@@ -9,7 +9,7 @@ from gui_gym.benchmarks.learning.explorer import ExploringExpert
 from gui_gym.benchmarks.learning.textweb import CONVENTIONS, TextWebEnv, make_templates
 from gui_gym.trainers.bepa import rollout_from_trace
 
-TEMPLATES = make_templates(4, seed=300, hidden=(2, 3), stages=(6, 7), conventions=CONVENTIONS[8:], alternates=True)
+TEMPLATES = make_templates(4, seed=300, hidden=(2, 3), stages=(6, 7), conventions=CONVENTIONS[8:], alternates=3)
 
 
 class Sealed(TextWebEnv):

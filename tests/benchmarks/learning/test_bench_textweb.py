@@ -204,7 +204,7 @@ def test_a_deferred_stage_hides_a_wrong_click_until_the_save_rejects_it_and_back
 
 
 def test_a_stage_with_an_alternate_accepts_two_elements_and_the_plan_names_the_first():
-    (template,) = make_templates(1, seed=300, hidden=(2,), conventions=CONVENTIONS[8:], alternates=True)
+    (template,) = make_templates(1, seed=300, hidden=(2,), conventions=CONVENTIONS[8:], alternates=3)
     (plain,) = make_templates(1, seed=300, hidden=(2,), conventions=CONVENTIONS[8:])
     assert [(s.kind, s.role, s.options, s.convention) for s in template.stages] == [
         (s.kind, s.role, s.options, s.convention) for s in plain.stages]  # the option changes no draw
