@@ -873,8 +873,16 @@ def report(study: Study, preparation: Preparation, runs: list[dict[str, Any]], w
                "workers": study.workers}
     if study.plan is not None:
         results["plan"] = {**provenance(study.plan.path.resolve()), "digest": study.plan.digest, "decision": decision}
-    (study.out / "results.json").write_text(json.dumps(results, indent=2))
+    write_results(study.out / "results.json", results)
     return results
+
+
+def write_results(path: Path, results: dict[str, Any]) -> None:
+    """``results.json``: indented, except each run on one line (hundreds of runs, each with its
+    curve and per-task values, would otherwise take a line per number)."""
+    head = json.dumps({k: v for k, v in results.items() if k != "runs"}, indent=1)
+    runs = ",\n  ".join(json.dumps(r, separators=(",", ":")) for r in results["runs"])
+    path.write_text(head[:-2] + ',\n "runs": [\n  ' + runs + "\n ]\n}\n")
 
 
 def judges_on_policy_lines(runs: Sequence[dict[str, Any]], arms: Sequence[str]) -> list[str]:
