@@ -147,8 +147,9 @@ def decide(rows: Sequence[dict[str, Any]], plan: Plan) -> dict[str, Any]:
 
 
 def provenance(path: Path) -> dict[str, Any]:
-    """Where a file stands in git: the commit that last changed it, whether the working copy
-    differs from that commit, and the checkout's HEAD (None where git or the repository is missing)."""
+    """Where a file stands in git: its path in the repository (never this machine's), the commit
+    that last changed it, whether the working copy differs from that commit, and the checkout's
+    HEAD (None where git or the repository is missing; then the path is the file's name)."""
     def git(*args: str) -> str | None:
         try:
             done = subprocess.run(["git", *args], cwd=path.parent, capture_output=True, text=True, timeout=30)
@@ -158,7 +159,8 @@ def provenance(path: Path) -> dict[str, Any]:
 
     last = git("log", "-1", "--format=%H", "--", path.name)
     status = git("status", "--porcelain", "--", path.name)
-    return {"path": str(path), "commit": last or None, "modified_since": bool(status) if status is not None else None,
+    prefix = git("rev-parse", "--show-prefix")
+    return {"path": (prefix or "") + path.name, "commit": last or None, "modified_since": bool(status) if status is not None else None,
             "head": git("rev-parse", "HEAD")}
 
 

@@ -132,6 +132,7 @@ def test_a_planned_report_records_the_plans_commit_the_decision_and_the_machine(
     out = report(study, Preparation({}, base, [], []), runs(0.2), 1.0)
     saved = json.loads((study.out / "results.json").read_text())
     assert saved["plan"]["commit"] == committed and saved["plan"]["modified_since"] is False
+    assert saved["plan"]["path"] == "plan.md"  # in the repository, not this machine's path
     assert saved["plan"]["decision"]["decision"] == "page above grpo on train" == out["plan"]["decision"]["decision"]
     assert saved["machine"]["cores"] >= 1 and saved["machine"]["torch"] and saved["machine"]["python"]
     assert saved["selection"]["page"] == {"selected_lr": 0.05, "fixed": True}
