@@ -28,15 +28,11 @@ Optional parts, read with defaults when absent:
   `gui_gym.models.chat.transcript` writes it (text, each image as its size); recorded too, and
   shown by the report's viewer.
 - ``close()``: release clients and files.
-- trainable agents: ``after_update()``, called after each update (a policy generating on a
-  server pushes its new weights there), and ``entropies(prompts, token_ids)``, like
-  `logprobs` but the entropy of the distribution each token was drawn from (the trainers'
-  `entropy_coef` bonus needs it); ``logprobs_and_entropies(prompts, token_ids)``, both from
-  one forward pass (the trainers use it over the two when present);
-  ``generate_many(prompts, greedy=...)``, `generate` for a wave of prompts at once (a policy
-  on a server sends them together, so the server batches them); ``check_trainable()``,
-  called by the trainers before the first rollout, raising when the policy cannot be trained
-  as configured (a server whose weights would never be updated).
+
+`BaseAgent` declares them with their defaults. A trainable agent's optional parts
+(``generate_many``, ``entropies``, ``logprobs_and_entropies``, ``after_update``,
+``check_trainable``) are declared with their defaults on `TrainableAgent`, which a policy
+subclasses: the trainers call them without probing.
 """
 
 from __future__ import annotations
@@ -97,45 +93,6 @@ class Context:
         return dataclasses.replace(self, plan=None)
 
 
-@runtime_checkable
-class TrainableAgent(Agent, Protocol):
-    """An agent the trainers can train. Prompts are opaque to the trainers: whatever the
-    agent needs to generate and to recompute log-probs."""
-
-    action_format: str
-    """The env action format of string actions ("json" when it returns `Action`s)."""
-
-    def prompt(self, obs: Mapping[str, Any], context: Context) -> Any:
-        """The agent's input for this step."""
-        ...
-
-    def generate(self, prompt: Any, *, greedy: bool = False) -> Act:
-        """Sample (or, greedy, take the most likely) output for `prompt`."""
-        ...
-
-    def logprobs(self, prompts: Sequence[Any], token_ids: Sequence[Sequence[int]]) -> list["torch.Tensor"]:
-        """Per prompt, the 1-D tensor of log-probs of `token_ids` under the current weights
-        (differentiable)."""
-        ...
-
-    def parameters(self) -> Iterator["torch.nn.Parameter"]:
-        """The trainable parameters."""
-        ...
-
-    def reference(self) -> Any:
-        """A frozen copy of the current weights (the KL term's reference): only its
-        `logprobs` is asked of it."""
-        ...
-
-    def save(self, folder: str) -> None:
-        """Write the trainable weights to `folder`."""
-        ...
-
-    def load(self, folder: str) -> None:
-        """Read weights written by `save`."""
-        ...
-
-
 class BaseAgent:
     """Defaults for the optional parts of the protocol; subclasses override `act`."""
 
@@ -162,7 +119,84 @@ class BaseAgent:
         """Nothing to release by default."""
 
 
-class PolicyAgent(BaseAgent):
+class TrainableAgent(BaseAgent):
+    """An agent the trainers can train: a policy. Subclass it (or `PolicyAgent`, which adds
+    `reset`/`act`) and implement the required methods; the optional ones have their defaults
+    here, so the trainers call them on any policy without asking whether it has them. Prompts
+    are opaque to the trainers: whatever the agent needs to generate and to recompute log-probs.
+    A torch policy lists ``torch.nn.Module`` after this class in its bases."""
+
+    # ---- required ---------------------------------------------------------------------------
+
+    def prompt(self, obs: Mapping[str, Any], context: Context) -> Any:
+        """The agent's input for this step."""
+        raise NotImplementedError(f"{type(self).__name__} must implement prompt(obs, context)")
+
+    def generate(self, prompt: Any, *, greedy: bool = False) -> Act:
+        """Sample (or, greedy, take the most likely) output for `prompt`."""
+        raise NotImplementedError(f"{type(self).__name__} must implement generate(prompt, greedy=...)")
+
+    def logprobs(self, prompts: Sequence[Any], token_ids: Sequence[Sequence[int]]) -> list["torch.Tensor"]:
+        """Per prompt, the 1-D tensor of log-probs of `token_ids` under the current weights
+        (differentiable)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement logprobs(prompts, token_ids)")
+
+    if TYPE_CHECKING:  # declared for type checkers only: a body here would hide torch.nn.Module's
+        def parameters(self) -> Iterator["torch.nn.Parameter"]:
+            """The trainable parameters (``torch.nn.Module``'s, for a torch policy)."""
+            ...
+
+    def reference(self) -> Any:
+        """A frozen copy of the current weights (the KL term's reference): only its
+        `logprobs` is asked of it."""
+        raise NotImplementedError(f"{type(self).__name__} must implement reference()")
+
+    def save(self, folder: str) -> None:
+        """Write the trainable weights to `folder`."""
+        raise NotImplementedError(f"{type(self).__name__} must implement save(folder)")
+
+    def load(self, folder: str) -> None:
+        """Read weights written by `save`."""
+        raise NotImplementedError(f"{type(self).__name__} must implement load(folder)")
+
+    # ---- optional, with defaults --------------------------------------------------------------
+
+    def generate_many(self, prompts: Sequence[Any], *, greedy: bool = False) -> list[Act]:
+        """`generate` for a wave of prompts: by default one after another, in order (seeded
+        sampling reproducible); a policy on a server sends them together, so the server
+        batches them."""
+        return [self.generate(prompt, greedy=greedy) for prompt in prompts]
+
+    def entropies(self, prompts: Sequence[Any], token_ids: Sequence[Sequence[int]]) -> list["torch.Tensor"]:
+        """Like `logprobs`, the entropy of the distribution each token was drawn from, with
+        gradients (the trainers' `entropy_coef` bonus). By default a policy reports none
+        (`reports_entropies` is False)."""
+        raise NotImplementedError(f"{type(self).__name__} does not report entropies")
+
+    @property
+    def reports_entropies(self) -> bool:
+        """Whether the policy implements `entropies`: without them the trainers refuse
+        `entropy_coef` > 0 before any rollout."""
+        return type(self).entropies is not TrainableAgent.entropies
+
+    def logprobs_and_entropies(self, prompts: Sequence[Any], token_ids: Sequence[Sequence[int]]
+                               ) -> tuple[list["torch.Tensor"], list["torch.Tensor"]]:
+        """`logprobs` and `entropies` of the same tokens, what an update with an entropy bonus
+        asks for: by default the two calls; a policy that gets both from one forward pass
+        overrides it."""
+        return self.logprobs(prompts, token_ids), self.entropies(prompts, token_ids)
+
+    def after_update(self) -> None:
+        """Called after each update that trained on something; by default nothing (a policy
+        generating on a server pushes its new weights there)."""
+
+    def check_trainable(self) -> None:
+        """Called by the trainers before the first rollout, to raise when the policy cannot be
+        trained as configured (a server whose weights would never be updated); by default
+        there is nothing to check."""
+
+
+class PolicyAgent(TrainableAgent):
     """The acting half of a trainable agent: `act` is `prompt` then `generate` (greedy unless
     `greedy` is False), with the episode's own earlier `Act`s as the context's history. The
     trainers call `prompt` and `generate` themselves; `gui-bench` calls `reset` and `act`."""

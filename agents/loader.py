@@ -136,7 +136,8 @@ def _from_file(path: Path, attr: str | None, spec: str) -> Callable[..., Any]:
 
 def load_trainable_agent(spec: str, **kwargs: Any) -> TrainableAgent:
     """`load_agent`, for the trainers: `AgentError` unless the agent is a `TrainableAgent`
-    (it also generates with token ids and log-probs, and scores given tokens)."""
+    (it also generates with token ids and log-probs, and scores given tokens; it subclasses
+    the class, which holds the optional parts' defaults)."""
     agent = load_agent(spec, **kwargs)
     if not isinstance(agent, TrainableAgent):
         missing = [name for name in ("prompt", "generate", "logprobs", "parameters", "reference", "save", "load")
@@ -144,8 +145,10 @@ def load_trainable_agent(spec: str, **kwargs: Any) -> TrainableAgent:
         close = getattr(agent, "close", None)
         if callable(close):
             close()
-        raise AgentError(f"agent {spec!r} cannot be trained: a {type(agent).__name__} has no {', '.join(missing)} "
-                         f"(see gui_gym.agents.base.TrainableAgent); the trainable built-ins are {list(TRAINABLE_AGENTS)}")
+        lacks = f"has no {', '.join(missing)}" if missing else "is no TrainableAgent subclass"
+        raise AgentError(f"agent {spec!r} cannot be trained: a {type(agent).__name__} {lacks} (a trainable agent "
+                         f"subclasses gui_gym.agents.base.TrainableAgent or PolicyAgent); the trainable built-ins are "
+                         f"{list(TRAINABLE_AGENTS)}")
     return agent
 
 

@@ -107,7 +107,7 @@ class GUIEnv(gym.Env):
         obs_spaces: dict[str, spaces.Space] = {}
         if observe_screenshot:
             # a backend whose screenshots vary in size (static recordings) supplies its own space
-            obs_spaces["screenshot"] = (getattr(backend, "screenshot_space", None)
+            obs_spaces["screenshot"] = (backend.screenshot_space
                                         or spaces.Box(0, 255, (shot_height, shot_width, 3), np.uint8))
         obs_spaces["instruction"] = FreeText()
         if observe_a11y:
@@ -349,7 +349,7 @@ class GUIEnv(gym.Env):
 
     def _extra_obs_keys(self) -> tuple[str, ...]:
         """Text observation keys this env adds (``url`` for web, ``app`` for mobile)."""
-        return tuple(getattr(self.backend, "observation_text_keys", ()))
+        return tuple(self.backend.observation_text_keys)
 
     def _ensure_started(self) -> None:
         if not self._started:

@@ -37,6 +37,7 @@ import torch
 from gui_gym.actions import Action
 from gui_gym.agents.base import Context, TrainableAgent
 from gui_gym.errors import MissingResourceError
+from gui_gym.trainers import metrics
 from gui_gym.trainers.grpo import (CrashedGroups, GRPOConfig, MixFn, OffPolicyLoss, TrainItem, check_policy, run,
                            seed_everything)
 from gui_gym.trainers.rollout import EnvPool, Rollout, Step
@@ -338,7 +339,7 @@ def level1(cfg: BEPAConfig, policy: TrainableAgent, pool: EnvPool, cache: TaskCa
     overrun `cfg.episode_budget`; a group whose every episode crashed is counted, not paid for
     and skipped, as in the loop (`CrashedGroups`). Returns the episodes spent and counters."""
     episodes, crashes = 0, CrashedGroups()
-    stats = {"bepa/level1_episodes": 0.0, "bepa/level1_successes": 0.0, "bepa/level1_crashed_groups": 0.0}
+    stats = {metrics.LEVEL1_EPISODES: 0.0, metrics.LEVEL1_SUCCESSES: 0.0, metrics.LEVEL1_CRASHED_GROUPS: 0.0}
     plan_cost = 1 if cfg.plan_source == "judge" else 0  # the judge's look at the expert trajectory
     size = cfg.level1_group_size or cfg.group_size
     for task_id, seeds in covered_instances(cfg, tasks).items():
@@ -349,16 +350,16 @@ def level1(cfg: BEPAConfig, policy: TrainableAgent, pool: EnvPool, cache: TaskCa
             episodes += plan_cost
             group = crashes.rollout(pool, policy, task_id, seed, size, plan=plan)
             if group is None:
-                stats["bepa/level1_crashed_groups"] += 1
+                stats[metrics.LEVEL1_CRASHED_GROUPS] += 1
                 continue
             episodes += size
             group = [r for r in group if r.infra_error is None]
             for rollout in group:
                 if rollout.success:
                     cache.put(instance_key(rollout), rollout, "level1")
-            stats["bepa/level1_episodes"] += size
-            stats["bepa/level1_successes"] += sum(r.success for r in group)
-    stats["bepa/cache_tasks"] = float(len(cache))
+            stats[metrics.LEVEL1_EPISODES] += size
+            stats[metrics.LEVEL1_SUCCESSES] += sum(r.success for r in group)
+    stats[metrics.CACHE_TASKS] = float(len(cache))
     return episodes, stats
 
 
@@ -390,7 +391,7 @@ def expert_seeding(cfg: BEPAConfig, policy: TrainableAgent, pool: EnvPool, cache
             rollout = pool.run([(0, lambda env: play(env, task_id, seed))])[0]
             if rollout.success and rollout.steps:
                 cache.put(instance_key(rollout), rollout, "expert")
-    return 0, {"bepa/cache_tasks": float(len(cache))}
+    return 0, {metrics.CACHE_TASKS: float(len(cache))}
 
 
 def instance_key(rollout: Rollout) -> tuple[str, int]:
@@ -408,8 +409,8 @@ def level2(cache: TaskCache[Rollout], inject_index: int = 0, static: bool = Fals
         result = mix_group(instance_key(group[0]), group, [r.score for r in group], cache, inject_index=index,
                            static=static)
         injected = [result.injected and i == index for i in range(len(group))]
-        return result.rollouts, injected, {"bepa/all_fail_groups": float(result.all_failed),
-                                           "bepa/injections": float(result.injected)}
+        return result.rollouts, injected, {metrics.ALL_FAIL_GROUPS: float(result.all_failed),
+                                           metrics.INJECTIONS: float(result.injected)}
     return mix
 
 
@@ -430,11 +431,12 @@ def cache_stats(items: Sequence[TrainItem], old_logprobs: list[torch.Tensor]) ->
     of the injected (cached) tokens against the policy's own, and the share of each whose
     probability is below `LOW_PROB`."""
     out = {}
-    for name, flag in (("cached", True), ("on_policy", False)):
+    for flag, logp, low_prob_share in ((True, metrics.CACHED_LOGP, metrics.CACHED_LOW_PROB_SHARE),
+                                       (False, metrics.ON_POLICY_LOGP, metrics.ON_POLICY_LOW_PROB_SHARE)):
         profile = logprob_profile([old for old, item in zip(old_logprobs, items) if item.off_policy == flag])
         if profile["tokens"]:
-            out[f"bepa/{name}_logp"] = profile["mean_logp"]
-            out[f"bepa/{name}_low_prob_share"] = profile["low_prob_share"]
+            out[logp] = profile["mean_logp"]
+            out[low_prob_share] = profile["low_prob_share"]
     return out
 
 
@@ -474,8 +476,8 @@ def train_on(cfg: BEPAConfig, policy: TrainableAgent, pool: EnvPool, judge: Any 
         episodes, stats = level1(cfg, policy, pool, cache, tasks, plans)
     seeded = token_profile(policy, [entry.trajectory for entry in cache])
     if seeded["tokens"]:
-        stats.update({"bepa/seeded_logp": seeded["mean_logp"], "bepa/seeded_low_prob_share": seeded["low_prob_share"]})
-    log.log(0, {"charts/episodes": episodes, **stats})
+        stats.update({metrics.SEEDED_LOGP: seeded["mean_logp"], metrics.SEEDED_LOW_PROB_SHARE: seeded["low_prob_share"]})
+    log.log(0, {metrics.EPISODES: episodes, **stats})
     return run(cfg, policy, pool, mix=level2(cache, cfg.inject_index, static=cfg.mixing == "static"),
                off_policy_loss=luffy_loss(cfg.luffy_gamma) if cfg.luffy else None, update_stats=cache_stats,
                episodes=episodes, log=log)

@@ -25,6 +25,7 @@ from typing import Any, Callable
 from gui_gym.agents.loader import SPEC_HELP, TRAINABLE_AGENTS, env_kwargs_for, load_trainable_agent
 from gui_gym.errors import GUIGymError
 from gui_gym.registration import DEFAULT_ENV_ID, make, parse_kwargs
+from gui_gym.trainers import metrics
 from gui_gym.trainers.config import CONFIGS, RunSpec, build_spec, read_config_file
 from gui_gym.trainers.runs import to_plain
 
@@ -93,7 +94,12 @@ def method(algo: str) -> Callable[..., list[dict[str, Any]]]:
 
 
 def train(spec: RunSpec, ray_address: str | None = None, remote: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """Build the policy and run the method (on Ray actors' envs with a `ray_address`)."""
+    """Build the policy and run the method (on Ray actors' envs with a `ray_address`). The seed
+    is set before the policy is built, so that its random starting weights are the seed's too
+    and a run repeats."""
+    from gui_gym.trainers.grpo import seed_everything
+
+    seed_everything(spec.trainer.seed)
     policy = load_trainable_agent(spec.policy, **spec.policy_args)
     return method(spec.algo)(spec.trainer, policy, env_factory(spec, policy, ray_address, remote))
 
@@ -109,10 +115,10 @@ def main(argv: list[str] | None = None) -> int:
     except (GUIGymError, ValueError, FileNotFoundError) as exc:
         print(f"gui-train: error: {exc}", file=sys.stderr)
         return 2
-    last = next((r for r in reversed(records) if "charts/success_rate" in r), {})
-    print(f"gui-train: {spec.algo} done: {len(records)} record(s), {last.get('charts/episodes', 0)} episodes, "
-          f"last success rate {last.get('charts/success_rate', float('nan')):.2f}"
-          + (f", progress {last['charts/progress']:.2f}" if "charts/progress" in last else "")
+    last = next((r for r in reversed(records) if metrics.SUCCESS_RATE in r), {})
+    print(f"gui-train: {spec.algo} done: {len(records)} record(s), {last.get(metrics.EPISODES, 0)} episodes, "
+          f"last success rate {last.get(metrics.SUCCESS_RATE, float('nan')):.2f}"
+          + (f", progress {last[metrics.PROGRESS]:.2f}" if metrics.PROGRESS in last else "")
           + (f"; metrics in {spec.trainer.run_dir}/metrics.jsonl" if spec.trainer.run_dir else ""))
     return 0
 

@@ -8,10 +8,14 @@ checked against hand-computed values in tests/trainers/test_trainers_grpo.py. A 
 multi-turn GUI rollout a "sequence" is the whole rollout: its steps' generated tokens, one
 after the other (observations are never trained), as in verl's multi-turn rollouts.
 
-The loop reads straight down: draw instances, roll out groups, advantages (GRPO's outcome
-advantage, or a method's own), optional group mixing, update, log, checkpoint. The core knows
-no method: PAGE and BEPA call `run` with their ingredients (`AdvantageFn`, `MixFn`,
-`OffPolicyLoss`, `UpdateStats`; `gui_gym.trainers.page`, `gui_gym.trainers.bepa`).
+The loop (`run`) reads straight down, as CleanRL's: draw task instances (`TaskSchedule`), roll
+out groups, turn each into training items (`training_items`: a method's mixing, then GRPO's
+outcome advantage or a method's own), branch a stuck group (`continuations`), update, log,
+checkpoint. The bookkeeping stays apart: what the run spent against its budgets (`Spent`) and
+what the iteration measured (`gui_gym.trainers.metrics.IterationStats`, the metric names both
+the trainers and their readers import). The core knows no method: PAGE and BEPA call `run`
+with their ingredients (`AdvantageFn`, `MixFn`, `OffPolicyLoss`, `UpdateStats`;
+`gui_gym.trainers.page`, `gui_gym.trainers.bepa`).
 """
 
 from __future__ import annotations
@@ -19,7 +23,6 @@ from __future__ import annotations
 import logging
 import math
 import random
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -28,8 +31,11 @@ import numpy as np
 import torch
 
 from gui_gym.errors import InfraError
+from gui_gym.trainers import metrics
 from gui_gym.trainers.branching import BRANCHING, branch_point, continuation_steps, tree_record
-from gui_gym.trainers.rollout import EnvPool, Rollout, check_group, rollout_continuations, rollout_group, rollout_groups
+from gui_gym.trainers.metrics import IterationStats
+from gui_gym.trainers.rollout import (BranchPoint, EnvPool, Rollout, check_group, rollout_continuations, rollout_group,
+                                      rollout_groups)
 from gui_gym.trainers.runs import RunLog, save_checkpoint
 
 logger = logging.getLogger(__name__)
@@ -294,7 +300,7 @@ def update(policy: TrainableAgent, optimizer: torch.optim.Optimizer, items: Sequ
                                               off_policy_loss)
             grad_norm = torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
             optimizer.step()
-            for key, value in {**step_stats, "losses/grad_norm": float(grad_norm)}.items():
+            for key, value in {**step_stats, metrics.GRAD_NORM: float(grad_norm)}.items():
                 stats.setdefault(key, []).append(value)
     out = {key: sum(values) / len(values) for key, values in stats.items()}
     if update_stats is not None:
@@ -319,7 +325,7 @@ def accumulate_gradients(policy: TrainableAgent, items: Sequence[TrainItem], old
     steps = [(i, at, step) for i, item in enumerate(items) for at, step in _step_offsets(item)]
     chunk = cfg.micro_batch_steps or len(steps)
     want_entropy = cfg.entropy_coef > 0
-    sums = {"losses/policy_loss": 0.0, "losses/approx_kl": 0.0, "losses/clipfrac": 0.0}
+    sums = {metrics.POLICY_LOSS: 0.0, metrics.APPROX_KL: 0.0, metrics.CLIPFRAC: 0.0}
     for first in range(0, len(steps), chunk):
         part = steps[first:first + chunk]
         logp, entropy = _step_values(policy, [s for _, _, s in part], want_entropy)
@@ -338,32 +344,29 @@ def accumulate_gradients(policy: TrainableAgent, items: Sequence[TrainItem], old
         if entropy is not None:
             entropy_term = (entropy * w).sum()
             loss = loss - cfg.entropy_coef * entropy_term
-            sums["losses/entropy"] = sums.get("losses/entropy", 0.0) + float(entropy_term.detach())
+            sums[metrics.ENTROPY] = sums.get(metrics.ENTROPY, 0.0) + float(entropy_term.detach())
         if ref is not None:
             kl = (kl_k3(logp, gather(ref)) * w).sum()
             loss = loss + cfg.kl_coef * kl
-            sums["losses/kl_ref"] = sums.get("losses/kl_ref", 0.0) + float(kl.detach())
+            sums[metrics.KL_REF] = sums.get(metrics.KL_REF, 0.0) + float(kl.detach())
         loss.backward()
         with torch.no_grad():
             ratio = torch.exp(logp - mb_old)
             clipped = ((ratio < 1 - cfg.clip_low) | (ratio > 1 + cfg.clip_high)).float()
-            sums["losses/policy_loss"] += float(pg_loss)
-            sums["losses/approx_kl"] += float(((mb_old - logp) * w_mean).sum())
-            sums["losses/clipfrac"] += float((clipped * w_mean).sum())
+            sums[metrics.POLICY_LOSS] += float(pg_loss)
+            sums[metrics.APPROX_KL] += float(((mb_old - logp) * w_mean).sum())
+            sums[metrics.CLIPFRAC] += float((clipped * w_mean).sum())
     return sums
 
 
 def _step_values(policy: TrainableAgent, steps: Sequence[Any], want_entropy: bool
                  ) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """The steps' log-probs (and entropies, when wanted: from the same forward pass where the
-    policy offers ``logprobs_and_entropies``), steps concatenated, with gradients."""
+    """The steps' log-probs (and entropies, when wanted: the policy's ``logprobs_and_entropies``,
+    one forward pass where it can), steps concatenated, with gradients."""
     prompts, tokens = [s.prompt for s in steps], [s.token_ids for s in steps]
     if not want_entropy:
         return torch.cat(policy.logprobs(prompts, tokens)), None
-    if hasattr(policy, "logprobs_and_entropies"):
-        logp, entropy = policy.logprobs_and_entropies(prompts, tokens)
-    else:
-        logp, entropy = policy.logprobs(prompts, tokens), policy.entropies(prompts, tokens)
+    logp, entropy = policy.logprobs_and_entropies(prompts, tokens)
     return torch.cat(logp), torch.cat(entropy)
 
 
@@ -444,113 +447,150 @@ def check_policy(policy: TrainableAgent, cfg: GRPOConfig) -> None:
     """Refuse, before any rollout, a policy that cannot be trained as `cfg` asks: its own
     ``check_trainable`` (a served policy whose weights would never be updated), and the
     entropy bonus without entropies."""
-    if cfg.entropy_coef > 0 and not hasattr(policy, "entropies"):
+    if cfg.entropy_coef > 0 and not policy.reports_entropies:
         raise ValueError(f"entropy_coef needs a policy that reports its entropies; {type(policy).__name__} does not")
-    if hasattr(policy, "check_trainable"):
-        policy.check_trainable()
+    policy.check_trainable()
+
+
+class TaskSchedule:
+    """The loop's draws of task instances: tasks in shuffled rounds, so that every task gets
+    its share of groups, each with an instance seed (`GRPOConfig.draw_instance`), from
+    ``cfg.seed``."""
+
+    def __init__(self, tasks: Sequence[str], cfg: GRPOConfig):
+        self.tasks, self.cfg = list(tasks), cfg
+        self.rng = np.random.default_rng(cfg.seed)
+        self.round: list[str] = []
+
+    def draw(self, count: int) -> list[tuple[str, int]]:
+        """The next `count` (task id, instance seed) pairs."""
+        draws = []
+        for _ in range(count):
+            if not self.round:
+                self.round = [self.tasks[i] for i in self.rng.permutation(len(self.tasks))]
+            draws.append((self.round.pop(), self.cfg.draw_instance(self.rng)))
+        return draws
+
+
+@dataclass
+class Spent:
+    """What the run has spent: env episodes (a continuation is one) and env steps (the
+    prefixes restores replay included), against `GRPOConfig.episode_budget` and `step_budget`."""
+
+    episodes: int = 0
+    env_steps: int = 0
+
+    def pay(self, episodes: int, env_steps: int) -> None:
+        self.episodes += episodes
+        self.env_steps += env_steps
+
+    def exhausted(self, cfg: GRPOConfig) -> bool:
+        """Whether another iteration would overrun the episode budget, or the step budget is spent."""
+        per_iteration = cfg.groups_per_iteration * cfg.group_size
+        return ((cfg.episode_budget is not None and self.episodes + per_iteration > cfg.episode_budget)
+                or (cfg.step_budget is not None and self.env_steps >= cfg.step_budget))
+
+
+def usable_episodes(group: list[Rollout] | None, task_id: str, spent: Spent, stats: IterationStats) -> list[Rollout]:
+    """A rolled-out group's episodes that say something about the policy: none of a group whose
+    every episode crashed (None from `CrashedGroups`), and none the infrastructure cut short.
+    Every episode of a group that ran is paid for; the usable ones are charted."""
+    if group is None:
+        stats.count(metrics.CRASHED_GROUPS)
+        return []
+    spent.pay(len(group), continuation_steps(group))
+    stats.count(metrics.INFRA_ERRORS, sum(r.infra_error is not None for r in group))
+    usable = [r for r in group if r.infra_error is None]
+    stats.episodes(task_id, usable)
+    return usable
+
+
+def training_items(group: list[Rollout], advantages: AdvantageFn, mix: MixFn | None,
+                   stats: IterationStats) -> tuple[list[Rollout], list[TrainItem]]:
+    """A group's training items: the method's mixing (`mix`: BEPA injects a cached trajectory),
+    then its advantages over the mixed group. Returns the mixed group too (branching reads it)."""
+    stats.count(metrics.NO_SIGNAL_GROUPS, all_equal([r.score for r in group]))
+    stats.count(metrics.EQUAL_PROGRESS_GROUPS,  # PAGE's A_inter is 0
+                all_equal([r.progress if r.progress is not None else r.score for r in group]))
+    injected = [False] * len(group)
+    if mix is not None:
+        group, injected, counts = mix(group)
+        stats.count_all(counts)
+    return group, [TrainItem(rollout, adv, off) for rollout, adv, off in zip(group, advantages(group), injected)]
+
+
+def continuations(pool: EnvPool, policy: TrainableAgent, point: BranchPoint, group_size: int, spent: Spent,
+                  stats: IterationStats) -> list[Rollout]:
+    """The usable rollouts of G continuations from `point` (`gui_gym.trainers.branching`); the
+    G episodes are paid for, with the steps (replayed prefixes included) of the usable ones."""
+    branched = [r for r in rollout_continuations(pool, policy, point, group_size) if r.infra_error is None]
+    spent.pay(group_size, continuation_steps(branched))
+    stats.branched(point, branched)
+    if branched:
+        stats.count(metrics.NO_SIGNAL_GROUPS, all_equal([r.score for r in branched]))
+    return branched
 
 
 def run(cfg: GRPOConfig, policy: TrainableAgent, pool: EnvPool, *, advantages: AdvantageFn | None = None,
         mix: MixFn | None = None, off_policy_loss: OffPolicyLoss | None = None, update_stats: UpdateStats | None = None,
         episodes: int = 0, log: RunLog | None = None) -> list[dict[str, Any]]:
-    """The training loop every method shares: draw task instances (tasks in shuffled rounds,
-    fresh instance seeds), roll out groups, turn them into advantages (`advantages`, default
-    GRPO's outcome), let `mix` inject into groups, update (with a method's `off_policy_loss`
-    and `update_stats`), log, checkpoint. `episodes` already spent count against
-    `cfg.episode_budget`. Returns the records. A method plugs in through these arguments
-    and nothing else: PAGE gives `advantages`, BEPA `mix`, `off_policy_loss`, `update_stats`."""
+    """The training loop every method shares: draw task instances (`TaskSchedule`), roll out
+    groups, turn each into training items (`advantages`, default GRPO's outcome, after `mix`
+    injected into it), branch stuck groups (`GRPOConfig.branching`), update (with a method's
+    `off_policy_loss` and `update_stats`), log, checkpoint. `episodes` already spent count
+    against `cfg.episode_budget`. Returns the records. A method plugs in through these
+    arguments and nothing else: PAGE gives `advantages`, BEPA `mix`, `off_policy_loss`,
+    `update_stats`."""
     check_policy(policy, cfg)
     advantages = advantages or (lambda group: outcome_advantages(group, cfg.norm_std))
     own_log = log is None
     log = log or RunLog(cfg.run_dir, cfg, tensorboard=cfg.tensorboard, wandb_project=cfg.wandb_project)
-    rng = np.random.default_rng(cfg.seed)
-    tasks = list(cfg.tasks) or pool.task_ids()
+    schedule = TaskSchedule(list(cfg.tasks) or pool.task_ids(), cfg)
     optimizer = torch.optim.Adam([p for p in policy.parameters() if p.requires_grad], lr=cfg.learning_rate)
     reference = policy.reference() if cfg.kl_coef > 0 else None
-    per_iteration = cfg.groups_per_iteration * cfg.group_size
-    schedule: list[str] = []  # tasks in a shuffled round: every task gets its share of groups
-    crashes = CrashedGroups()
-    env_steps = 0  # every env step, the prefixes replayed by restores included
+    spent, crashes = Spent(episodes), CrashedGroups()
     completed = 0  # iterations done (BEPA's LEVEL-1 writes a record of its own, iteration 0)
     groups = None
     try:
         for iteration in range(1, cfg.iterations + 1):
-            if cfg.episode_budget is not None and episodes + per_iteration > cfg.episode_budget:
+            if spent.exhausted(cfg):
                 break
-            if cfg.step_budget is not None and env_steps >= cfg.step_budget:
-                break
-            started = time.monotonic()
+            stats = IterationStats()
             items: list[TrainItem] = []
-            charts: dict[str, list[float]] = {}
-            counters: dict[str, float] = {}
-            draws = []
-            for _ in range(cfg.groups_per_iteration):
-                if not schedule:
-                    schedule = [tasks[i] for i in rng.permutation(len(tasks))]
-                draws.append((schedule.pop(), cfg.draw_instance(rng)))
-            groups = rollout_groups(pool, policy, draws, cfg.group_size, asynchronous=cfg.async_rollouts,
-                                    snapshots=cfg.branching != "off")
+
+            # ---- rollouts: G episodes of each drawn task instance, each group handed over once done
+            groups = rollout_groups(pool, policy, schedule.draw(cfg.groups_per_iteration), cfg.group_size,
+                                    asynchronous=cfg.async_rollouts, snapshots=cfg.branching != "off")
             for task_id, seed, group in groups:
-                group = crashes.check(group, task_id, seed)
-                if group is None:
-                    counters["charts/crashed_groups"] = counters.get("charts/crashed_groups", 0) + 1
-                    continue
-                episodes += len(group)
-                env_steps += continuation_steps(group)
-                counters["charts/infra_errors"] = counters.get("charts/infra_errors", 0) + sum(
-                    r.infra_error is not None for r in group)
-                group = [r for r in group if r.infra_error is None]
-                for r in group:
-                    for prefix in ("charts", f"tasks/{task_id}"):  # overall, and per task (multi-task runs)
-                        charts.setdefault(f"{prefix}/success_rate", []).append(float(r.success))
-                        if r.progress is not None:
-                            charts.setdefault(f"{prefix}/progress", []).append(r.progress)
-                    charts.setdefault("charts/score", []).append(r.score)
-                    charts.setdefault("charts/episode_length", []).append(float(len(r)))
+                group = usable_episodes(crashes.check(group, task_id, seed), task_id, spent, stats)
                 if not group:
                     continue
-                counters["charts/no_signal_groups"] = counters.get("charts/no_signal_groups", 0) + all_equal(
-                    [r.score for r in group])
-                counters["charts/equal_progress_groups"] = counters.get("charts/equal_progress_groups", 0) + all_equal(
-                    [r.progress if r.progress is not None else r.score for r in group])  # PAGE's A_inter is 0
-                injected = [False] * len(group)
-                if mix is not None:
-                    group, injected, mixed = mix(group)
-                    for key, value in mixed.items():
-                        counters[key] = counters.get(key, 0) + value
-                for rollout, adv, off in zip(group, advantages(group), injected):
-                    items.append(TrainItem(rollout, adv, off))
+                # ---- the group's training items: the method's mixing, then the advantages
+                group, group_items = training_items(group, advantages, mix, stats)
+                items += group_items
+                # ---- branching: a stuck group's G continuations from where it got furthest
                 point = branch_point(group) if cfg.branching != "off" else None
-                if point is not None:  # the group got stuck: G continuations from where it got furthest
-                    branched = [r for r in rollout_continuations(pool, policy, point, cfg.group_size)
-                                if r.infra_error is None]
-                    episodes += cfg.group_size
-                    env_steps += continuation_steps(branched)
-                    counters["branch/groups"] = counters.get("branch/groups", 0) + 1
-                    charts.setdefault("branch/from_step", []).append(float(point.step))
-                    charts.setdefault("branch/milestones", []).append(float(point.milestones))
-                    for r in branched:
-                        charts.setdefault("branch/success_rate", []).append(float(r.success))
+                if point is not None:
+                    branched = continuations(pool, policy, point, cfg.group_size, spent, stats)
                     log.write_branched_group(tree_record(iteration, group, point, branched))
                     if branched:
-                        counters["charts/no_signal_groups"] += all_equal([r.score for r in branched])
-                        for rollout, adv in zip(branched, advantages(branched)):
-                            items.append(TrainItem(rollout, adv))
-            rollout_s = time.monotonic() - started
-            losses = update(policy, optimizer, items, cfg, reference, off_policy_loss, update_stats)
-            if items and hasattr(policy, "after_update"):
+                        items += [TrainItem(rollout, adv) for rollout, adv in zip(branched, advantages(branched))]
+            stats.rollouts_done()
+
+            # ---- the update
+            stats.losses = update(policy, optimizer, items, cfg, reference, off_policy_loss, update_stats)
+            if items:
                 policy.after_update()  # a served policy pushes its new weights to its server
-            record = {"charts/episodes": episodes, "charts/env_steps": env_steps, **{k: sum(v) / len(v) for k, v in charts.items()}, **counters,
-                      **losses, "charts/rollout_time_s": rollout_s,
-                      "charts/update_time_s": time.monotonic() - started - rollout_s}
-            log.log(iteration, record)
+
+            # ---- logging and checkpoints
+            log.log(iteration, stats.record(spent.episodes, spent.env_steps))
             completed = iteration
             if cfg.run_dir and cfg.checkpoint_every and iteration % cfg.checkpoint_every == 0:
                 save_checkpoint(Path(cfg.run_dir) / "checkpoints" / f"iter_{iteration:05d}", policy, optimizer,
-                                {"iteration": iteration, "episodes": episodes, "seed": cfg.seed})
+                                {"iteration": iteration, "episodes": spent.episodes, "seed": cfg.seed})
         if cfg.run_dir:
             save_checkpoint(Path(cfg.run_dir) / "checkpoints" / "final", policy, optimizer,
-                            {"iteration": completed, "episodes": episodes, "seed": cfg.seed})
+                            {"iteration": completed, "episodes": spent.episodes, "seed": cfg.seed})
     finally:
         if groups is not None:
             groups.close()  # after an error, ends the episodes still in flight (asynchronous mode)

@@ -270,7 +270,7 @@ def _stream(pool: EnvPool, policy: TrainableAgent, starts: Sequence[tuple[str, i
 
     Each env's thread takes the next episode not yet begun and plays it alone; for an action it
     posts a request into `inbox` and waits for the answer. This (the calling) thread answers all
-    the requests waiting at once, with one `generate_wave`, so the policy only ever runs here.
+    the requests waiting at once, with one ``generate_many``, so the policy only ever runs here.
     If the caller stops early (or a step of the policy raises), the episodes still running are
     told `_Cancelled` at their next request, and the envs' threads are waited for, so the pool
     is free again when this returns."""
@@ -341,11 +341,11 @@ def _stream(pool: EnvPool, policy: TrainableAgent, starts: Sequence[tuple[str, i
 
 def _acts(policy: TrainableAgent, episodes: Sequence["_Episode"], plan: tuple[str, ...] | None,
           greedy: bool) -> list[tuple[Act, Any]]:
-    """The policy's act for each episode's current observation, in one `generate_wave`, with
+    """The policy's act for each episode's current observation, in one ``generate_many``, with
     the prompt to store (the plain one when it acted on a plan)."""
     contexts = [episode.context() for episode in episodes]
     prompts = [policy.prompt(episode.obs, context) for episode, context in zip(episodes, contexts)]
-    acts = generate_wave(policy, prompts, greedy)
+    acts = list(policy.generate_many(prompts, greedy=greedy))
     return [(act, prompt if plan is None else policy.prompt(episode.obs, context.without_plan()))
             for episode, context, prompt, act in zip(episodes, contexts, prompts, acts)]
 
@@ -397,14 +397,6 @@ class _Episode:
             self.rollout.branch_points.append(BranchPoint(snapshot, tuple(self.history), len(self.rollout.steps),
                                                           count, self.index))
         self.done = terminated or truncated
-
-
-def generate_wave(policy: TrainableAgent, prompts: Sequence[Any], greedy: bool) -> list[Act]:
-    """One `Act` per prompt of a wave: through the policy's ``generate_many`` when it has one
-    (a served policy sends the requests together), else one `generate` after another."""
-    if hasattr(policy, "generate_many"):
-        return list(policy.generate_many(prompts, greedy=greedy))
-    return [policy.generate(prompt, greedy=greedy) for prompt in prompts]
 
 
 def evaluate(pool: EnvPool, policy: TrainableAgent, tasks: Sequence[str], seeds: Sequence[int],

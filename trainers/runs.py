@@ -1,9 +1,7 @@
 """What a training run leaves behind: its metrics (a jsonl file, plus TensorBoard and wandb
 when they are installed and asked for) and its checkpoints, in one run folder.
 
-Metric names are namespaced as CleanRL's are: ``charts/`` (success, progress, episodes),
-``losses/`` (policy loss, approx KL, clip fraction, KL to the reference), ``bepa/`` (all-fail
-groups, injections, cached vs on-policy log-prob).
+The metrics' names, and the record the loop logs per iteration, are `gui_gym.trainers.metrics`'s.
 """
 
 from __future__ import annotations
@@ -58,6 +56,8 @@ class RunLog:
             append_jsonl(self.run_dir / "branched_groups.jsonl", record, sort_keys=True)
 
     def log(self, step: int, metrics: dict[str, Any]) -> dict[str, Any]:
+        """Log one iteration's `metrics` (`gui_gym.trainers.metrics.IterationStats.record`)
+        under `step`, with the seconds since the run began; returns the record."""
         record = {"iteration": step, "time_s": round(time.monotonic() - self._started, 3), **metrics}
         self.records.append(record)
         if self.run_dir is not None:

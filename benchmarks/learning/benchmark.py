@@ -46,6 +46,8 @@ from gui_gym.benchmarks.learning.report import (TABLES, comparison_pairs, family
                                                 table)
 from gui_gym.records import append_jsonl, read_jsonl
 from gui_gym.runtime.processes import die_with_parent
+from gui_gym.trainers import metrics
+from gui_gym.trainers.metrics import RunRecords
 
 ARMS: dict[str, tuple[str, dict[str, Any]]] = {
     "grpo": ("grpo", {}),
@@ -306,24 +308,20 @@ def train_one(arm: str, seed: int, setting: Setting, base: str, tasks: tuple[str
         env_fn = lambda: make_env(setting)  # noqa: E731
     with EnvPool(env_fn, 1) as pool:
         if algo == "bepa":
-            records = bepa.train_on(cfg, policy, pool, expert=expert)
+            records = RunRecords(bepa.train_on(cfg, policy, pool, expert=expert))
         else:
-            records = run(cfg, policy, pool, advantages=page.advantage_fn(cfg) if algo == "page" else None)
-    groups = [r for r in records if "charts/success_rate" in r]
-    curve = [(r["charts/episodes"], r["charts/success_rate"]) for r in groups]
-    gap = {key.split("/")[1]: statistics.fmean(r[key] for r in records if key in r) if any(key in r for r in records)
-           else None for key in DISTANCE_KEYS}
-    return {"arm": arm, "seed": seed, "stage": stage, "learning_rate": learning_rate, "curve": curve,
+            records = RunRecords(run(cfg, policy, pool, advantages=page.advantage_fn(cfg) if algo == "page" else None))
+    return {"arm": arm, "seed": seed, "stage": stage, "learning_rate": learning_rate, "curve": records.curve(),
             **measure(policy, setting, seed, tasks, covered),
-            "no_signal_groups": sum(r.get("charts/no_signal_groups", 0) for r in records),
-            "equal_progress_groups": sum(r.get("charts/equal_progress_groups", 0) for r in records),
-            "injections": sum(r.get("bepa/injections", 0) for r in records),
-            "level1_successes": sum(r.get("bepa/level1_successes", 0) for r in records),
-            **gap, "groups": len(groups), "wall_s": time.monotonic() - started}
+            "no_signal_groups": records.total(metrics.NO_SIGNAL_GROUPS),
+            "equal_progress_groups": records.total(metrics.EQUAL_PROGRESS_GROUPS),
+            "injections": records.total(metrics.INJECTIONS), "level1_successes": records.total(metrics.LEVEL1_SUCCESSES),
+            **{name.split("/")[1]: records.mean(name) for name in DISTANCE_KEYS}, "groups": len(records.trained()),
+            "wall_s": time.monotonic() - started}
 
 
-DISTANCE_KEYS = ("bepa/cached_logp", "bepa/on_policy_logp", "bepa/cached_low_prob_share",
-                 "bepa/on_policy_low_prob_share", "bepa/seeded_logp", "bepa/seeded_low_prob_share")
+DISTANCE_KEYS = (metrics.CACHED_LOGP, metrics.ON_POLICY_LOGP, metrics.CACHED_LOW_PROB_SHARE,
+                 metrics.ON_POLICY_LOW_PROB_SHARE, metrics.SEEDED_LOGP, metrics.SEEDED_LOW_PROB_SHARE)
 """BEPA's diagnostics a run records (without their prefix), each its mean over the records
 that have it: the injected and the on-policy tokens of each update, under the weights before
 it; and the seeded cache under the base (`gui_gym.trainers.bepa.train_on`)."""
@@ -486,7 +484,76 @@ def select_lr(runs: Sequence[dict[str, Any]], arm: str, grid: Sequence[float], s
             "selection_seeds": list(seeds)}
 
 
+@dataclass(frozen=True)
+class Study:
+    """One invocation of the benchmark as its command line fixed it: the setting, the name of
+    its results (quick, full, bepa-quick, bepa-full), the results folder, where the curves
+    go, and how many runs train at once."""
+
+    setting: Setting
+    name: str
+    out: Path
+    png: Path
+    workers: int = 2
+
+    @property
+    def base_dir(self) -> Path:
+        """Where Stage 0's base is saved."""
+        return self.out / "base"
+
+    @property
+    def judged_by_reader(self) -> bool:
+        """Whether an arm judges with `ReaderJudge`, on criteria extracted into ``out/criteria``."""
+        return any(ARMS[a][0] in ("page-reader", "page-biased") for a in self.setting.arms)
+
+
+@dataclass
+class Preparation:
+    """What every RL run of a results folder starts from, kept in its ``base.json``: Stage 0's
+    pretraining, the base measured on the RL tasks (`measure`), the RL tasks and the
+    expert-covered ones among them (Stage 1), and, once an arm needs them, the reader's
+    criteria check (`extract_and_check`) and the expert data's distance from the base
+    (`expert_distance`)."""
+
+    pretraining: dict[str, Any]
+    base: dict[str, Any]
+    tasks: Sequence[str]
+    covered: Sequence[str]
+    judging: dict[str, Any] | None = None
+    expert_distance: dict[str, Any] | None = None
+
+    def save(self, folder: Path) -> None:
+        (folder / "base.json").write_text(json.dumps(dataclasses.asdict(self), indent=2))
+
+    @classmethod
+    def load(cls, folder: Path) -> "Preparation":
+        saved = json.loads((folder / "base.json").read_text())
+        return cls(saved["pretraining"], saved["base"], saved["tasks"], saved["covered"], saved.get("judging"),
+                   saved.get("expert_distance"))
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argument_parser()
+    args = parser.parse_args(argv)
+    try:
+        study = study_from(args)
+    except ValueError as exc:
+        parser.error(str(exc))
+    study.out.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    if args.summarize:
+        return report(study, Preparation.load(study.out), read_jsonl(study.out / "runs.jsonl"), float("nan"))
+    if args.resume:
+        preparation, done = Preparation.load(study.out), read_jsonl(study.out / "runs.jsonl")
+    else:
+        preparation, done = prepare(study), []
+    prepare_arms(study, preparation)
+    show_preparation(study, preparation)
+    runs = train_runs(study, preparation, done, selection_only=args.selection_only)
+    return report(study, preparation, runs, time.monotonic() - started)
+
+
+def argument_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--table", choices=sorted(TABLES), default="page",
                         help="page: GRPO vs PAGE's arms; bepa: BEPA's ablation on Stage 1's expert-only tasks")
@@ -510,7 +577,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         help="keep the folder's base, criteria and runs; train only the missing runs")
     parser.add_argument("--selection-only", action="store_true",
                         help="train only the learning-rate selection runs (the evaluation runs come with --resume)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def study_from(args: argparse.Namespace) -> Study:
+    """The study the command line asks for: the table's preset (quick or full) with the options
+    given; `ValueError` names a bad one."""
     if args.table == "bepa":
         setting = BEPA_QUICK if args.quick else BEPA
     else:
@@ -529,90 +601,103 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.arms:
         unknown = set(args.arms.split(",")) - set(ARMS)
         if unknown:
-            parser.error(f"unknown arms {sorted(unknown)}; expected some of {list(ARMS)}")
+            raise ValueError(f"unknown arms {sorted(unknown)}; expected some of {list(ARMS)}")
         changes["arms"] = tuple(a for a in ARMS if a == "grpo" or a in args.arms.split(","))
-    try:
-        setting = dataclasses.replace(setting, **changes)
-    except ValueError as exc:
-        parser.error(str(exc))
+    setting = dataclasses.replace(setting, **changes)
     name = ("bepa-" if args.table == "bepa" else "") + ("quick" if args.quick else "full")
     out = Path(args.out or f"runs/learning-{name}")
-    out.mkdir(parents=True, exist_ok=True)
-    base_dir = out / "base"
-    png = Path(args.plot) if args.plot else out / "curves.png"
-    started = time.monotonic()
-    wants_reader = any(ARMS[a][0] in ("page-reader", "page-biased") for a in setting.arms)
-    if args.summarize or args.resume:
-        saved = json.loads((out / "base.json").read_text())
-        pretraining, base, tasks, covered = saved["pretraining"], saved["base"], saved["tasks"], saved["covered"]
-        judging, distance = saved.get("judging"), saved.get("expert_distance")
-        done = read_jsonl(out / "runs.jsonl")
-        if args.summarize:
-            return report(setting, name, out, pretraining, base, done, float("nan"), args.workers, png, judging,
-                          distance)
-    else:
-        (out / "runs.jsonl").unlink(missing_ok=True)
-        (out / "task_selection.json").unlink(missing_ok=True)  # a new base is measured anew
-        done, judging, distance = [], None, None
-        pretraining = pretrain(setting, base_dir)
-        from gui_gym.agents.policies.element import ElementPolicy
+    return Study(setting, name, out, Path(args.plot) if args.plot else out / "curves.png", args.workers)
 
-        splits = select_tasks(setting, base_dir, out)[1] if setting.table == "bepa" else None
-        tasks, covered = rl_tasks(setting, splits)
-        base = measure(ElementPolicy(prior_scale=0.0, checkpoint=str(base_dir)), setting, 0, tasks, covered, sampled=True)
-    if wants_reader and (judging is None or not (out / "criteria").is_dir()):  # a folder copied without its store
-        judging = extract_and_check(setting, base_dir, tasks, out)
-    if distance is None and any(ARMS[a][1].get("expert") for a in setting.arms):
-        distance = expert_distance(setting, base_dir, covered)
-    (out / "base.json").write_text(json.dumps({"pretraining": pretraining, "base": base, "tasks": tasks,
-                                               "covered": covered, "judging": judging,
-                                               "expert_distance": distance}, indent=2))
+
+def prepare(study: Study) -> Preparation:
+    """Stages 0 and 1 from scratch: a new base (the folder's runs and task selection belong to
+    the old one and are dropped), the RL tasks (BEPA's measured on the candidates), and the
+    base measured on them."""
+    from gui_gym.agents.policies.element import ElementPolicy
+
+    (study.out / "runs.jsonl").unlink(missing_ok=True)
+    (study.out / "task_selection.json").unlink(missing_ok=True)
+    setting = study.setting
+    pretraining = pretrain(setting, study.base_dir)
+    splits = select_tasks(setting, study.base_dir, study.out)[1] if setting.table == "bepa" else None
+    tasks, covered = rl_tasks(setting, splits)
+    base = measure(ElementPolicy(prior_scale=0.0, checkpoint=str(study.base_dir)), setting, 0, tasks, covered,
+                   sampled=True)
+    return Preparation(pretraining, base, tasks, covered)
+
+
+def prepare_arms(study: Study, preparation: Preparation) -> None:
+    """What the study's arms need beyond the base, measured once per folder: the reader's
+    criteria (again when the folder was copied without its store) and the expert data's
+    distance; then ``base.json`` is written."""
+    if study.judged_by_reader and (preparation.judging is None or not (study.out / "criteria").is_dir()):
+        preparation.judging = extract_and_check(study.setting, study.base_dir, preparation.tasks, study.out)
+    if preparation.expert_distance is None and any(ARMS[a][1].get("expert") for a in study.setting.arms):
+        preparation.expert_distance = expert_distance(study.setting, study.base_dir, preparation.covered)
+    preparation.save(study.out)
+
+
+def show_preparation(study: Study, preparation: Preparation) -> None:
+    """Print the base, Stage 1's measurement of the candidates, the RL tasks, the base on them,
+    the reader's agreement and the expert data's distance."""
+    pretraining, base = preparation.pretraining, preparation.base
     print(f"base: {pretraining['demonstrations']} oracle steps of {pretraining['episodes']} episodes on "
-          f"{len(pretrain_templates(setting))} pretraining templates, NLL per epoch "
+          f"{len(pretrain_templates(study.setting))} pretraining templates, NLL per epoch "
           + ", ".join(f"{v:.3f}" for v in pretraining["nll_per_epoch"]), flush=True)
-    if (out / "task_selection.json").is_file():
+    if (study.out / "task_selection.json").is_file():
         from gui_gym.benchmarks.learning.tasks import CandidateStats, selection_lines
 
-        selection = json.loads((out / "task_selection.json").read_text())
+        selection = json.loads((study.out / "task_selection.json").read_text())
         print("Stage 1, the base on the candidates:\n" + "\n".join(selection_lines(
             [CandidateStats(**c) for c in selection["candidates"]], selection["splits"])), flush=True)
-    print(f"RL tasks {list(tasks)}" + (f", expert-covered {list(covered)}" if covered else ""))
+    covered = preparation.covered
+    print(f"RL tasks {list(preparation.tasks)}" + (f", expert-covered {list(covered)}" if covered else ""))
     print(f"base on the RL tasks: train greedy {base['train']:.3f}, held-out greedy {base['held_out']:.3f}, "
           f"train sampled {base['train_sampled']:.3f} (progress {base['train_sampled_progress']:.3f}), held-out "
           f"sampled {base['held_out_sampled']:.3f}", flush=True)
-    if judging:
-        print("\n".join(judging_lines(judging)), flush=True)
-    if distance:
-        print("\n".join(distance_lines(distance)), flush=True)
+    if preparation.judging:
+        print("\n".join(judging_lines(preparation.judging)), flush=True)
+    if preparation.expert_distance:
+        print("\n".join(distance_lines(preparation.expert_distance)), flush=True)
 
-    runs = list(done)
-    keys = TABLES[setting.table]
-    store = str(out / "criteria") if wants_reader else None
+
+def train_runs(study: Study, preparation: Preparation, done: Sequence[dict[str, Any]],
+               selection_only: bool = False) -> list[dict[str, Any]]:
+    """Stage 2: every arm's selection runs at every rate of the grid, then (unless
+    `selection_only`) its evaluation runs at its selected rate, `study.workers` at a time; the
+    runs `done` already are kept, not trained again."""
+    setting, runs = study.setting, list(done)
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=args.workers, mp_context=context, initializer=die_with_parent) as executor:
-        def train_all(jobs: list[tuple[str, int, float, str]]) -> None:
-            finished = {run_selection_key(r) for r in runs}
-            futures = [executor.submit(train_one, arm, seed, setting, str(base_dir), tuple(tasks), tuple(covered),
-                                       lr, stage, store)
-                       for arm, seed, lr, stage in jobs if (stage, arm, seed, lr) not in finished]
-            for future in futures:
-                runs.append(future.result())
-                r = runs[-1]
-                print(f"  {r['stage']:<9} {r['arm']:<13} lr {r['learning_rate']:<5g} seed {r['seed']:>3}: "
-                      f"{keys[0]} {r[keys[0]]:.3f} {keys[1]} {r[keys[1]]:.3f} ({r['wall_s']:.0f} s)", flush=True)
-                append_jsonl(out / "runs.jsonl", r)
-
-        train_all([(arm, seed, lr, "selection") for seed in setting.selection_seeds for lr in setting.lr_grid
-                   for arm in setting.arms])
-        if args.selection_only:
-            return report(setting, name, out, pretraining, base, runs, time.monotonic() - started, args.workers, png,
-                          judging, distance)
+    with ProcessPoolExecutor(max_workers=study.workers, mp_context=context, initializer=die_with_parent) as executor:
+        train_missing(executor, study, preparation, runs, [(arm, seed, lr, "selection") for seed in setting.selection_seeds
+                                                           for lr in setting.lr_grid for arm in setting.arms])
+        if selection_only:
+            return runs
+        keys = TABLES[setting.table]
         chosen = {arm: select_lr(runs, arm, setting.lr_grid, setting.selection_seeds, keys)["selected_lr"]
                   for arm in setting.arms}
         print("selected learning rates: " + ", ".join(f"{arm} {lr:g}" for arm, lr in chosen.items()), flush=True)
-        train_all([(arm, seed, chosen[arm], "eval") for seed in setting.evaluation_seeds for arm in setting.arms])
-    return report(setting, name, out, pretraining, base, runs, time.monotonic() - started, args.workers, png, judging,
-                  distance)
+        train_missing(executor, study, preparation, runs, [(arm, seed, chosen[arm], "eval")
+                                                           for seed in setting.evaluation_seeds for arm in setting.arms])
+    return runs
+
+
+def train_missing(executor: ProcessPoolExecutor, study: Study, preparation: Preparation, runs: list[dict[str, Any]],
+                  jobs: Sequence[tuple[str, int, float, str]]) -> None:
+    """Train the jobs (arm, seed, learning rate, stage) that `runs` lacks, in `executor`; each
+    run joins `runs` and ``runs.jsonl`` as it finishes, in the jobs' order."""
+    keys = TABLES[study.setting.table]
+    store = str(study.out / "criteria") if study.judged_by_reader else None
+    finished = {run_selection_key(r) for r in runs}
+    futures = [executor.submit(train_one, arm, seed, study.setting, str(study.base_dir), tuple(preparation.tasks),
+                               tuple(preparation.covered), lr, stage, store)
+               for arm, seed, lr, stage in jobs if (stage, arm, seed, lr) not in finished]
+    for future in futures:
+        r = future.result()
+        runs.append(r)
+        print(f"  {r['stage']:<9} {r['arm']:<13} lr {r['learning_rate']:<5g} seed {r['seed']:>3}: "
+              f"{keys[0]} {r[keys[0]]:.3f} {keys[1]} {r[keys[1]]:.3f} ({r['wall_s']:.0f} s)", flush=True)
+        append_jsonl(study.out / "runs.jsonl", r)
 
 
 def judging_lines(judging: dict[str, Any]) -> list[str]:
@@ -631,15 +716,15 @@ def judging_lines(judging: dict[str, Any]) -> list[str]:
     return lines
 
 
-def report(setting: Setting, name: str, out: Path, pretraining: dict[str, Any], base: dict[str, Any],
-           runs: list[dict[str, Any]], wall_s: float, workers: int, png: Path,
-           judging: dict[str, Any] | None = None, distance: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Print the tables and the statistics, plot the curves into ``png``, write ``results.json``.
+def report(study: Study, preparation: Preparation, runs: list[dict[str, Any]], wall_s: float) -> dict[str, Any]:
+    """Print the tables and the statistics, plot the curves into ``study.png``, write
+    ``results.json`` into ``study.out``.
     Each arm's learning rate is selected on the selection runs (`select_lr`); the tables and
     the comparisons use the evaluation runs at that rate, on the seeds every arm finished
     (`--summarize` of a sweep cut short), of the setting's (``--quick --summarize`` of a full
     run's folder reports its first 3). Holm's correction runs over the whole family: every
     comparison of both splits."""
+    setting, name, base, distance = study.setting, study.name, preparation.base, preparation.expert_distance
     keys = TABLES[setting.table]
     selection = {}
     for arm in setting.arms:
@@ -667,14 +752,15 @@ def report(setting: Setting, name: str, out: Path, pretraining: dict[str, Any], 
     print("\n".join(stats_lines(rows)))
     if distance:
         print("\n" + "\n".join(distance_lines(distance)))
-    print(f"\nwall time {wall_s:.0f} s ({workers} workers)")
+    print(f"\nwall time {wall_s:.0f} s ({study.workers} workers)")
     if chosen:
-        plot(chosen, arms, png, f"TextWeb learning ({name}): {len(complete)} seeds per arm, lr selected per arm")
-        print(f"curves: {png}")
-    results = {"setting": dataclasses.asdict(setting), "pretraining": pretraining, "base": base,
-               "judging": judging, "expert_distance": distance, "selection": selection, "evaluation_seeds": complete, "runs": runs,
-               "comparisons": rows, "table": lines, "wall_s": wall_s, "workers": workers}
-    (out / "results.json").write_text(json.dumps(results, indent=2))
+        plot(chosen, arms, study.png, f"TextWeb learning ({name}): {len(complete)} seeds per arm, lr selected per arm")
+        print(f"curves: {study.png}")
+    results = {"setting": dataclasses.asdict(setting), "pretraining": preparation.pretraining, "base": base,
+               "judging": preparation.judging, "expert_distance": distance, "selection": selection,
+               "evaluation_seeds": complete, "runs": runs, "comparisons": rows, "table": lines, "wall_s": wall_s,
+               "workers": study.workers}
+    (study.out / "results.json").write_text(json.dumps(results, indent=2))
     return results
 
 

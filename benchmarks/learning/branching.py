@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from gui_gym.runtime.processes import die_with_parent
+from gui_gym.trainers import metrics
+from gui_gym.trainers.metrics import RunRecords
 
 MODES = ("whole", "branched")
 
@@ -101,18 +103,15 @@ def train_one(algo: str, mode: str, seed: int, setting: Setting, steps: int, out
                   learning_rate=setting.learning_rate, seed=seed, instance_seeds=setting.instances,
                   pool_size=setting.pool_size, run_dir=str(Path(out) / f"{algo}-{mode}-seed{seed}"),
                   tensorboard=False, branching="unreached_milestone" if mode == "branched" else "off")
-    records = method(algo)(trainer_config(algo, common), policy, env_factory)
+    records = RunRecords(method(algo)(trainer_config(algo, common), policy, env_factory))
     with EnvPool(env_factory, setting.pool_size) as pool:
         success = final_success(pool, policy, setting, seed)
-    curve = [(r["charts/env_steps"], r["charts/success_rate"]) for r in records if "charts/success_rate" in r]
+    curve = records.curve(x=metrics.ENV_STEPS)
     return {"algo": algo, "mode": mode, "seed": seed, "curve": curve, **success,
             "train_last": statistics.fmean(s for _, s in curve[-3:]) if curve else 0.0,
-            "env_steps": records[-1]["charts/env_steps"] if records else 0,
-            "episodes": records[-1]["charts/episodes"] if records else 0,
-            "branch_groups": sum(r.get("branch/groups", 0) for r in records),
-            "branch_success": statistics.fmean(r["branch/success_rate"] for r in records if "branch/success_rate" in r)
-            if any("branch/success_rate" in r for r in records) else None,
-            "wall_s": time.monotonic() - started}
+            "env_steps": records.last(metrics.ENV_STEPS), "episodes": records.last(metrics.EPISODES),
+            "branch_groups": records.total(metrics.BRANCH_GROUPS),
+            "branch_success": records.mean(metrics.BRANCH_SUCCESS_RATE), "wall_s": time.monotonic() - started}
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

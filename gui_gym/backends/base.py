@@ -23,13 +23,16 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import numpy as np
 
 from gui_gym.actions import Action
 from gui_gym.runtime.deadlines import WATCHDOG
 from gui_gym.errors import ActionExecutionError, GUIGymError, InfraError
+
+if TYPE_CHECKING:
+    from gymnasium.spaces import Space
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -87,6 +90,14 @@ class Backend(ABC):
     expects_a11y = False
     """Set by the env when its observations carry the accessibility tree: a backend may then
     gather the tree while it settles, in the same round trip."""
+
+    screenshot_space: Space | None = None
+    """The observation space of its screenshots when their size varies (static recordings,
+    MiniWoB's task screens); None: the env's fixed box of `screenshot_size`."""
+
+    observation_text_keys: tuple[str, ...] = ()
+    """`Observation` fields the env adds to its observations as text (``url`` for the
+    browser, ``app`` for Android)."""
 
     def start(self) -> None:
         """Start the processes this backend needs (idempotent)."""

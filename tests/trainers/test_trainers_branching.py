@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import gui_gym  # noqa: F401 - registers the ids
-from gui_gym.agents.base import Act, Context
+from gui_gym.agents.base import Act, Context, TrainableAgent
 from gui_gym.benchmarks.learning.group_tree import load_groups, render
 from gui_gym.actions import Action
 from gui_gym.trainers.branching import branch_point, continuation_steps
@@ -35,7 +35,7 @@ def test_the_branch_point_is_the_earliest_state_at_the_deepest_milestone_of_a_st
     assert continuation_steps([continuation, rollout([], steps=4)]) == 3 + 5 + 4
 
 
-class SubmitThenWait(torch.nn.Module):
+class SubmitThenWait(TrainableAgent, torch.nn.Module):
     """Presses the demo form's Send at once (the submission is empty: one milestone of two),
     then waits; a trainable agent with one token per step."""
 

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 import gui_gym  # noqa: F401 - registers the ids
-from gui_gym.agents.base import Context
+from gui_gym.agents.base import Context, TrainableAgent
 from gui_gym.agents.policies.element import ElementPolicy
 from gui_gym.errors import InfraError
 from gui_gym.trainers.bepa import cache_stats, luffy_loss
@@ -22,7 +22,7 @@ from gui_gym.trainers.rollout import EnvPool, Rollout, Step
 from gui_gym.trainers.runs import load_checkpoint
 
 
-class TablePolicy(torch.nn.Module):
+class TablePolicy(TrainableAgent, torch.nn.Module):
     """A policy over `n` tokens per prompt whose logits are one learnable row per prompt."""
 
     def __init__(self, prompts: int = 2, n: int = 2):

@@ -30,6 +30,7 @@ import torch
 from verl.trainer.ppo.core_algos import agg_loss, register_policy_loss
 
 from gui_gym.errors import UsageError
+from gui_gym.trainers import metrics
 from gui_gym.trainers.bepa import TaskCache, luffy_weight, mix_group
 from gui_gym.trainers.grpo import clipped_policy_losses
 from gui_gym.trainers.verl_plugins.names import SELECT_TRAINER
@@ -57,17 +58,17 @@ def level2_injections(uids: Sequence[Hashable], instances: Sequence[Hashable], s
     for r, uid in enumerate(uids):
         groups.setdefault(uid, []).append(r)
     injections: dict[int, Any] = {}
-    counters = {"bepa/all_fail_groups": 0.0, "bepa/injections": 0.0}
+    counters = {metrics.ALL_FAIL_GROUPS: 0.0, metrics.INJECTIONS: 0.0}
     for members in groups.values():
         index = min(inject_index, len(members) - 1)
         payloads = [row(r) if scores[r] >= success_threshold else None for r in members]
         result = mix_group(instances[members[0]], payloads, [scores[r] for r in members], cache,
                            cached_score=cached_score, inject_index=index, success_threshold=success_threshold)
-        counters["bepa/all_fail_groups"] += float(result.all_failed)
+        counters[metrics.ALL_FAIL_GROUPS] += float(result.all_failed)
         if result.injected:
-            counters["bepa/injections"] += 1.0
+            counters[metrics.INJECTIONS] += 1.0
             injections[members[index]] = result.rollouts[index]
-    counters["bepa/cache_instances"] = float(len(cache))
+    counters[metrics.CACHE_INSTANCES] = float(len(cache))
     return injections, counters
 
 
@@ -100,8 +101,8 @@ def level1_seeding(cache: TaskCache, instances: Sequence[Hashable], episodes: Se
     successes = [r for r, episode in enumerate(episodes) if episode.get("success") and not episode.get("infra_error")]
     for r in successes:
         cache.put(instances[r], row(r), "level1")
-    return {"bepa/level1_episodes": float(len(episodes)), "bepa/level1_successes": float(len(successes)),
-            "bepa/cache_tasks": float(len(cache))}
+    return {metrics.LEVEL1_EPISODES: float(len(episodes)), metrics.LEVEL1_SUCCESSES: float(len(successes)),
+            metrics.CACHE_TASKS: float(len(cache))}
 
 
 def level2_hook(data: Any, cache: TaskCache, *, inject_index: int = 0, cached_score: float = 1.0,
@@ -179,7 +180,7 @@ def compute_policy_loss_bepa_luffy(old_log_prob: torch.Tensor, log_prob: torch.T
         losses = losses * rollout_is_weights
     loss = agg_loss(loss_mat=losses, loss_mask=response_mask, loss_agg_mode=loss_agg_mode,
                     **getattr(config, "global_batch_info", {}))
-    return loss, {"bepa/off_policy_tokens": float((off_policy.expand_as(losses) & response_mask.bool()).sum())}
+    return loss, {metrics.OFF_POLICY_TOKENS: float((off_policy.expand_as(losses) & response_mask.bool()).sum())}
 
 
 def _copy_row(row: Any) -> Any:

@@ -40,6 +40,7 @@ from typing import Any
 import torch
 
 from gui_gym.errors import UsageError
+from gui_gym.trainers import metrics
 from gui_gym.trainers.bepa import TaskCache
 from gui_gym.trainers.verl_plugins.advantages import ESTIMATOR, PAGE_OPTIONS, token_advantages
 from gui_gym.trainers.verl_plugins.agent_loop import AGENT_LOOP
@@ -216,14 +217,14 @@ else:
 
             items = wait_until(settled, timeout_s=float("inf"), interval_s=0.5, max_interval_s=5.0)
             keys = sorted(key for key in items if key not in wanted and key.split("_")[0] in wanted)  # {uid}_{n}_{i}
-            stats = {"bepa/level1_crashed_groups": float(sum(items[uid]["status"] == "failure" for uid in uids))}
+            stats = {metrics.LEVEL1_CRASHED_GROUPS: float(sum(items[uid]["status"] == "failure" for uid in uids))}
             if keys:
                 data = tq.kv_batch_get(keys=keys, partition_id="train")
                 episodes = episode_rows(data["extra_fields"], len(keys))
                 stats.update(level1_seeding(self.cache, [instance_of(e) for e in episodes], episodes,
                                             lambda r: (data[r:r + 1].clone(), dict(items[keys[r]]))))
             tq.kv_clear(keys=uids + keys, partition_id="train")
-            stats["bepa/cache_tasks"] = float(len(self.cache))
+            stats[metrics.CACHE_TASKS] = float(len(self.cache))
             return stats
 
         def _compute_advantage(self, batch: Any, metrics: dict) -> Any:

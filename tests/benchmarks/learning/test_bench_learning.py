@@ -10,8 +10,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from gui_gym.benchmarks.learning.benchmark import Setting, report, select_lr, table
-from gui_gym.benchmarks.learning.report import comparison_pairs, family
+from gui_gym.benchmarks.learning.benchmark import Preparation, Setting, Study, report, select_lr, table
+from gui_gym.benchmarks.learning.report import comparison_pairs, family, plot
 
 
 def run(arm, seed, train, held_out, lr=0.02, stage="eval"):
@@ -89,7 +89,8 @@ def test_a_fresh_test_takes_new_evaluation_seeds_and_the_report_reads_only_those
     runs = selection_runs("grpo") + selection_runs("page") + RUNS + moved
     setting = Setting(seeds=3, first_seed=200, arms=("grpo", "page"), lr_grid=GRID, selection_seeds=(100, 101))
     assert list(setting.evaluation_seeds) == [200, 201, 202]
-    out = report(setting, "full", tmp_path, {}, BASE, runs, 1.0, 2, tmp_path / "curves.png")
+    out = report(Study(setting, "full", tmp_path, tmp_path / "curves.png", workers=2), Preparation({}, BASE, [], []),
+                 runs, 1.0)
     assert out["evaluation_seeds"] == [200, 201, 202] and out["setting"]["first_seed"] == 200
     assert "3 of 3 evaluation seeds per arm" in capsys.readouterr().out
 
@@ -120,7 +121,8 @@ def test_report_compares_each_arm_at_its_selected_rate_and_records_the_selection
     folder = tmp_path / "learning-quick"
     folder.mkdir()
     setting = Setting(seeds=4, arms=("grpo", "page"), lr_grid=GRID, selection_seeds=(100, 101))
-    out = report(setting, "quick", folder, {}, BASE, runs, 1.0, 2, folder / "curves.png")
+    out = report(Study(setting, "quick", folder, folder / "curves.png", workers=2), Preparation({}, BASE, [], []),
+                 runs, 1.0)
     assert out["evaluation_seeds"] == [0, 1, 2]  # seed 3: PAGE never finished
     assert out["selection"]["grpo"]["selected_lr"] == 0.02 and out["selection"]["page"]["selected_lr"] == 0.02
     printed = capsys.readouterr().out
@@ -134,6 +136,14 @@ def test_report_compares_each_arm_at_its_selected_rate_and_records_the_selection
     assert [(c["arm"], c["baseline"], c["split"]) for c in saved["comparisons"]] == [
         ("page", "grpo", "train"), ("page", "grpo", "held_out")]
     assert (folder / "curves.png").is_file()
+
+
+def test_an_arm_whose_runs_trained_no_iteration_is_left_out_of_the_curves(tmp_path):
+    """A small episode budget can go whole to BEPA's seeding: such runs have no on-policy
+    curve, and the figure shows the other arms (it once raised on an empty sequence)."""
+    untrained = [{**r, "arm": "bepa", "curve": []} for r in RUNS if r["arm"] == "page"]
+    plot(RUNS + untrained, ("grpo", "page", "bepa"), tmp_path / "curves.png", "some arms")
+    assert (tmp_path / "curves.png").is_file()
 
 
 def test_the_curves_go_into_the_results_folder_unless_told_otherwise(tmp_path):
