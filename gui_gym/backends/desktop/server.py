@@ -18,6 +18,13 @@ isolated (`commands.py`), and so do the file reads, writes and listings of ``/fi
 desktop as the user does, and nothing the agent left there steers it. The evaluator's own
 Python runs (a task's test suite) run apart, under an id of their own (`evaluator_runs.py`). Agent actions never come here as code: the env parses them into canonical
 actions first.
+
+``POST /gui-gym/evaluation`` says the agent is done (`Session.begin_evaluation`: its leftover
+processes stop, what runs for the evaluation runs under the evaluator's group, the files it
+writes are guarded); ``GET /gui-gym/evaluation`` says which guarded file was replaced since.
+What the server makes of the agent's content is bounded: a file read, a folder listing, a
+command's output and the accessibility tree past their bound are answered ``413`` with the
+reason, a refusal the evaluator scores 0.
 """
 
 from __future__ import annotations
@@ -45,8 +52,8 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from gui_gym.actions import Action
-from gui_gym.backends.desktop import activity, evaluator_runs
-from gui_gym.backends.desktop.session import FileInTheWay, Session
+from gui_gym.backends.desktop import activity, bounded_run, evaluator_runs
+from gui_gym.backends.desktop.session import MAX_FILE_BYTES, MAX_LISTING_BYTES, FileInTheWay, Session, TooBig
 from gui_gym.backends.desktop.shell import SHELLS
 from gui_gym.errors import GUIGymError
 
@@ -55,6 +62,8 @@ logger = logging.getLogger(__name__)
 TOKEN_HEADER = "X-GUI-Gym-Token"
 A11Y_PYTHON = "/usr/bin/python3"
 A11Y_SCRIPT = Path(__file__).with_name("a11y_dump.py")
+MAX_A11Y_BYTES = 32 << 20
+"""The largest accessibility tree the server hands out (an agent's web page names its nodes)."""
 SERVER_VERSION = "1"
 
 
@@ -99,13 +108,16 @@ class DesktopServer:
             ("POST", "/setup/close_window"): lambda r: self.window_op(r, "close"),
             ("POST", "/setup/download_file"): self.download,
             ("GET", "/gui-gym/info"): lambda r: {"version": SERVER_VERSION, "screen": list(self.capture.size),
-                                                 "extensions": ["input", "settle", "mark", "frame", "run_python"],
+                                                 "extensions": ["input", "settle", "mark", "frame", "run_python",
+                                                                "evaluation"],
                                                  "running": self.session.alive()},
             ("POST", "/gui-gym/input"): self.perform,
             ("POST", "/gui-gym/settle"): self.settle,
             ("POST", "/gui-gym/mark"): lambda r: self.capture.mark_baseline() or {"status": "marked"},
             ("GET", "/gui-gym/frame"): self.frame,
             ("POST", "/gui-gym/run_python"): self.run_python,
+            ("POST", "/gui-gym/evaluation"): self.begin_evaluation,
+            ("GET", "/gui-gym/evaluation"): lambda r: {"replaced": self.session.guarded.replaced()},
             ("POST", "/gui-gym/shutdown"): self.shutdown,
         }
 
@@ -128,8 +140,9 @@ class DesktopServer:
         return "text/plain", f"{command} launched successfully".encode()
 
     def get_file(self, request) -> tuple[str, bytes]:
-        path = Path(_required(request.form(), "file_path")).expanduser()
-        data = self.session.read_file(path)
+        form = request.form()
+        path = Path(_required(form, "file_path")).expanduser()
+        data = self.session.read_file(path, _bound(form, "max_bytes", MAX_FILE_BYTES))
         if data is None:
             raise Reply(HTTPStatus.NOT_FOUND, f"file not found: {path}")
         return "application/octet-stream", data
@@ -185,8 +198,9 @@ class DesktopServer:
         return {"width": int(fields.get("Width", 0)), "height": int(fields.get("Height", 0))}
 
     def list_directory(self, request) -> dict:
-        root = Path(_required(request.json(), "path")).expanduser()
-        tree = self.session.list_directory(root)
+        body = request.json()
+        root = Path(_required(body, "path")).expanduser()
+        tree = self.session.list_directory(root, _bound(body, "max_bytes", MAX_LISTING_BYTES))
         if tree is None:
             raise Reply(HTTPStatus.NOT_FOUND, f"not a directory: {root}")
         return {"directory_tree": tree}
@@ -216,11 +230,15 @@ class DesktopServer:
             raise Reply(HTTPStatus.NOT_IMPLEMENTED, f"{A11Y_PYTHON} (with pyatspi) is not available here")
         if not self.session.accessibility:
             raise Reply(HTTPStatus.NOT_IMPLEMENTED, "accessibility is off in this session")
-        done = subprocess.run([A11Y_PYTHON, "-I", str(A11Y_SCRIPT), *options], env=self.session.env, capture_output=True,
-                              cwd="/", text=True, timeout=30, **self.session.as_user())  # the user's bus; no module of the user's
+        try:  # the user's bus; no module of the user's
+            done = bounded_run.run([A11Y_PYTHON, "-I", str(A11Y_SCRIPT), *options], env=self.session.env, cwd="/",
+                                   max_bytes=MAX_A11Y_BYTES, timeout_s=30, **self.session.as_user())
+        except bounded_run.OutputTooLarge as exc:
+            raise TooBig(f"the accessibility tree is too large: {exc}") from exc
         if done.returncode != 0:
-            raise Reply(HTTPStatus.INTERNAL_SERVER_ERROR, f"accessibility tree failed: {done.stderr.strip()[-500:]}")
-        return done.stdout
+            error = "timed out after 30 s" if done.timed_out else done.stderr.decode(errors="replace").strip()[-500:]
+            raise Reply(HTTPStatus.INTERNAL_SERVER_ERROR, f"accessibility tree failed: {error}")
+        return done.stdout.decode(errors="replace")
 
     # ---- gui-gym extensions ------------------------------------------------------------------
 
@@ -257,6 +275,11 @@ class DesktopServer:
         except (ValueError, TypeError, AttributeError) as exc:
             raise Reply(HTTPStatus.BAD_REQUEST, f"bad run_python request: {exc}") from exc
 
+    def begin_evaluation(self, request) -> dict:
+        """The agent is done (`Session.begin_evaluation`): what was stopped."""
+        stopped = self.session.begin_evaluation()
+        return {"stopped": [{"pid": p.pid, "uid": p.uid, "command": p.command} for p in stopped]}
+
     def shutdown(self, request) -> dict:
         self.stopping.set()
         return {"status": "stopping"}
@@ -290,6 +313,17 @@ class _Request:
             f"Content-Type: {ctype}\r\n\r\n".encode() + self.body)
         return {part.get_param("name", header="content-disposition"): part.get_payload(decode=True)
                 for part in message.iter_parts()}
+
+
+def _bound(fields: dict, name: str, default: int) -> int:
+    """A size bound the caller names (at most `default`, the server's own)."""
+    try:
+        value = int(fields.get(name) or default)
+    except (TypeError, ValueError):
+        value = -1
+    if value < 0:
+        raise Reply(HTTPStatus.BAD_REQUEST, f"{name} must be a whole number of bytes, received {fields.get(name)!r}")
+    return min(default, value)
 
 
 def _required(fields: dict, name: str) -> Any:
@@ -335,6 +369,8 @@ def make_handler(server: DesktopServer) -> type[BaseHTTPRequestHandler]:
                 result = route(_Request(self.headers, body))
             except Reply as reply:
                 self._send(reply.status, reply.body)
+            except TooBig as exc:  # the agent's content past a bound: a refusal the evaluator scores
+                self._send(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, str(exc))
             except Exception as exc:  # a failed request must not take the server down
                 logger.exception("%s %s failed", method, path)
                 self._send(HTTPStatus.INTERNAL_SERVER_ERROR, f"{type(exc).__name__}: {exc}")

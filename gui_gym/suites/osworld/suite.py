@@ -70,13 +70,16 @@ class OSWorldTask(Task):
         return self.last_evaluation.score
 
     def evaluation_details(self) -> dict[str, Any]:
-        """Each metric that ran, with its score and what its result getter read; and
-        ``evaluator_warnings``: why the agent's content was not scored (a bound it went past)."""
+        """Each metric that ran, with its score and what its result getter read;
+        ``evaluator_warnings``: why the agent's content was not scored (a bound it went past);
+        ``stopped_processes``: what the agent left running that the evaluation stopped."""
         if self.last_evaluation is None:
             return {}
         details: dict[str, Any] = {"metrics": self.last_evaluation.details}
         if self.last_evaluation.warnings:
             details["evaluator_warnings"] = list(self.last_evaluation.warnings)
+        if self.last_evaluation.stopped:
+            details["stopped_processes"] = list(self.last_evaluation.stopped)
         return details
 
     def oracle(self, backend: Backend) -> Iterator[Action]:
