@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from gui_gym.backends.desktop.shell import DEFAULT_SHELL
 from gui_gym.suites.osworld.context import DEFAULT_CACHE_DIR, FileCache
 from gui_gym.suites.osworld.coverage import local_blocker, unmet
 from gui_gym.suites.osworld.loader import OSWorldTaskSpec
@@ -53,7 +54,7 @@ def expected_score(answer: str, infeasible: bool) -> float:
     return 1.0 if answer == "FAIL" and infeasible else 0.0
 
 
-def offline_runnable(specs: Iterable[OSWorldTaskSpec], cache: FileCache, shell: str = "openbox") -> list[OSWorldTaskSpec]:
+def offline_runnable(specs: Iterable[OSWorldTaskSpec], cache: FileCache, shell: str = DEFAULT_SHELL) -> list[OSWorldTaskSpec]:
     """The tasks that run end to end on the local desktop (with the desktop `shell`) here without
     the internet: nothing to download that the cache lacks, no web page, nothing the sandbox
     cannot provide."""

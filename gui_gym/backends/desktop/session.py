@@ -35,8 +35,9 @@ from typing import IO
 from gui_gym.backends.desktop.accounts import DISPLAY_ID, USER_ID
 from gui_gym.backends.desktop import gnome
 from gui_gym.backends.desktop.gnome import MEDIA_KEYS, SYSTEM_BUS_CONFIG, SYSTEM_BUS_SOCKET, keybinding_commands, write_settings
-from gui_gym.backends.desktop.shell import SHELLS, write_shell_files
-from gui_gym.backends.desktop.vm_state import APPLICATION_FOLDERS, write_home_state, write_system_state
+from gui_gym.backends.desktop.services import ENVIRONMENT as SERVICES_ENVIRONMENT, write_service_masks
+from gui_gym.backends.desktop.shell import DEFAULT_SHELL, SHELLS, write_shell_files
+from gui_gym.backends.desktop.vm_state import APPLICATION_FOLDERS, write_gimp_config, write_home_state, write_system_state
 from gui_gym.runtime.processes import signal_quietly
 from gui_gym.runtime.waiting import wait_until
 
@@ -49,10 +50,11 @@ LIBREOFFICE_PREFS = """<?xml version="1.0" encoding="UTF-8"?>
 <item oor:path="/org.openoffice.Setup/Office"><prop oor:name="FirstStartWizardCompleted" oor:op="fuse"><value>true</value></prop></item>
 <item oor:path="/org.openoffice.Setup/Product"><prop oor:name="ooSetupLastVersion" oor:op="fuse"><value>99.9</value></prop></item>
 <item oor:path="/org.openoffice.Office.Recovery/RecoveryInfo"><prop oor:name="Enabled" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Impress/Misc/NewDoc"><prop oor:name="AutoPilot" oor:op="fuse"><value>false</value></prop></item>
 </oor:items>
 """
 """Settings OSWorld's VM image has by hand: no dialog on saving .xlsx/.docx, no tips, no
-"what's new" bar, no recovery prompt."""
+"what's new" bar, no recovery prompt, no "Select a Template" dialog when Impress starts."""
 
 GTK_SETTINGS = "[Settings]\ngtk-cursor-blink = false\ngtk-enable-animations = false\n"
 """A steady caret and no animations: the screen holds still once an app is done."""
@@ -62,10 +64,11 @@ desktop's port 8080 with the password "password" (OSWorld's ``vlc_playing_info``
 
 CHROME_FLAGS = ("--user-data-dir=/home/user/.config/google-chrome", "--no-first-run", "--no-default-browser-check",
                 "--password-store=basic", "--disable-dev-shm-usage", "--force-renderer-accessibility",
-                "--disable-features=LocalNetworkAccessChecks")
+                "--disable-features=LocalNetworkAccessChecks", "--start-maximized")
 """Chromium as OSWorld's Chrome: its profile where OSWorld's getters read Chrome's (under
 ``~/.config/google-chrome``), no first-run or default-browser questions, no keyring prompt,
-its accessibility tree on (OSWorld reads the address bar from it), and no local-network-access
+its accessibility tree on (OSWorld reads the address bar from it), its window maximised as the
+VM's Chrome remembers it, and no local-network-access
 checks, which the VM's older Chrome lacks: their migration writes
 ``profile.default_content_setting_values`` at the first start, the key OSWorld's
 ``data_delete_automacally`` getter reads as "delete site data on close" (chrome/99146c54 scored
@@ -137,7 +140,7 @@ WRITE_SCRIPT = 'mkdir -p -- "$(dirname -- "$1")" && cat > "$1" && touch -d "@$2"
 class Session:
     """The display and the processes of one sandboxed desktop."""
 
-    def __init__(self, width: int, height: int, home: str = "/home/user", shell: str = "openbox",
+    def __init__(self, width: int, height: int, home: str = "/home/user", shell: str = DEFAULT_SHELL,
                  accessibility: bool = True):
         if shell not in SHELLS:
             raise ValueError(f"shell must be one of {list(SHELLS)}, received {shell!r}")
@@ -233,6 +236,11 @@ class Session:
         if done.returncode != 0:
             raise OSError(f"cannot write {path}: {done.stderr.decode(errors='replace').strip()}")
 
+    def launched_pids(self) -> list[int]:
+        """The programs `launch` started that still run, oldest first."""
+        self.reap()
+        return [proc.pid for proc in self._launched]
+
     def reap(self) -> None:
         """Collect launched programs that have exited."""
         self._launched = [p for p in self._launched if p.poll() is None]
@@ -286,6 +294,7 @@ class Session:
                 shim.write_text(f'#!/bin/sh\n{environment}exec {command} "$@"\n')  # exec keeps venv detection
                 shim.chmod(0o755)
         write_system_state(SHARE_DIR)
+        write_service_masks(SHARE_DIR)
         self._shell_files = write_shell_files(SHARE_DIR, list(APPLICATION_FOLDERS))
         self.env.update({
             "HOME": str(home), "USER": "user", "LOGNAME": "user", "DISPLAY": ":0", "XAUTHORITY": str(self._cookie_file),
@@ -295,6 +304,10 @@ class Session:
             "GTK_A11Y": "atspi" if self.accessibility else "none", "LANG": self.env.get("LANG", "C.UTF-8"),
             "XDG_DATA_DIRS": f"{SHARE_DIR}:{self.env.get('XDG_DATA_DIRS') or DEFAULT_DATA_DIRS}",
         })
+        self.env.update(SERVICES_ENVIRONMENT)
+        gimp = write_gimp_config(SHARE_DIR / "gimp")
+        if gimp is not None:
+            self.env["GIMP2_SYSCONFDIR"] = str(gimp)
         self.env.pop("VIRTUAL_ENV", None)
         if self.shell == "gnome":
             self._prepare_gnome()

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from gui_gym.backends.desktop.shell import SHELLS
+from gui_gym.backends.desktop.shell import DEFAULT_SHELL, SHELLS
 from gui_gym.suites.osworld.cache_manifest import cache_entries
 from gui_gym.suites.osworld.context import FileCache
 from gui_gym.suites.osworld.getters import GETTER_TYPES, NETWORK_GETTERS, WEB_GETTERS
@@ -181,7 +181,7 @@ def _program_available(program: str) -> bool:
     return shutil.which(STAND_INS.get(program, program)) is not None
 
 
-def local_blocker(spec: OSWorldTaskSpec, shell: str = "openbox") -> str | None:
+def local_blocker(spec: OSWorldTaskSpec, shell: str = DEFAULT_SHELL) -> str | None:
     """Why the task cannot run end to end on the local provider with the desktop `shell`
     (None: it can)."""
     met = GNOME_PROVIDES if shell == "gnome" else frozenset()
@@ -219,7 +219,7 @@ def _pip_needs_met(spec: OSWorldTaskSpec) -> bool:
     return all(importlib.util.find_spec(m) is not None for m in modules)
 
 
-def coverage_table(specs: Iterable[OSWorldTaskSpec], shell: str = "openbox") -> list[dict[str, object]]:
+def coverage_table(specs: Iterable[OSWorldTaskSpec], shell: str = DEFAULT_SHELL) -> list[dict[str, object]]:
     """Per domain (and a total row): tasks, evaluable, runnable on the local provider (with the
     desktop `shell`), and runnable without internet."""
     rows: dict[str, Counter] = defaultdict(Counter)
@@ -262,8 +262,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("tasks", help="'sample' or a folder holding examples/ and test_all.json")
     parser.add_argument("--index", default=None, help="index file (default test_all.json when present)")
     parser.add_argument("--quiet", action="store_true", help="only the table and the reasons' counts")
-    parser.add_argument("--shell", choices=SHELLS, default="openbox",
-                        help="the local desktop's shell (gnome: GNOME's settings and favourites work)")
+    parser.add_argument("--shell", choices=SHELLS, default=DEFAULT_SHELL,
+                        help=f"the local desktop's shell (default {DEFAULT_SHELL}; openbox lacks GNOME's settings and favourites)")
     args = parser.parse_args(argv)
     specs = load_tasks(args.tasks, index=args.index)
     print(f"{len(specs)} tasks loaded from {args.tasks}")

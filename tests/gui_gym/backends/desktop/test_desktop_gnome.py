@@ -96,9 +96,9 @@ def test_the_favourites_task_scores_0_left_alone_and_1_once_an_agent_removes_vim
         env.reset(options={"task_id": FAVOURITES_TASK})
         _, reward, terminated, _, info = env.step("DONE")
         assert terminated and reward == 0.0, info.get("evaluation")
-        before, _ = env.reset(options={"task_id": FAVOURITES_TASK})
-        run_in_a_terminal(env, before, "gsettings set org.gnome.shell favorite-apps "
-                                       "\"['thunderbird.desktop', 'google-chrome.desktop']\"")
+        env.reset(options={"task_id": FAVOURITES_TASK})
+        run_in_a_terminal(env, "gsettings set org.gnome.shell favorite-apps "
+                               "\"['thunderbird.desktop', 'google-chrome.desktop']\"")
         _, reward, terminated, _, info = env.step("DONE")
         assert terminated and reward == 1.0, info.get("evaluation")
     finally:

@@ -64,8 +64,8 @@ def test_an_agent_renames_a_desktop_folder_through_a_terminal_it_opens_with_ctrl
     env = gym.make("GUI/OSWorld-v0", tasks=osworld_tasks, domains=["os"], provider="local", shell=shell,
                    screen_size=(1280, 800), allow_download=False)
     try:
-        before, _ = env.reset(options={"task_id": "e0df059f-28a6-4169-924f-b9623e7184cc"})
-        run_in_a_terminal(env, before, "mv ~/Desktop/todo_list_Jan_1 ~/Desktop/todo_list_Jan_2")
+        env.reset(options={"task_id": "e0df059f-28a6-4169-924f-b9623e7184cc"})
+        run_in_a_terminal(env, "mv ~/Desktop/todo_list_Jan_1 ~/Desktop/todo_list_Jan_2")
         _, reward, terminated, _, info = env.step("DONE")
         assert terminated and reward == 1.0, info.get("evaluation")
     finally:

@@ -54,7 +54,7 @@ def test_without_totem_no_default_is_claimed(tmp_path, monkeypatch):
 def test_in_a_sandbox_the_evaluators_read_the_vm_s_values():
     from gui_gym.backends.desktop import DesktopBackend, DesktopConfig
 
-    backend = DesktopBackend(DesktopConfig(provider="local", screen_size=(1280, 800), pool_size=0))
+    backend = DesktopBackend(DesktopConfig(provider="local", screen_size=(1280, 800), pool_size=0, shell="openbox"))
     backend.start()
     try:
         volume = backend.client.execute(  # os/28cc3b7e's own reading
