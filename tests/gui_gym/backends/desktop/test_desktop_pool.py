@@ -35,7 +35,7 @@ def start_state(env) -> str:
 
 
 def test_a_pooled_reset_sets_the_task_up_as_a_cold_one():
-    env = gym.make("GUI/OSWorld-v0", provider="local", tasks="sample", screen_size=(800, 600), pool_size=1, shell="openbox",
+    env = gym.make("GUI/OSWorld-v0", provider="local", tasks="sample", screen_size=(800, 600), pool_size=1,
                    shell="openbox")
     try:
         cold_obs, _ = env.reset(options={"task_id": TASK})
