@@ -370,7 +370,8 @@ class Session:
         """OSWorld's desktop (`gnome.py`): the system and session buses, the terminal key
         binding, GNOME Shell (ready when Ubuntu's dock has taken its room on the left and the
         desktop icons' window is up; what it printed goes into the error if it is not), the
-        settings daemon's keys (ready when its name is on the bus)."""
+        settings daemon's keys (ready when its name is on the bus and GNOME Shell grabbed
+        ctrl+alt+t for it)."""
         from Xlib import display as xdisplay
 
         self._start_bus("--config-file", str(SHARE_DIR / "system-bus.conf"))
@@ -400,6 +401,12 @@ class Session:
                               timeout=timeout_s + 5, **self.as_user())
         if done.returncode != 0:
             raise RuntimeError(f"gsd-media-keys did not start within {timeout_s} s: {done.stderr.strip()}")
+        conn = xdisplay.Display(":0")
+        try:
+            if not wait_until(lambda: gnome.terminal_key_grabbed(conn), timeout_s):
+                raise RuntimeError(f"ctrl+alt+t was not grabbed within {timeout_s} s of gsd-media-keys' start")
+        finally:
+            conn.close()
 
     def _start_window_manager(self, timeout_s: float) -> None:
         """openbox with the desktop's configuration (`shell.py`), then the dock; each ready when

@@ -87,13 +87,17 @@ def test_gnome_without_its_packages_names_them(monkeypatch, tmp_path):
 def test_the_favourites_task_scores_0_left_alone_and_1_once_an_agent_removes_vim(osworld_tasks):
     """GNOME's settings are the VM's: the task's setup writes the favourites through the session
     bus at the VM's address, an agent that does nothing scores 0, one that types the gsettings
-    command into a terminal it opened with ctrl+alt+t scores 1."""
+    command into a terminal it opened with ctrl+alt+t scores 1. At reset GNOME Shell already
+    holds ctrl+alt+t for the settings daemon."""
     import gymnasium as gym
 
     env = gym.make("GUI/OSWorld-v0", tasks=osworld_tasks, domains=["os"], provider="local", shell="gnome",
                    screen_size=(1280, 800), allow_download=False)
     try:
         env.reset(options={"task_id": FAVOURITES_TASK})
+        probe = ("from Xlib import display; from gui_gym.backends.desktop.gnome import terminal_key_grabbed; "
+                 "print(terminal_key_grabbed(display.Display(':0')))")
+        assert env.unwrapped.backend.client.execute(["python", "-c", probe])["output"] == "True\n"  # ready: grabbed
         _, reward, terminated, _, info = env.step("DONE")
         assert terminated and reward == 0.0, info.get("evaluation")
         env.reset(options={"task_id": FAVOURITES_TASK})
