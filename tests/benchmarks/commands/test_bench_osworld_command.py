@@ -37,6 +37,7 @@ def test_the_noop_agents_score_as_on_osworld_s_vm(osworld_tasks, tmp_path, capsy
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(2400)  # 38 GNOME episodes, each waiting for its desktop to boot: 10 to 15 min on 2 loaded cores
 def test_an_untouched_desktop_solves_no_task_that_downloads_nothing(osworld_tasks, tmp_path, capsys):
     """The DONE agent over every feasible task runnable here without downloads: the one no-op
     episode whose score reads the desktop's state (FAIL and infeasible tasks are scored by

@@ -48,6 +48,7 @@ EXPERTS: dict[str, list[str]] = {
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # six GNOME episodes, GIMP's first start twice: 1 to 3 min, more on a loaded machine
 @pytest.mark.skipif(bool(missing_packages()), reason="GNOME Shell's Debian packages are not installed")
 def test_expert_keyboard_solutions_score_1_through_gui_bench_run(osworld_tasks, tmp_path, capsys):
     solutions = tmp_path / "experts.jsonl"
