@@ -17,7 +17,7 @@ DEBIAN_PACKAGES=(python3-venv chromium chromium-driver fonts-dejavu-core
                  # the desktop around them as on OSWorld's Ubuntu VM: a dock (tint2), Ubuntu's video player,
                  # GNOME Terminal (ctrl+alt+t on every desktop)
                  tint2 totem gnome-terminal
-                 # OSWorld's desktop itself (shell="gnome"): GNOME Shell with Ubuntu's dock and desktop
+                 # OSWorld's desktop itself, the default (shell="gnome"; openbox above is the light one): GNOME Shell with Ubuntu's dock and desktop
                  # icons, the settings daemon's keys, dconf behind gsettings
                  gnome-shell gnome-shell-extension-dashtodock gnome-shell-extension-desktop-icons-ng
                  gnome-settings-daemon dconf-service dconf-gsettings-backend libglib2.0-bin)
