@@ -104,7 +104,7 @@ def test_make_vec_of_any_size_screens_refuses_shared_memory_and_matches_without_
 
 @pytest.mark.slow
 def test_an_async_vector_env_of_osworlds_local_sample_matches_a_plain_env():
-    kwargs = {"provider": "local", "tasks": "sample", "screen_size": (640, 480), "accessibility": False,
+    kwargs = {"provider": "local", "tasks": "sample", "screen_size": (640, 480), "accessibility": False, "shell": "openbox",
               "task_ids": ["sample-os-infeasible-bluetooth"]}
     plain = _plain_first_observations(DESKTOP, kwargs, [SEED])[0]
     envs = gym.make_vec(DESKTOP, num_envs=1, vectorization_mode="async", **kwargs)
