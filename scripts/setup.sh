@@ -76,8 +76,8 @@ if [ -n "$cube_python" ]; then
   cube_stamp=".venv-cube/.gui-gym-installed"
   if [ ! -f "$cube_stamp" ] || [ pyproject.toml -nt "$cube_stamp" ] || [ setup.py -nt "$cube_stamp" ]; then
     echo "gui-gym set-up: installing the CUBE test venv (.venv-cube, $("$cube_python" --version))"
-    # the families the tests export (miniwob, desktop), and arithmetic-cube, a CUBE benchmark from the index
-    .venv-cube/bin/python -m pip install -q -e ".[cube,miniwob,desktop]" "arithmetic-cube==0.1.0" \
+    # the families the tests export (miniwob, desktop, android), and arithmetic-cube, a CUBE benchmark from the index
+    .venv-cube/bin/python -m pip install -q -e ".[cube,miniwob,desktop,android]" "arithmetic-cube==0.1.0" \
       "pytest>=8" "pytest-timeout>=2.2"
     touch "$cube_stamp"
   fi
