@@ -244,10 +244,20 @@ class ServerClient:
     def perform(self, action: Action) -> None:
         self.call("POST", "/gui-gym/input", json_body={"action": action.to_dict()}, timeout_s=120)
 
-    def settle(self, timeout_s: float, stable_frames: int, interval_s: float, change_timeout_s: float) -> dict:
-        return self.call_json("POST", "/gui-gym/settle", timeout_s=timeout_s + 10, json_body={
+    def settle(self, timeout_s: float, stable_frames: int, interval_s: float, change_timeout_s: float,
+               launch_timeout_s: float = 0.0) -> dict:
+        return self.call_json("POST", "/gui-gym/settle", timeout_s=max(timeout_s, launch_timeout_s) + 10, json_body={
             "timeout_s": timeout_s, "stable_frames": stable_frames, "interval_s": interval_s,
-            "change_timeout_s": change_timeout_s})
+            "change_timeout_s": change_timeout_s, "launch_timeout_s": launch_timeout_s})
+
+    def ready(self, timeout_s: float) -> dict:
+        """Wait until the programs the setup launched are up and the screen is still:
+        ``{ready, elapsed_s, pending}``."""
+        return self.call_json("POST", "/gui-gym/ready", json_body={"timeout_s": timeout_s}, timeout_s=timeout_s + 10)
+
+    def idle(self, timeout_s: float) -> dict:
+        """Wait until nothing the agent started is at work: ``{ready, elapsed_s, pending}``."""
+        return self.call_json("POST", "/gui-gym/idle", json_body={"timeout_s": timeout_s}, timeout_s=timeout_s + 10)
 
     def mark(self) -> None:
         """Remember the current screen; the next settle waits for a change from it."""

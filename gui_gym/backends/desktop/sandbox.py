@@ -50,6 +50,7 @@ from pathlib import Path
 from gui_gym.backends.desktop import gnome, system_files
 from gui_gym.backends.desktop.accounts import HOME, ROOT_HOME, SERVER_CAPABILITIES, account_files, id_map
 from gui_gym.backends.desktop.limits import Cgroup, SandboxLimits
+from gui_gym.backends.desktop.shell import DEFAULT_SHELL
 from gui_gym.errors import InfraError, MissingResourceError
 from gui_gym.runtime.processes import descendants, running, signal_quietly
 from gui_gym.runtime.waiting import wait_until
@@ -95,8 +96,8 @@ class SandboxSpec:
     height: int = 1080
     network: bool = False
     accessibility: bool = True
-    shell: str = "openbox"
-    """The desktop: ``openbox`` (light) or ``gnome`` (GNOME Shell, as on OSWorld's VM)."""
+    shell: str = DEFAULT_SHELL
+    """The desktop: ``gnome`` (GNOME Shell, as on OSWorld's VM) or ``openbox`` (light)."""
     start_timeout_s: float | None = None
     """Bound on the start, until our server answers; None: `START_TIMEOUT_S` for the shell."""
     limits: SandboxLimits = field(default_factory=SandboxLimits)
@@ -106,7 +107,7 @@ class SandboxSpec:
         return self.start_timeout_s if self.start_timeout_s is not None else START_TIMEOUT_S[self.shell]
 
 
-def check_programs(network: bool = False, shell: str = "openbox") -> None:
+def check_programs(network: bool = False, shell: str = DEFAULT_SHELL) -> None:
     """Raise MissingResourceError naming every missing program and its Debian package."""
     wanted = dict(REQUIRED_PROGRAMS, **dict([NETWORK_PROGRAM] if network else []))
     missing = {name: pkg for name, pkg in wanted.items() if shutil.which(name) is None}

@@ -4,7 +4,8 @@ It runs inside the sandbox (see `sandbox.py`) as the session's main process, ser
 endpoints gui-gym's client uses with OSWorld's request and reply shapes (``/screenshot``,
 ``/execute``, ``/setup/*``, ``/file``, ``/accessibility``, ...), and adds a few of its own
 under ``/gui-gym/``: canonical actions carried out in-process (`x11input`), settling by
-screen stability (`capture`), raw frames (no PNG round trip) and shutdown.
+screen stability (`capture`), waiting for the task's apps at reset and for the agent's work
+before evaluation (`readiness`), raw frames (no PNG round trip) and shutdown.
 
 Every request must carry the per-env token (header ``X-GUI-Gym-Token``), which the server
 reads from a pipe and keeps in memory only. It listens on a Unix socket in a folder only the
@@ -54,7 +55,7 @@ from urllib.parse import parse_qs
 from gui_gym.actions import Action
 from gui_gym.backends.desktop import activity, bounded_run, evaluator_runs
 from gui_gym.backends.desktop.session import MAX_FILE_BYTES, MAX_LISTING_BYTES, FileInTheWay, Session, TooBig
-from gui_gym.backends.desktop.shell import SHELLS
+from gui_gym.backends.desktop.shell import DEFAULT_SHELL, SHELLS, WINDOW_KEYS
 from gui_gym.errors import GUIGymError
 
 logger = logging.getLogger(__name__)
@@ -65,6 +66,8 @@ A11Y_SCRIPT = Path(__file__).with_name("a11y_dump.py")
 MAX_A11Y_BYTES = 32 << 20
 """The largest accessibility tree the server hands out (an agent's web page names its nodes)."""
 SERVER_VERSION = "1"
+READY_STILL_FRAMES = 8
+"""Identical frames (40 ms apart) that end the wait for the task's apps: a third of a second."""
 
 
 class Reply(Exception):
@@ -88,6 +91,8 @@ class DesktopServer:
         self.capture = ScreenCapture()
         self.lock = threading.Lock()
         self.stopping = threading.Event()
+        self.new_programs: activity.NewPrograms | None = None
+        """The programs the last action (or setup step) started, for the settle that follows."""
         self.routes: dict[tuple[str, str], Callable[[Any], Any]] = {
             ("GET", "/screenshot"): lambda r: ("image/png", self.capture.png()),
             ("GET", "/accessibility"): lambda r: {"AT": self.accessibility_tree()},
@@ -108,12 +113,14 @@ class DesktopServer:
             ("POST", "/setup/close_window"): lambda r: self.window_op(r, "close"),
             ("POST", "/setup/download_file"): self.download,
             ("GET", "/gui-gym/info"): lambda r: {"version": SERVER_VERSION, "screen": list(self.capture.size),
-                                                 "extensions": ["input", "settle", "mark", "frame", "run_python",
-                                                                "evaluation"],
+                                                 "extensions": ["input", "settle", "mark", "frame", "ready", "idle",
+                                                                "run_python", "evaluation"],
                                                  "running": self.session.alive()},
             ("POST", "/gui-gym/input"): self.perform,
             ("POST", "/gui-gym/settle"): self.settle,
-            ("POST", "/gui-gym/mark"): lambda r: self.capture.mark_baseline() or {"status": "marked"},
+            ("POST", "/gui-gym/mark"): self.mark,
+            ("POST", "/gui-gym/ready"): self.ready,
+            ("POST", "/gui-gym/idle"): self.idle,
             ("GET", "/gui-gym/frame"): self.frame,
             ("POST", "/gui-gym/run_python"): self.run_python,
             ("POST", "/gui-gym/evaluation"): self.begin_evaluation,
@@ -246,19 +253,59 @@ class DesktopServer:
         try:
             action = Action.from_dict(_required(request.json(), "action"))
             with self.lock:
-                self.capture.mark_baseline()
+                self._mark(expect_window=action.kind in ("key", "hotkey") and frozenset(action.keys) in WINDOW_KEYS)
                 self.input.perform(action)
         except GUIGymError as exc:
             raise Reply(HTTPStatus.UNPROCESSABLE_ENTITY, str(exc)) from exc
         return {"status": "success"}
 
+    def mark(self, request) -> dict:
+        """Remember the screen and the programs before a setup step, for `settle`."""
+        self._mark()
+        return {"status": "marked"}
+
+    def _mark(self, expect_window: bool = False) -> None:
+        self.capture.mark_baseline()
+        if self.new_programs is not None:
+            self.new_programs.close()
+        self.new_programs = activity.NewPrograms(expect_window=expect_window)
+
     def settle(self, request) -> dict:
         body = request.json()
-        result = self.capture.settle(stable_frames=int(body.get("stable_frames", 3)),
-                                     interval_s=float(body.get("interval_s", 0.04)),
-                                     change_timeout_s=float(body.get("change_timeout_s", 0.3)),
-                                     timeout_s=float(body.get("timeout_s", 3.0)), busy=activity.busy)
+        programs, self.new_programs = self.new_programs, None
+        try:
+            result = self.capture.settle(stable_frames=int(body.get("stable_frames", 3)),
+                                         interval_s=float(body.get("interval_s", 0.04)),
+                                         change_timeout_s=float(body.get("change_timeout_s", 0.3)),
+                                         timeout_s=float(body.get("timeout_s", 3.0)), busy=activity.busy,
+                                         launching=programs.starting if programs is not None else None,
+                                         launch_timeout_s=float(body.get("launch_timeout_s", 0.0)))
+        finally:
+            if programs is not None:
+                programs.close()
         return result.to_dict()
+
+    def ready(self, request) -> dict:
+        """Wait until the programs the task's setup launched are up, then for a still screen."""
+        from gui_gym.backends.desktop.readiness import apps_ready
+
+        timeout_s = float(request.json().get("timeout_s", 60.0))
+        started = time.monotonic()
+        result = apps_ready(self.session.launched_pids(), timeout_s)
+        remaining = max(0.0, timeout_s - (time.monotonic() - started))
+        screen = self.capture.settle(stable_frames=READY_STILL_FRAMES, interval_s=0.04, change_timeout_s=0.0,
+                                     timeout_s=remaining)
+        if not screen.stable:
+            result.pending.append("a still screen")
+        result.ready = result.ready and screen.stable
+        result.elapsed_s = time.monotonic() - started
+        return result.to_dict()
+
+    def idle(self, request) -> dict:
+        """Wait until nothing the agent started is at work (`readiness.desktop_idle`)."""
+        from gui_gym.backends.desktop.readiness import desktop_idle
+
+        return desktop_idle(self.session.home, float(request.json().get("timeout_s", 20.0))).to_dict()
 
     def frame(self, request) -> tuple[str, bytes, dict[str, str]]:
         width, height, data = self.capture.rgb(cursor=True)
@@ -457,8 +504,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ready-fd", type=int, help="pipe to write the address to once the server answers")
     parser.add_argument("--width", type=int, default=1920)
     parser.add_argument("--height", type=int, default=1080)
-    parser.add_argument("--shell", choices=SHELLS, default="openbox", help="the desktop around the apps")
-    parser.add_argument("--no-a11y", action="store_true", help="no accessibility tree")
+    parser.add_argument("--shell", choices=SHELLS, default=DEFAULT_SHELL, help="the desktop around the apps")
+    parser.add_argument("--no-a11y", action="store_true", help="no session bus, no accessibility tree")
     parser.add_argument("--sudo", action="store_true",
                         help="serve the desktop's sudo (only inside the sandbox, whose ids it maps)")
     serve(parser.parse_args(argv))

@@ -45,8 +45,9 @@ from gui_gym.backends.desktop.agent_processes import Process, Sessions, stop_lef
 from gui_gym.backends.desktop.guarded_files import GuardedFiles
 from gui_gym.backends.desktop.commands import normalize_command
 from gui_gym.backends.desktop.gnome import MEDIA_KEYS, SYSTEM_BUS_CONFIG, SYSTEM_BUS_SOCKET, keybinding_commands, write_settings
-from gui_gym.backends.desktop.shell import SHELLS, write_shell_files
-from gui_gym.backends.desktop.vm_state import APPLICATION_FOLDERS, write_home_state, write_system_state
+from gui_gym.backends.desktop.services import ENVIRONMENT as SERVICES_ENVIRONMENT, write_service_masks
+from gui_gym.backends.desktop.shell import DEFAULT_SHELL, SHELLS, write_shell_files
+from gui_gym.backends.desktop.vm_state import APPLICATION_FOLDERS, write_gimp_config, write_home_state, write_system_state
 from gui_gym.runtime.processes import signal_quietly
 from gui_gym.runtime.waiting import wait_until
 
@@ -59,10 +60,11 @@ LIBREOFFICE_PREFS = """<?xml version="1.0" encoding="UTF-8"?>
 <item oor:path="/org.openoffice.Setup/Office"><prop oor:name="FirstStartWizardCompleted" oor:op="fuse"><value>true</value></prop></item>
 <item oor:path="/org.openoffice.Setup/Product"><prop oor:name="ooSetupLastVersion" oor:op="fuse"><value>99.9</value></prop></item>
 <item oor:path="/org.openoffice.Office.Recovery/RecoveryInfo"><prop oor:name="Enabled" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Impress/Misc/NewDoc"><prop oor:name="AutoPilot" oor:op="fuse"><value>false</value></prop></item>
 </oor:items>
 """
 """Settings OSWorld's VM image has by hand: no dialog on saving .xlsx/.docx, no tips, no
-"what's new" bar, no recovery prompt."""
+"what's new" bar, no recovery prompt, no "Select a Template" dialog when Impress starts."""
 
 GTK_SETTINGS = "[Settings]\ngtk-cursor-blink = false\ngtk-enable-animations = false\n"
 """A steady caret and no animations: the screen holds still once an app is done."""
@@ -72,10 +74,11 @@ desktop's port 8080 with the password "password" (OSWorld's ``vlc_playing_info``
 
 CHROME_FLAGS = ("--user-data-dir=/home/user/.config/google-chrome", "--no-first-run", "--no-default-browser-check",
                 "--password-store=basic", "--disable-dev-shm-usage", "--force-renderer-accessibility",
-                "--disable-features=LocalNetworkAccessChecks")
+                "--disable-features=LocalNetworkAccessChecks", "--start-maximized")
 """Chromium as OSWorld's Chrome: its profile where OSWorld's getters read Chrome's (under
 ``~/.config/google-chrome``), no first-run or default-browser questions, no keyring prompt,
-its accessibility tree on (OSWorld reads the address bar from it), and no local-network-access
+its accessibility tree on (OSWorld reads the address bar from it), its window maximised as the
+VM's Chrome remembers it, and no local-network-access
 checks, which the VM's older Chrome lacks: their migration writes
 ``profile.default_content_setting_values`` at the first start, the key OSWorld's
 ``data_delete_automacally`` getter reads as "delete site data on close" (chrome/99146c54 scored
@@ -146,7 +149,7 @@ class TooBig(OSError):
 class Session:
     """The display and the processes of one sandboxed desktop."""
 
-    def __init__(self, width: int, height: int, home: str = "/home/user", shell: str = "openbox",
+    def __init__(self, width: int, height: int, home: str = "/home/user", shell: str = DEFAULT_SHELL,
                  accessibility: bool = True):
         if shell not in SHELLS:
             raise ValueError(f"shell must be one of {list(SHELLS)}, received {shell!r}")
@@ -310,6 +313,11 @@ class Session:
             raise TooBig(done.stderr.decode(errors="replace").strip()[-500:])
         return done
 
+    def launched_pids(self) -> list[int]:
+        """The programs `launch` started that still run, oldest first."""
+        self.reap()
+        return [proc.pid for proc in self._launched]
+
     def reap(self) -> None:
         """Collect launched programs that have exited."""
         self._launched = [p for p in self._launched if p.poll() is None]
@@ -363,6 +371,7 @@ class Session:
         SESSION_BUS_SOCKET.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         self._give(SESSION_BUS_SOCKET.parent)
         write_system_state(SHARE_DIR)
+        write_service_masks(SHARE_DIR)
         self._shell_files = write_shell_files(SHARE_DIR, list(APPLICATION_FOLDERS))
         self.env.update({
             "HOME": str(home), "USER": "user", "LOGNAME": "user", "DISPLAY": ":0", "XAUTHORITY": str(self._cookie_file),
@@ -372,6 +381,10 @@ class Session:
             "GTK_A11Y": "atspi" if self.accessibility else "none", "LANG": self.env.get("LANG", "C.UTF-8"),
             "XDG_DATA_DIRS": f"{SHARE_DIR}:{self.env.get('XDG_DATA_DIRS') or DEFAULT_DATA_DIRS}",
         })
+        self.env.update(SERVICES_ENVIRONMENT)
+        gimp = write_gimp_config(SHARE_DIR / "gimp")
+        if gimp is not None:
+            self.env["GIMP2_SYSCONFDIR"] = str(gimp)
         self.env.pop("VIRTUAL_ENV", None)
         if self.shell == "gnome":
             self._prepare_gnome()
@@ -444,7 +457,8 @@ class Session:
         """OSWorld's desktop (`gnome.py`): the system and session buses, the terminal key
         binding, GNOME Shell (ready when Ubuntu's dock has taken its room on the left and the
         desktop icons' window is up; what it printed goes into the error if it is not), the
-        settings daemon's keys (ready when its name is on the bus)."""
+        settings daemon's keys (ready when its name is on the bus and GNOME Shell grabbed
+        ctrl+alt+t for it)."""
         from Xlib import display as xdisplay
 
         self._start_bus("--config-file", str(SHARE_DIR / "system-bus.conf"))
@@ -475,6 +489,12 @@ class Session:
                               timeout=timeout_s + 5, **self.as_user())
         if done.returncode != 0:
             raise RuntimeError(f"gsd-media-keys did not start within {timeout_s} s: {done.stderr.strip()}")
+        conn = xdisplay.Display(":0")
+        try:
+            if not wait_until(lambda: gnome.terminal_key_grabbed(conn), timeout_s):
+                raise RuntimeError(f"ctrl+alt+t was not grabbed within {timeout_s} s of gsd-media-keys' start")
+        finally:
+            conn.close()
 
     def _start_window_manager(self, timeout_s: float) -> None:
         """openbox with the desktop's configuration (`shell.py`), then the dock; each ready when
