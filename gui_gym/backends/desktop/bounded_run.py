@@ -65,7 +65,7 @@ def run(command: str | Sequence[str], *, max_bytes: int, timeout_s: float, stdin
                         continue
                     kept[key.fd] += chunk
                     if len(kept[key.fd]) > max_bytes:
-                        raise OutputTooLarge(f"it printed more than the {max_bytes} bytes allowed")
+                        raise OutputTooLarge(f"printed more than the {max_bytes} bytes allowed")
         if not timed_out:
             try:
                 return Completed(proc.wait(max(0.0, deadline - time.monotonic())), bytes(kept[proc.stdout.fileno()]),

@@ -241,7 +241,7 @@ class DesktopServer:
             done = bounded_run.run([A11Y_PYTHON, "-I", str(A11Y_SCRIPT), *options], env=self.session.env, cwd="/",
                                    max_bytes=MAX_A11Y_BYTES, timeout_s=30, **self.session.as_user())
         except bounded_run.OutputTooLarge as exc:
-            raise TooBig(f"the accessibility tree is too large: {exc}") from exc
+            raise TooBig(f"the accessibility tree is too large: its dump {exc}") from exc
         if done.returncode != 0:
             error = "timed out after 30 s" if done.timed_out else done.stderr.decode(errors="replace").strip()[-500:]
             raise Reply(HTTPStatus.INTERNAL_SERVER_ERROR, f"accessibility tree failed: {error}")
