@@ -47,7 +47,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gui_gym.backends.desktop import gnome, system_files
+from gui_gym.backends.desktop import gnome, launcher, system_files
 from gui_gym.backends.desktop.accounts import HOME, ROOT_HOME, SERVER_CAPABILITIES, account_files, id_map
 from gui_gym.backends.desktop.limits import Cgroup, SandboxLimits
 from gui_gym.backends.desktop.shell import DEFAULT_SHELL
@@ -66,7 +66,7 @@ MERGED_FOLDERS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 STICKY = 0o1777
 """Mode of the tmpfs anyone inside may write to (/tmp, /var/tmp, /dev/shm)."""
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
-LAUNCHER = Path(__file__).with_name("launcher.py")
+LAUNCHER = Path(launcher.__file__)
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[3])
 """The folder holding the ``gui_gym`` package: the server runs from it."""
 PACKAGE_DIR = os.path.join(PACKAGE_ROOT, "gui_gym")
@@ -190,7 +190,7 @@ class Sandbox:
                  "--hostname", system_files.HOSTNAME, "--die-with-parent", "--new-session",
                  "--setenv", "HOME", HOME, "--setenv", "PATH", SANDBOX_PATH, "--setenv", "PYTHONPATH", PACKAGE_ROOT,
                  "--setenv", "LANG", system_files.desktop_locale(), "--chdir", HOME]
-        server = [interpreter(), "-m", "gui_gym.backends.desktop.server", "--socket", f"{INSIDE_DIR}/server.sock",
+        server = [interpreter(), "-m", "gui_gym.backends.desktop.inside.server", "--socket", f"{INSIDE_DIR}/server.sock",
                   "--token-fd", str(fds["token"]), "--ready-fd", str(fds["ready"]), "--sudo",
                   "--width", str(self.spec.width), "--height", str(self.spec.height), "--shell", self.spec.shell]
         if not self.spec.accessibility:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from gui_gym.backends.desktop.activity import NewPrograms, Process, terminal_jobs, terminal_sessions, tree
+from gui_gym.backends.desktop.inside.activity import NewPrograms, Process, terminal_jobs, terminal_sessions, tree
 from gui_gym.runtime.waiting import wait_until
 
 

@@ -16,9 +16,9 @@ import pytest
 
 from gui_gym.actions import Action
 from gui_gym.backends.desktop import DesktopBackend, DesktopConfig
-from gui_gym.backends.desktop import agent_processes
+from gui_gym.backends.desktop.inside import agent_processes
 from gui_gym.backends.desktop.accounts import EVALUATOR_ID, SUDO_ID, USER_ID
-from gui_gym.backends.desktop.agent_processes import Process, Sessions, leftovers
+from gui_gym.backends.desktop.inside.agent_processes import Process, Sessions, leftovers
 from gui_gym.runtime.waiting import wait_until
 
 BOOT_SESSIONS = {7, 10, 13, 29}

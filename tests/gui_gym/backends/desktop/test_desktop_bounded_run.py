@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from gui_gym.backends.desktop import bounded_run
+from gui_gym.backends.desktop.inside import bounded_run
 from gui_gym.runtime.processes import running
 from gui_gym.runtime.waiting import wait_until
 

@@ -3,7 +3,7 @@ wait after an action, and what a program the action started changes about it."""
 
 from __future__ import annotations
 
-from gui_gym.backends.desktop.capture import ScreenCapture
+from gui_gym.backends.desktop.inside.capture import ScreenCapture
 
 
 class ScriptedScreen(ScreenCapture):

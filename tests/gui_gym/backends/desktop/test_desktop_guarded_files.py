@@ -10,8 +10,8 @@ import stat
 
 import pytest
 
-from gui_gym.backends.desktop.guarded_files import MODE, GuardedFiles
-from gui_gym.backends.desktop.user_files import InTheWay
+from gui_gym.backends.desktop.inside.guarded_files import MODE, GuardedFiles
+from gui_gym.backends.desktop.inside.user_files import InTheWay
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import pytest
 
 from gui_gym.actions import Action
 from gui_gym.backends.desktop.client import Endpoint, ServerClient
-from gui_gym.backends.desktop.readiness import home_signature
+from gui_gym.backends.desktop.inside.readiness import home_signature
 from gui_gym.backends.desktop.sandbox import Sandbox, SandboxSpec
 
 LATE_WINDOW = "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; exec xterm -T late-window"

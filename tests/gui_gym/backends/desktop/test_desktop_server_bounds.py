@@ -15,7 +15,7 @@ import time
 import pytest
 
 from gui_gym.backends.desktop import DesktopBackend, DesktopConfig
-from gui_gym.backends.desktop.user_files import MAX_DEPTH
+from gui_gym.backends.desktop.inside.user_files import MAX_DEPTH
 from gui_gym.errors import LimitExceededError
 
 pytestmark = pytest.mark.slow

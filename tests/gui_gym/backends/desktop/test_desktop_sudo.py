@@ -10,7 +10,7 @@ import pytest
 from gui_gym.actions import Action
 from gui_gym.backends.desktop.client import Endpoint, ServerClient
 from gui_gym.backends.desktop.sandbox import Sandbox, SandboxSpec
-from gui_gym.backends.desktop.sudo_command import parse
+from gui_gym.backends.desktop.inside.sudo_command import parse
 from gui_gym.runtime.waiting import wait_until
 
 

@@ -12,8 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gui_gym.backends.desktop import user_files
-from gui_gym.backends.desktop.session import USER_FILES
+from gui_gym.backends.desktop.inside import user_files
+from gui_gym.backends.desktop.inside.session import USER_FILES
 
 
 def run(*arguments: str, data: bytes = b"") -> subprocess.CompletedProcess:

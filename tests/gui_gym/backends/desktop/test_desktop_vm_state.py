@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from gui_gym.backends.desktop import vm_state
+from gui_gym.backends.desktop.inside import vm_state
 from gui_gym.backends.desktop.gnome import missing_packages
-from gui_gym.backends.desktop.vm_state import VIDEO_PLAYER, VOLUME_PERCENT, video_types, write_home_state, write_system_state
+from gui_gym.backends.desktop.inside.vm_state import VIDEO_PLAYER, VOLUME_PERCENT, video_types, write_home_state, write_system_state
 
 
 def test_the_home_has_the_vm_s_volume_and_a_chrome_profile_that_has_run(tmp_path, monkeypatch):

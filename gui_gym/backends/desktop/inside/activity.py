@@ -152,7 +152,7 @@ class NewPrograms:
         if expect_window:
             from Xlib import display as xdisplay
 
-            from gui_gym.backends.desktop.ewmh import client_windows
+            from gui_gym.backends.desktop.inside.ewmh import client_windows
 
             self._conn = xdisplay.Display(display)
             self._windows = {w.id for w in client_windows(self._conn)}
@@ -178,7 +178,7 @@ class NewPrograms:
 
     def new_window(self) -> bool:
         """Whether a normal window that was not there before is managed now."""
-        from gui_gym.backends.desktop.ewmh import client_windows
+        from gui_gym.backends.desktop.inside.ewmh import client_windows
 
         return any(w.id not in self._windows and "NORMAL" in w.types for w in client_windows(self._conn))
 

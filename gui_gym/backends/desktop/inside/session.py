@@ -40,14 +40,15 @@ from pathlib import Path
 from typing import IO
 
 from gui_gym.backends.desktop.accounts import DISPLAY_ID, EVALUATOR_ID, USER_ID
-from gui_gym.backends.desktop import bounded_run, gnome, user_files
-from gui_gym.backends.desktop.agent_processes import Process, Sessions, stop_leftovers
-from gui_gym.backends.desktop.guarded_files import GuardedFiles
-from gui_gym.backends.desktop.commands import normalize_command
+from gui_gym.backends.desktop import gnome
+from gui_gym.backends.desktop.inside import bounded_run, user_files
+from gui_gym.backends.desktop.inside.agent_processes import Process, Sessions, stop_leftovers
+from gui_gym.backends.desktop.inside.guarded_files import GuardedFiles
+from gui_gym.backends.desktop.inside.commands import normalize_command
 from gui_gym.backends.desktop.gnome import MEDIA_KEYS, SYSTEM_BUS_CONFIG, SYSTEM_BUS_SOCKET, keybinding_commands, write_settings
-from gui_gym.backends.desktop.services import ENVIRONMENT as SERVICES_ENVIRONMENT, write_service_masks
+from gui_gym.backends.desktop.inside.services import ENVIRONMENT as SERVICES_ENVIRONMENT, write_service_masks
 from gui_gym.backends.desktop.shell import DEFAULT_SHELL, SHELLS, write_shell_files
-from gui_gym.backends.desktop.vm_state import APPLICATION_FOLDERS, write_gimp_config, write_home_state, write_system_state
+from gui_gym.backends.desktop.inside.vm_state import APPLICATION_FOLDERS, write_gimp_config, write_home_state, write_system_state
 from gui_gym.runtime.processes import signal_quietly
 from gui_gym.runtime.waiting import wait_until
 

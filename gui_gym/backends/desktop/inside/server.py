@@ -53,8 +53,8 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from gui_gym.actions import Action
-from gui_gym.backends.desktop import activity, bounded_run, evaluator_runs
-from gui_gym.backends.desktop.session import MAX_FILE_BYTES, MAX_LISTING_BYTES, FileInTheWay, Session, TooBig
+from gui_gym.backends.desktop.inside import activity, bounded_run, evaluator_runs
+from gui_gym.backends.desktop.inside.session import MAX_FILE_BYTES, MAX_LISTING_BYTES, FileInTheWay, Session, TooBig
 from gui_gym.backends.desktop.shell import DEFAULT_SHELL, SHELLS, WINDOW_KEYS
 from gui_gym.errors import GUIGymError
 
@@ -82,8 +82,8 @@ class DesktopServer:
     """The routes, over one `Session`, its input and its screen."""
 
     def __init__(self, session, token: str):
-        from gui_gym.backends.desktop.capture import ScreenCapture
-        from gui_gym.backends.desktop.x11input import X11Input
+        from gui_gym.backends.desktop.inside.capture import ScreenCapture
+        from gui_gym.backends.desktop.inside.x11input import X11Input
 
         self.session = session
         self.token = token
@@ -170,7 +170,7 @@ class DesktopServer:
             raise Reply(HTTPStatus.INTERNAL_SERVER_ERROR, str(exc)) from exc
 
     def open_file(self, request) -> tuple[str, bytes]:
-        from gui_gym.backends.desktop.windows import open_file
+        from gui_gym.backends.desktop.inside.windows import open_file
 
         path = _required(request.json(), "path")
         try:
@@ -182,7 +182,7 @@ class DesktopServer:
         return "text/plain", f"File opened successfully: {window.title}".encode()
 
     def window_op(self, request, op: str) -> tuple[str, bytes]:
-        from gui_gym.backends.desktop import windows
+        from gui_gym.backends.desktop.inside import windows
 
         body = request.json()
         name = _required(body, "window_name")
@@ -193,7 +193,7 @@ class DesktopServer:
         return "text/plain", f"Window {op}d successfully".encode()
 
     def window_size(self, request) -> dict:
-        from gui_gym.backends.desktop.windows import find_window
+        from gui_gym.backends.desktop.inside.windows import find_window
 
         name = _required(request.form(), "app_class_name")
         window = find_window(self.session.env, name, by_class=True)
@@ -287,7 +287,7 @@ class DesktopServer:
 
     def ready(self, request) -> dict:
         """Wait until the programs the task's setup launched are up, then for a still screen."""
-        from gui_gym.backends.desktop.readiness import apps_ready
+        from gui_gym.backends.desktop.inside.readiness import apps_ready
 
         timeout_s = float(request.json().get("timeout_s", 60.0))
         started = time.monotonic()
@@ -303,7 +303,7 @@ class DesktopServer:
 
     def idle(self, request) -> dict:
         """Wait until nothing the agent started is at work (`readiness.desktop_idle`)."""
-        from gui_gym.backends.desktop.readiness import desktop_idle
+        from gui_gym.backends.desktop.inside.readiness import desktop_idle
 
         return desktop_idle(self.session.home, float(request.json().get("timeout_s", 20.0))).to_dict()
 
@@ -459,8 +459,8 @@ def serve(args: argparse.Namespace) -> None:
     session.start()
     sudo = None
     if args.sudo:
-        from gui_gym.backends.desktop.session import SHIM_DIR
-        from gui_gym.backends.desktop.sudo import SudoService
+        from gui_gym.backends.desktop.inside.session import SHIM_DIR
+        from gui_gym.backends.desktop.inside.sudo import SudoService
 
         sudo = SudoService(SHIM_DIR)
         sudo.start()

@@ -31,7 +31,7 @@ import struct
 import threading
 from pathlib import Path
 
-from gui_gym.backends.desktop.user_files import FOLDER_FLAGS, InTheWay, kind, parts
+from gui_gym.backends.desktop.inside.user_files import FOLDER_FLAGS, InTheWay, kind, parts
 
 IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
 IN_DELETE_SELF, IN_MOVE_SELF = 0x400, 0x800

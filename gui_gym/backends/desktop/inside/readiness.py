@@ -27,8 +27,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gui_gym.backends.desktop import activity
-from gui_gym.backends.desktop.ewmh import client_windows
+from gui_gym.backends.desktop.inside import activity
+from gui_gym.backends.desktop.inside.ewmh import client_windows
 
 QUIET_S = 0.5
 """How long the desktop must hold quiet to count as ready or idle."""
