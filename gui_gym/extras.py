@@ -19,7 +19,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
                 "cssselect", "bs4", "mutagen", "soundfile", "soxr", "tldextract", "yaml", "pandas", "xmltodict",
                 "formulas"),
     "android": ("adbutils",),
-    "train": ("torch", "transformers", "peft", "matplotlib"),
+    "train": ("torch", "transformers", "peft", "matplotlib", "tensorboard"),
     "distributed": ("ray", "psutil"),
     "verl": ("ray", "omegaconf", "tensordict", "codetiming", "orjson", "cloudpickle", "pyvers", "hydra", "datasets",
              "cachetools", "uvicorn", "fastapi", "torchdata", "aiohttp", "zmq", "msgspec", "prometheus_client"),

@@ -17,7 +17,7 @@ DEBIAN_PACKAGES=(python3-venv chromium chromium-driver fonts-dejavu-core
                  # the desktop around them as on OSWorld's Ubuntu VM: a dock (tint2), Ubuntu's video player,
                  # GNOME Terminal (ctrl+alt+t on every desktop)
                  tint2 totem gnome-terminal
-                 # OSWorld's desktop itself (shell="gnome"): GNOME Shell with Ubuntu's dock and desktop
+                 # OSWorld's desktop itself, the default (shell="gnome"; openbox above is the light one): GNOME Shell with Ubuntu's dock and desktop
                  # icons, the settings daemon's keys, dconf behind gsettings
                  gnome-shell gnome-shell-extension-dashtodock gnome-shell-extension-desktop-icons-ng
                  gnome-settings-daemon dconf-service dconf-gsettings-backend libglib2.0-bin)
@@ -76,8 +76,8 @@ if [ -n "$cube_python" ]; then
   cube_stamp=".venv-cube/.gui-gym-installed"
   if [ ! -f "$cube_stamp" ] || [ pyproject.toml -nt "$cube_stamp" ] || [ setup.py -nt "$cube_stamp" ]; then
     echo "gui-gym set-up: installing the CUBE test venv (.venv-cube, $("$cube_python" --version))"
-    # the families the tests export (miniwob, desktop), and arithmetic-cube, a CUBE benchmark from the index
-    .venv-cube/bin/python -m pip install -q -e ".[cube,miniwob,desktop]" "arithmetic-cube==0.1.0" \
+    # the families the tests export (miniwob, desktop, android), and arithmetic-cube, a CUBE benchmark from the index
+    .venv-cube/bin/python -m pip install -q -e ".[cube,miniwob,desktop,android]" "arithmetic-cube==0.1.0" \
       "pytest>=8" "pytest-timeout>=2.2"
     touch "$cube_stamp"
   fi

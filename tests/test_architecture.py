@@ -258,3 +258,51 @@ def test_the_checker_sees_an_upward_arrow_and_its_mark(tmp_path):
 def test_a_module_on_no_floor_is_an_error():
     with pytest.raises(LookupError, match="gui_gym.nowhere is on no floor"):
         floor_of("gui_gym.nowhere", {"gui_gym.env": 5})
+
+
+# The desktop folder's two programs (docs/architecture.md, "The desktop backend").
+
+DESKTOP = "gui_gym.backends.desktop"
+INSIDE = f"{DESKTOP}.inside"
+
+
+def read_crossings(doc: Path = DOC) -> dict[str, set[tuple[str, str]] | set[str]]:
+    """The ```desktop-crossings block: ``host-to-inside <host module> <inside module>`` (one
+    arrow) and ``inside-to-host <module> ...`` (what the inside may import of the host folder)."""
+    block = re.search(r"```desktop-crossings\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)
+    if not block:
+        raise ValueError(f"{doc} has no ```desktop-crossings block")
+    lines = dict(line.split(maxsplit=1) for line in block.group(1).splitlines())
+    source, target = lines["host-to-inside"].split()
+    return {"host-to-inside": {(source, target)}, "inside-to-host": set(lines["inside-to-host"].split())}
+
+
+def _inside(module: str) -> bool:
+    return module == INSIDE or module.startswith(INSIDE + ".")
+
+
+def test_the_desktop_host_and_inside_meet_only_at_the_named_crossings():
+    crossings = read_crossings()
+    into = [arrow for arrow in ARROWS if _inside(arrow.target) and not _inside(arrow.source)
+            and (arrow.source, arrow.target) not in crossings["host-to-inside"]]
+    out = [arrow for arrow in ARROWS if _inside(arrow.source) and arrow.target.startswith(DESKTOP + ".")
+           and not _inside(arrow.target) and arrow.target not in crossings["inside-to-host"]]
+    assert not into, "the host reaches into the desktop's inside:\n" + "\n".join(map(str, into))
+    assert not out, "the desktop's inside imports the host side:\n" + "\n".join(map(str, out))
+    used = {(arrow.source, arrow.target) for arrow in ARROWS}
+    assert crossings["host-to-inside"] <= used, "a named crossing that no longer exists"
+
+
+def test_the_desktop_server_loads_nothing_of_the_host_side():
+    """The imports as they run, package ``__init__`` files included: the server's process,
+    inside the sandbox, loads of the desktop folder only the inside and the named crossings."""
+    import subprocess
+    import sys
+
+    loaded = subprocess.run(
+        [sys.executable, "-c", f"import sys, {INSIDE}.server; print(*sorted(sys.modules))"],
+        capture_output=True, text=True, check=True, cwd=ROOT).stdout.split()
+    allowed = read_crossings()["inside-to-host"] | {DESKTOP}
+    host = [m for m in loaded if m.startswith(DESKTOP + ".") and not _inside(m) and m not in allowed]
+    assert not host, f"the desktop server loads host modules: {host}"
+    assert f"{INSIDE}.session" in loaded

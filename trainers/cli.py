@@ -94,7 +94,12 @@ def method(algo: str) -> Callable[..., list[dict[str, Any]]]:
 
 
 def train(spec: RunSpec, ray_address: str | None = None, remote: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """Build the policy and run the method (on Ray actors' envs with a `ray_address`)."""
+    """Build the policy and run the method (on Ray actors' envs with a `ray_address`). The seed
+    is set before the policy is built, so that its random starting weights are the seed's too
+    and a run repeats."""
+    from gui_gym.trainers.grpo import seed_everything
+
+    seed_everything(spec.trainer.seed)
     policy = load_trainable_agent(spec.policy, **spec.policy_args)
     return method(spec.algo)(spec.trainer, policy, env_factory(spec, policy, ray_address, remote))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import math
 import time
 from pathlib import Path
@@ -16,6 +17,8 @@ from typing import Any
 import torch
 
 from gui_gym.records import append_jsonl
+
+logger = logging.getLogger(__name__)
 
 
 class RunLog:
@@ -38,8 +41,9 @@ class RunLog:
         if tensorboard:
             try:
                 from torch.utils.tensorboard import SummaryWriter
-            except ImportError:
-                pass  # optional: the jsonl file is the record
+            except ImportError:  # the train extra brings it; the jsonl file is the record either way
+                logger.warning("tensorboard is not installed: this run's scalars go to %s only "
+                               "(pip install 'gui-gym[train]' or tensorboard to mirror them)", self.run_dir / "metrics.jsonl")
             else:
                 self._writer = SummaryWriter(str(self.run_dir / "tensorboard"))
         if wandb_project:

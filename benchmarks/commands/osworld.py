@@ -2,7 +2,7 @@
 
     gui-bench osworld check                                  # every task runnable here offline
     gui-bench osworld check --tasks domain:os --tasks-root DIR --json out.json
-    gui-bench osworld check --shell gnome --tasks domain:os      # on GNOME Shell, as on OSWorld's VM
+    gui-bench osworld check --shell openbox --tasks domain:os    # on the light openbox desktop
     gui-bench osworld coverage [--tasks-root DIR] [--quiet]  # what runs here, and why the rest does not
     gui-bench osworld fetch --cache DIR [--tasks ...]        # fill the file cache, write its manifest
     gui-bench osworld fetch --cache DIR --verify             # check a copied cache, offline
@@ -28,7 +28,7 @@ from pathlib import Path
 from gui_gym.benchmarks.harness.noop_check import (ANSWERS, as_records, default_cache, domain_table, offline_runnable,
                                                    result_line, run_check)
 from gui_gym.benchmarks.harness.task_selection import select_tasks
-from gui_gym.backends.desktop.shell import SHELLS
+from gui_gym.backends.desktop.shell import DEFAULT_SHELL, SHELLS
 from gui_gym.errors import HarnessError
 from gui_gym.suites.osworld import OSWorldSuite
 from gui_gym.suites.osworld.cache_manifest import MANIFEST, fill, read_manifest, verify
@@ -53,8 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     check.add_argument("--answers", default=",".join(ANSWERS), help="which no-op agents (default DONE,FAIL)")
     check.add_argument("--screen-size", default="1920x1080", help="desktop size WxH (default 1920x1080, OSWorld's)")
     check.add_argument("--json", help="also write every result to this JSON file")
-    check.add_argument("--shell", choices=SHELLS, default="openbox",
-                       help="the local desktop: openbox (default) or gnome (GNOME Shell, as on OSWorld's VM)")
+    check.add_argument("--shell", choices=SHELLS, default=DEFAULT_SHELL,
+                       help="the local desktop: gnome (the default: GNOME Shell, as on OSWorld's VM) or openbox (light)")
     coverage = actions.add_parser("coverage", help="which tasks are evaluable and runnable here (offline too), and "
                                                    "why each of the others cannot run on the local desktop")
     coverage.add_argument("--tasks-root", help=f"OSWorld's evaluation_examples folder (default ${TASKS_VARIABLE})")

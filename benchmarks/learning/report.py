@@ -147,6 +147,8 @@ def plot(runs: list[dict[str, Any]], arms: tuple[str, ...], path: Path, title: s
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for arm in arms:
         curves = [r["curve"] for r in runs if r["arm"] == arm and r["curve"]]
+        if not curves:  # no run of the arm trained an iteration (BEPA's seeding took the whole budget)
+            continue
         length = min(len(c) for c in curves)
         xs = [curves[0][k][0] for k in range(length)]
         ys = [statistics.fmean(c[k][1] for c in curves) for k in range(length)]

@@ -1,5 +1,6 @@
-"""The debug agent of every exported family (``cube test``'s ``make_debug_agent``): the task's
-own oracle, played natively, replayed through CUBE.
+"""The debug agent of the exported families (``cube test``'s ``make_debug_agent``): the task's
+own oracle, played natively, replayed through CUBE (Android's, on a shared phone, plays a plan
+read from the task instead: `gui_gym.cube.android.debug`; both are a `StepAgent`).
 
 `OracleReplay.record` plays the task's oracle on the native env (same id, arguments and
 seed as the CUBE task) and keeps the canonical actions it took; the agent then gives them to
@@ -40,13 +41,33 @@ def play_oracle(env_id: str, env_kwargs: dict[str, Any], task_id: str, seed: int
         env.close()
 
 
-class OracleReplay:
-    """A fixed list of calls, one per step: ``agent(obs, action_set) -> Action`` as CUBE's
-    debug harness calls it."""
+Step = Callable[[Observation], tuple[str, dict[str, Any]]]
+"""One call of a debug agent: (function name, arguments), given the screen it acts on."""
 
-    def __init__(self, calls: list[CubeAction]) -> None:
-        self.calls = list(calls)
+
+def fixed(name: str, arguments: dict[str, Any] | None = None) -> Step:
+    """A step that makes the same call whatever the screen shows."""
+    return lambda _obs: (name, dict(arguments or {}))
+
+
+class StepAgent:
+    """Its steps, one a call: ``agent(obs, action_set) -> Action`` as CUBE's debug harness
+    calls it."""
+
+    def __init__(self, steps: list[Step]) -> None:
+        self.steps = list(steps)
         self._next = 0
+
+    def __call__(self, obs: Observation, action_set: list[ActionSchema]) -> CubeAction:
+        if self._next >= len(self.steps):
+            raise StopIteration(f"the agent's {len(self.steps)} actions are spent")
+        name, arguments = self.steps[self._next](obs)
+        self._next += 1
+        return CubeAction(id=f"call-{self._next - 1}", name=name, arguments=arguments)
+
+
+class OracleReplay(StepAgent):
+    """The calls of the task's oracle played natively, replayed one per step."""
 
     @classmethod
     def record(cls, task_config_class: type[GUITaskConfig], metadata: Any, seed: int = 0) -> "OracleReplay":
@@ -54,14 +75,7 @@ class OracleReplay:
         `task_config_class`."""
         family = task_config_class.family
         actions, _reward = play_oracle(metadata.env_id, family.env_kwargs, metadata.id, seed)
-        return cls([CubeAction(id=f"call-{number}", **function_call.format(action))
-                    for number, action in enumerate(actions)])
-
-    def __call__(self, obs: Observation, action_set: list[ActionSchema]) -> CubeAction:
-        if self._next >= len(self.calls):
-            raise StopIteration(f"the oracle's {len(self.calls)} actions are spent")
-        self._next += 1
-        return self.calls[self._next - 1]
+        return cls([fixed(**function_call.format(action)) for action in actions])
 
 
 def debug_module(config_class: Any, task_ids: list[str]) -> tuple[Callable[[], Any], Callable[[str], OracleReplay]]:

@@ -9,10 +9,14 @@ recommended maximum, and ``split="test"`` (no suite has a train split of its own
 task, what a native episode's ``info["seed"]`` and gui-bench's results record. The same task,
 instance seed and actions give the same episode and score through CUBE as natively.
 
-Each task owns its env for its lifetime (made at ``make``, the screen started at ``reset``,
-closed at ``close``): a fresh browser and app server, desktop sandbox or recording per task,
-hence ``reset_isolation`` NEW_INSTANCE. Tasks share nothing, so CUBE may run them in
-parallel threads.
+Each task owns its env for its lifetime (made at ``reset``, closed at ``close``): a fresh
+browser and app server, desktop sandbox or recording per task, hence ``reset_isolation``
+NEW_INSTANCE; such tasks share nothing, so CUBE may run them in parallel threads. A family on
+a device that outlives its tasks (Android: the phone the benchmark config names) declares
+``shared_device``: its ``reset_isolation`` is APP_LEVEL (each task's set-up puts the apps'
+state back on the running phone, as AndroidWorld does), its tasks take turns on the device
+(`gui_gym.cube.tool`), and its task list is read from its suite without making an env (an
+env on a device asks the device for its screen size when made).
 
 Privileged info (never shown to the agent): the task's progress and subtask marks, its
 ordered milestones with which hold now (`GUITool.marks`).
@@ -20,6 +24,8 @@ ordered milestones with which hold now (`GUITool.marks`).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -42,7 +48,8 @@ class GUITaskMetadata(TaskMetadata):
 
 @dataclass(frozen=True)
 class Family:
-    """One exported family: its CUBE name, env id(s), ``gym.make`` arguments and action kinds."""
+    """One exported family: its CUBE name, env id(s), ``gym.make`` arguments and action kinds;
+    `shared_device` and `suite` for a family on a device (see the module's docstring)."""
 
     name: str
     description: str
@@ -51,32 +58,45 @@ class Family:
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     tags: tuple[str, ...] = ()
     requirements: dict[str, Any] = field(default_factory=dict)
+    shared_device: bool = False
+    suite: Callable[[], Any] | None = None
+    """Makes the suite the task list is read from, where making the env would contact a device."""
 
     def tool_config(self, env_id: str) -> GUIToolConfig:
-        return GUIToolConfig(env_id=env_id, env_kwargs=dict(self.env_kwargs), kinds=list(self.kinds))
+        return GUIToolConfig(env_id=env_id, env_kwargs=dict(self.env_kwargs), kinds=list(self.kinds),
+                             shared_device=self.shared_device)
 
     def task_metadata(self) -> dict[str, TaskMetadata]:
         """Every task of the family's envs, read from their suites (no screen starts)."""
         tasks: dict[str, TaskMetadata] = {}
         for env_id in self.env_ids:
-            env = make(env_id, dict(self.env_kwargs))
-            try:
-                unwrapped = env.unwrapped
-                for task_id in unwrapped.suite.task_ids:
-                    facts = unwrapped.suite.describe(task_id)
-                    limit = unwrapped.max_steps or unwrapped.suite.make_task(task_id, 0).max_steps
+            with self._suite_of(env_id) as (suite, max_steps):
+                for task_id in suite.task_ids:
+                    facts = suite.describe(task_id)
+                    limit = max_steps or suite.make_task(task_id, 0).max_steps
                     tasks[task_id] = GUITaskMetadata(
                         id=task_id, env_id=env_id, recommended_max_steps=limit, facts=_plain(facts),
                         abstract_description=", ".join(str(facts[k]) for k in ("domain", "difficulty") if facts.get(k)))
-            finally:
-                env.close()
         return tasks
 
     def benchmark_metadata(self, num_tasks: int) -> BenchmarkMetadata:
+        isolation = ResetIsolation.APP_LEVEL if self.shared_device else ResetIsolation.NEW_INSTANCE
         return BenchmarkMetadata(
             name=self.name, version=VERSION, description=self.description, authors=["gui-gym"], license="Apache-2.0",
-            requirements=dict(self.requirements), num_tasks=num_tasks, tags=list(self.tags),
-            reset_isolation=ResetIsolation.NEW_INSTANCE)
+            requirements=dict(self.requirements), num_tasks=num_tasks, tags=list(self.tags), reset_isolation=isolation)
+
+    @contextmanager
+    def _suite_of(self, env_id: str) -> Iterator[tuple[Any, int | None]]:
+        """(the suite of `env_id`, the env's step limit): from `suite` when given, else from
+        an env made for the purpose (closed after)."""
+        if self.suite is not None:
+            yield self.suite(), self.env_kwargs.get("max_steps")
+            return
+        env = make(env_id, dict(self.env_kwargs))
+        try:
+            yield env.unwrapped.suite, env.unwrapped.max_steps
+        finally:
+            env.close()
 
 
 class GUITask(Task[GUITaskMetadata, GUITool]):

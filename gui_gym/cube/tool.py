@@ -8,6 +8,11 @@ is read, limited and scored exactly as the same action given to the env (a malfo
 the step's ``action_error`` and costs a step, as natively). The observation after each action
 is the env's: the screenshot as an image, the a11y tree, url or app as text.
 
+A tool whose env drives a device that outlives the task (a phone over adb;
+``GUIToolConfig.shared_device``) holds that device from `GUITool.open` to `GUITool.close`:
+tasks of one process on the same device take turns, since each task's set-up rewrites the
+device's state under any other.
+
 Why not cube-browser-tool or cube-computer-tool: both drive a screen of their own (a
 Playwright session the tool opens; OSWorld's guest agent, unauthenticated), so the suite's
 step accounting, settling, web-access rules and scoring would not see the actions; the
@@ -17,6 +22,9 @@ No ``from __future__ import annotations`` here: CUBE reads each action's paramet
 from its signature.
 """
 
+import json
+import logging
+import threading
 from typing import Any
 
 import numpy as np
@@ -27,6 +35,8 @@ from cube.tool import Tool, ToolConfig, tool_action
 from PIL import Image
 
 from gui_gym.registration import make
+
+logger = logging.getLogger(__name__)
 
 FUNCTION_CALL = "function_call"
 SHOWN_ORIGIN = "http://gui-gym.localhost"
@@ -53,6 +63,10 @@ class GUIToolConfig(ToolConfig):
     env_id: str = ""
     env_kwargs: dict[str, Any] = {}
     kinds: list[str] = list(BROWSER_KINDS)
+    shared_device: bool = False
+    """The env drives a device outside this process that outlives the task (a phone over
+    adb): a task holds it from open to close, and the tasks of this process with the same
+    env id and arguments take turns on it."""
 
     def make(self, container: Container | None = None) -> "GUITool":
         if not self.env_id:
@@ -67,6 +81,7 @@ class GUITool(Tool):
     def __init__(self, config: GUIToolConfig) -> None:
         self.config = config
         self.env: Any = None
+        self._device: _DeviceTurn | None = None
         self.ended = False
         self.last_info: dict[str, Any] = {}
         self.last_reward = 0.0
@@ -79,6 +94,9 @@ class GUITool(Tool):
         """The task's start: the env reset on task `task_id` with instance seed `seed` (the
         parameters of a parametric task; what ``info["seed"]`` and gui-bench's results call
         the seed); the first observation carries the instruction."""
+        if self.config.shared_device and self._device is None:
+            arguments = json.dumps(self.config.env_kwargs, sort_keys=True, default=str)
+            self._device = _DeviceTurn.take(f"{self.config.env_id} {arguments}")
         if self.env is None:
             self.env = make(self.config.env_id, {**self.config.env_kwargs, "action_format": FUNCTION_CALL})
         obs, info = self.env.reset(options={"task_id": task_id, "instance_seed": seed})
@@ -129,9 +147,14 @@ class GUITool(Tool):
         raise AgentStop(Observation(contents=self._screen(self._stepped)) if self._stepped else None)
 
     def close(self) -> None:
-        if self.env is not None:
-            self.env.close()
-            self.env = None
+        try:
+            if self.env is not None:
+                self.env.close()
+                self.env = None
+        finally:
+            if self._device is not None:
+                self._device, device = None, self._device
+                device.give_back()
 
     def _step(self, call: dict[str, Any]) -> str:
         if self.env is None:
@@ -161,14 +184,16 @@ class GUITool(Tool):
     # ---- the actions: one per kind of the canonical Action ----------------------------------
 
     @tool_action
-    def click(self, x: float, y: float) -> str:
-        """Click at a point of the screen.
+    def click(self, x: float | None = None, y: float | None = None, element: int | None = None) -> str:
+        """Click at a point of the screen, or on an element of the a11y tree.
 
         Args:
             x: Horizontal pixel of the screenshot, from its left edge.
             y: Vertical pixel of the screenshot, from its top edge.
+            element: Instead of x and y, the index of an element of the a11y tree ([index] at the start of its line).
         """
-        return self._step({"name": "click", "arguments": {"x": x, "y": y}})
+        arguments = {"x": x, "y": y, "element": element}
+        return self._step({"name": "click", "arguments": {k: v for k, v in arguments.items() if v is not None}})
 
     @tool_action
     def double_click(self, x: float, y: float) -> str:
@@ -372,6 +397,38 @@ class GUITool(Tool):
     def fail(self) -> str:
         """Say the task cannot be done (it is infeasible) and end the episode."""
         return self._step({"name": "fail", "arguments": {}})
+
+
+class _DeviceTurn:
+    """One task's turn on a shared device: the device's lock, held by one thread at a time."""
+
+    _locks: dict[str, threading.Lock] = {}
+    _guard = threading.Lock()
+    _holders: dict[str, int] = {}
+
+    def __init__(self, key: str, lock: threading.Lock) -> None:
+        self.key, self.lock = key, lock
+
+    @classmethod
+    def take(cls, key: str) -> "_DeviceTurn":
+        """Wait for the device `key` names (env id and arguments), then hold it. A thread that
+        already holds it for another task gets an error rather than waiting for itself."""
+        with cls._guard:
+            lock = cls._locks.setdefault(key, threading.Lock())
+            if cls._holders.get(key) == threading.get_ident():
+                raise RuntimeError(f"this thread already holds the device of {key} for another task: close that task "
+                                   "before opening one more on the same device")
+        if not lock.acquire(blocking=False):
+            logger.info("waiting for the device of %s: another task of this process holds it", key)
+            lock.acquire()
+        with cls._guard:
+            cls._holders[key] = threading.get_ident()
+        return cls(key, lock)
+
+    def give_back(self) -> None:
+        with self._guard:
+            self._holders.pop(self.key, None)
+        self.lock.release()
 
 
 def _plain(info: dict[str, Any]) -> dict[str, Any]:

@@ -13,8 +13,7 @@ Each loads on first use, so ``import gui_gym.models`` imports no HTTP client or 
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from gui_gym.lazy_names import lazy_names
 
 _LAZY: dict[str, str] = {
     "ChatModel": "gui_gym.models.chat",
@@ -27,12 +26,4 @@ _LAZY: dict[str, str] = {
 
 __all__ = sorted(_LAZY)
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module 'gui_gym.models' has no attribute {name!r}; expected one of {__all__}")
-    return getattr(importlib.import_module(_LAZY[name]), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)

@@ -112,10 +112,10 @@ class CubeSuite(TaskSuite):
         self.benchmark = self.config.make()
 
     def spawn(self, task_id: str, seed: int) -> Any:
-        """The CUBE task `task_id` with `seed` as its config's seed."""
-        metadata = self.config.tasks()[task_id]
-        task_config = self.config.task_config_class(metadata=metadata, tool_config=self.config.tool_config, seed=seed)
-        return self.benchmark.spawn(task_config)
+        """The CUBE task `task_id` with `seed` as its config's seed: the task config the
+        benchmark's own ``get_task_configs`` makes (where a benchmark sets each task's tool)."""
+        task_config = next(self.config.subset_from_list([task_id]).get_task_configs())
+        return self.benchmark.spawn(task_config.model_copy(update={"seed": seed}))
 
     def debug_agent(self, task_id: str, seed: int) -> Any:
         """The benchmark's debug agent for `task_id` (instance `seed`), or None where it has none."""

@@ -4,8 +4,7 @@ or image library."""
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from gui_gym.lazy_names import lazy_names
 
 _LAZY: dict[str, str] = {
     "TrajectoryRecorder": "gui_gym.wrappers.recorder",
@@ -17,12 +16,4 @@ _LAZY: dict[str, str] = {
 
 __all__ = sorted(_LAZY)
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module 'gui_gym.wrappers' has no attribute {name!r}; expected one of {__all__}")
-    return getattr(importlib.import_module(_LAZY[name]), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)

@@ -1,27 +1,25 @@
 """A scripted agent that works a desktop the way a model trained on OSWorld does: through the
-keyboard and what it sees on the screen, never through the server."""
+keyboard and what it sees on the screen, never through the server, and without waits of its own
+(the step that opens a terminal returns once the terminal shows)."""
 
 from __future__ import annotations
 
 import gymnasium as gym
 
-TERMINAL_WAITS = 10
-"""How many WAIT actions the agent spends at most watching for the terminal to appear (on a
-loaded machine one WAIT was not always enough)."""
+OPEN_TERMINAL = "pyautogui.hotkey('ctrl', 'alt', 't')"
 
 
-def run_in_a_terminal(env: gym.Env, before: dict, command: str) -> dict:
-    """Open a terminal with ctrl+alt+t, wait (watching the screen, `before` being the last
-    observation) until it has appeared, type `command` with the env's typing action and press
-    Enter; returns the last step's info. Fails the test if an action is refused or ends the episode."""
-    obs, _, _, _, _ = env.step("pyautogui.hotkey('ctrl', 'alt', 't')")
-    for _ in range(TERMINAL_WAITS):
-        if (obs["screenshot"] != before["screenshot"]).any():
-            break
-        obs, _, _, _, _ = env.step("WAIT")
-    env.step("WAIT")  # the new window takes the keyboard focus
+def terminal_actions(command: str) -> list[str]:
+    """OSWorld pyautogui actions that open a terminal with ctrl+alt+t, type `command` and press
+    Enter: what an agent on the VM sends, one action a step."""
+    return [OPEN_TERMINAL, f"pyautogui.typewrite({command!r})", "pyautogui.press('enter')"]
+
+
+def run_in_a_terminal(env: gym.Env, command: str) -> dict:
+    """Run `command` in a terminal the agent opens (`terminal_actions`); returns the last step's
+    info. Fails the test if an action is refused or ends the episode."""
     info: dict = {}
-    for action in (f"pyautogui.typewrite({command!r})", "pyautogui.press('enter')"):
+    for action in terminal_actions(command):
         _, _, terminated, _, info = env.step(action)
         assert not terminated and not info["action_error"], info
     return info

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from gui_gym.trainers import cli
 from gui_gym.trainers.cli import main
 from gui_gym.trainers.config import build_spec, read_config_file
 from gui_gym.trainers.page import PAGEConfig
@@ -83,3 +84,19 @@ def test_a_run_writes_its_metrics(tmp_path, capsys):
     assert main(["--config", str(path), "--set", "tensorboard=false", "--policy",
                  "gui_gym.agents.policies.element:ElementPolicy"]) == 0  # PAGE reports its progress too; any spec of it
     assert "gui-train: page done: 1 record(s), 2 episodes, last success rate 1.00, progress 1.00" in capsys.readouterr().out
+
+
+def test_a_run_starts_from_the_seeds_policy(monkeypatch):
+    """The element policy's starting weights are random: they are drawn after the seed is
+    set, so two runs of one config start alike (they once differed from process to process)."""
+    import torch
+
+    started = []
+    monkeypatch.setattr(cli, "method", lambda algo: lambda cfg, policy, make_env: started.append(policy.state_dict()))
+    spec = build_spec({}, algo="grpo", trainer={"seed": 3})
+    torch.manual_seed(1)
+    cli.train(spec)
+    torch.manual_seed(2)
+    cli.train(spec)
+    first, second = started
+    assert first.keys() == second.keys() and all(torch.equal(first[k], second[k]) for k in first)

@@ -25,12 +25,12 @@ import numpy as np
 from PIL import Image
 
 from gui_gym.action_formats import pyautogui_code
-from gui_gym.actions import Action
+from gui_gym.actions import MAX_WAIT_S, Action
 from gui_gym.backends.base import DEFAULT_STEP_TIMEOUT_S, Backend, Observation
 from gui_gym.backends.desktop.a11y import linearize
 from gui_gym.backends.desktop.client import ServerClient, ServerError
 from gui_gym.backends.desktop.limits import SandboxLimits
-from gui_gym.backends.desktop.shell import SHELLS
+from gui_gym.backends.desktop.shell import DEFAULT_SHELL, SHELLS
 from gui_gym.backends.desktop.providers import (
     PROVIDERS,
     Provider,
@@ -54,10 +54,11 @@ class DesktopConfig:
     screen_size: tuple[int, int] = (1920, 1080)
     accessibility: bool = True
     """Run the accessibility bus (local) so ``a11y_tree`` observations work."""
-    shell: str = "openbox"
-    """The local desktop around the apps: ``"gnome"`` is OSWorld's (GNOME Shell with Ubuntu's
-    dock, desktop icons, GNOME's shortcuts and settings); ``"openbox"`` a lighter stand-in
-    (openbox, a tint2 dock, ctrl+alt+t). docs/osworld.md compares them."""
+    shell: str = DEFAULT_SHELL
+    """The local desktop around the apps: ``"gnome"`` (the default) is OSWorld's (GNOME Shell
+    with Ubuntu's dock, desktop icons, GNOME's shortcuts and settings); ``"openbox"`` a lighter
+    stand-in (openbox, a tint2 dock, ctrl+alt+t), the fast option for training. docs/osworld.md
+    compares them."""
     network: bool = False
     """Give every local session the network, not only the tasks that ask for it."""
     settle_timeout_s: float = 3.0
@@ -65,6 +66,12 @@ class DesktopConfig:
     settle_interval_s: float = 0.04
     settle_change_timeout_s: float = 0.3
     """How long to wait for the screen to react at all before calling it settled."""
+    settle_launch_timeout_s: float = 10.0
+    """How long to wait for the screen to show a program an action started (ctrl+alt+t, a dock
+    icon) while it starts and nothing has changed on the screen yet."""
+    wait_s: float = 2.0
+    """How long a ``WAIT`` without a duration pauses: OSWorld's ``pause`` (2 s in
+    ``DesktopEnv.step``; its runners' ``--sleep_after_execution``)."""
     step_timeout_s: float | None = DEFAULT_STEP_TIMEOUT_S
     """Bound on each action (with its settling) and each observation; past it the calls in
     flight are cut (`ServerClient.abort`) and the desktop is relaunched at the next reset."""
@@ -89,6 +96,8 @@ class DesktopConfig:
             raise ValueError(f"pool_size must be 0 or more, received {self.pool_size}")
         if self.shell not in SHELLS:
             raise ValueError(f"shell must be one of {list(SHELLS)}, received {self.shell!r}")
+        if not 0 <= self.wait_s <= MAX_WAIT_S:
+            raise ValueError(f"wait_s must be within [0, {MAX_WAIT_S:g}] seconds, received {self.wait_s!r}")
 
     @classmethod
     def pop_from(cls, kwargs: dict[str, Any]) -> DesktopConfig:
@@ -117,6 +126,10 @@ class DesktopBackend(Backend):
         self.provider: Provider = make_provider(self.config.provider, self.config.provider_config())
         self._client: ServerClient | None = None
         self.last_settle: dict[str, Any] | None = None
+        self.last_ready: dict[str, Any] | None = None
+        """How the last `wait_until_ready` ended (``ready``, ``elapsed_s``, ``pending``)."""
+        self.last_idle: dict[str, Any] | None = None
+        """How the last `wait_until_idle` ended."""
 
     @property
     def screen_size(self) -> tuple[int, int]:
@@ -164,6 +177,37 @@ class DesktopBackend(Backend):
                                                         change_timeout_s=change_timeout_s))
         return bool(result.get("stable"))
 
+    def wait_until_ready(self, timeout_s: float) -> dict[str, Any]:
+        """Wait until the programs the episode's setup launched are up (past their splash and
+        first-run work, a window mapped, idle) and the screen is still, at most `timeout_s`
+        (`readiness.apps_ready`): ``{ready, elapsed_s, pending}``. Desktops that cannot watch
+        their programs (OSWorld VMs) wait for a still screen only."""
+        if "ready" not in self.client.extensions:
+            started = time.monotonic()
+            ready = self.wait_for_screen(timeout_s, expect_change=False)
+            self.last_ready = {"ready": ready, "elapsed_s": time.monotonic() - started, "pending": []}
+            return self.last_ready
+        result = self.last_ready = self._guard(lambda: self.client.ready(timeout_s))
+        if not result.get("ready"):
+            logger.warning("the desktop was not ready within %g s, still waiting for %s", timeout_s,
+                           ", ".join(result.get("pending", [])))
+        return result
+
+    def wait_until_idle(self, timeout_s: float) -> dict[str, Any]:
+        """Wait until nothing the agent started is at work (a command in a terminal, files
+        being written), at most `timeout_s` (`readiness.desktop_idle`): ``{ready, elapsed_s,
+        pending}``. Desktops that cannot watch their processes (OSWorld VMs) wait the whole
+        time, as OSWorld's harness does before its evaluation."""
+        if "idle" not in self.client.extensions:
+            time.sleep(timeout_s)
+            self.last_idle = {"ready": True, "elapsed_s": timeout_s, "pending": []}
+            return self.last_idle
+        result = self.last_idle = self._guard(lambda: self.client.idle(timeout_s))
+        if not result.get("ready"):
+            logger.warning("the desktop was still at work after %g s: %s", timeout_s,
+                           ", ".join(result.get("pending", [])))
+        return result
+
     # ---- Backend implementation -------------------------------------------------------
 
     def _start(self) -> None:
@@ -177,8 +221,9 @@ class DesktopBackend(Backend):
         if action.kind in UNSUPPORTED_KINDS:
             raise ActionExecutionError(f"a desktop cannot carry out a {action.kind!r} action")
         if action.kind == "wait":
-            if action.duration_s:
-                time.sleep(action.duration_s)  # the agent asked for this pause
+            seconds = self.config.wait_s if action.duration_s is None else action.duration_s
+            if seconds:
+                time.sleep(seconds)  # the agent asked for this pause
             return
         if "input" in self.client.extensions:
             try:
@@ -194,7 +239,8 @@ class DesktopBackend(Backend):
         cfg = self.config
         if "settle" in self.client.extensions:
             self.last_settle = self.client.settle(cfg.settle_timeout_s, cfg.settle_stable_frames,
-                                                  cfg.settle_interval_s, cfg.settle_change_timeout_s)
+                                                  cfg.settle_interval_s, cfg.settle_change_timeout_s,
+                                                  cfg.settle_launch_timeout_s)
             return
         frames: list[bytes] = []
 

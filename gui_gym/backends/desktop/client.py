@@ -8,7 +8,9 @@ which the server has, and callers fall back to the plain protocol when it has no
 
 Every call has a timeout, and `abort` ends the calls in flight at once (the backend's step
 deadline); transport failures raise `InfraError` (the VM is gone), protocol answers that say
-"no" come back as `ServerError` with the status and the server's message.
+"no" come back as `ServerError` with the status and the server's message, and our server's
+``413`` (a file, listing, command output or accessibility tree past its bound: the agent made
+it so) as `LimitExceededError`.
 """
 
 from __future__ import annotations
@@ -121,10 +123,10 @@ class ServerClient:
                 pass  # already closed
 
     def call(self, method: str, path: str, **kwargs: Any) -> bytes:
-        """`request`, raising ServerError on a non-200 answer."""
+        """`request`, raising ServerError on a non-200 answer (LimitExceededError on a 413)."""
         status, _, data = self.request(method, path, **kwargs)
         if status != 200:
-            raise ServerError(method, path, status, data.decode(errors="replace")[:500])
+            _refuse(method, path, status, data)
         return data
 
     def call_json(self, method: str, path: str, **kwargs: Any) -> Any:
@@ -169,12 +171,13 @@ class ServerClient:
 
     def get_file(self, path: str, max_bytes: int | None = None) -> bytes | None:
         """The file's bytes, or None when the VM has no such file; LimitExceededError when it
-        is over `max_bytes`."""
-        status, _, data = self.request("POST", "/file", form={"file_path": path}, timeout_s=120, max_bytes=max_bytes)
+        is over `max_bytes` (our server stops reading there: it is told the bound)."""
+        form = {"file_path": path} if max_bytes is None else {"file_path": path, "max_bytes": str(max_bytes)}
+        status, _, data = self.request("POST", "/file", form=form, timeout_s=120, max_bytes=max_bytes)
         if status == 404:
             return None
         if status != 200:
-            raise ServerError("POST", "/file", status, data.decode(errors="replace")[:500])
+            _refuse("POST", "/file", status, data)
         return data
 
     def upload(self, path: str, data: bytes) -> None:
@@ -212,8 +215,11 @@ class ServerClient:
 
     def list_directory(self, path: str, max_bytes: int | None = None) -> dict | None:
         """The folder's tree, or None when it is not a folder; LimitExceededError when the
-        answer is over `max_bytes`."""
-        status, _, data = self.request("POST", "/list_directory", json_body={"path": path}, max_bytes=max_bytes)
+        answer is over `max_bytes` (our server stops listing there) or took our server too long."""
+        body = {"path": path} if max_bytes is None else {"path": path, "max_bytes": max_bytes}
+        status, _, data = self.request("POST", "/list_directory", json_body=body, max_bytes=max_bytes)
+        if status == 413:
+            _refuse("POST", "/list_directory", status, data)
         return json.loads(data) if status == 200 else None
 
     def wallpaper(self) -> bytes | None:
@@ -238,10 +244,20 @@ class ServerClient:
     def perform(self, action: Action) -> None:
         self.call("POST", "/gui-gym/input", json_body={"action": action.to_dict()}, timeout_s=120)
 
-    def settle(self, timeout_s: float, stable_frames: int, interval_s: float, change_timeout_s: float) -> dict:
-        return self.call_json("POST", "/gui-gym/settle", timeout_s=timeout_s + 10, json_body={
+    def settle(self, timeout_s: float, stable_frames: int, interval_s: float, change_timeout_s: float,
+               launch_timeout_s: float = 0.0) -> dict:
+        return self.call_json("POST", "/gui-gym/settle", timeout_s=max(timeout_s, launch_timeout_s) + 10, json_body={
             "timeout_s": timeout_s, "stable_frames": stable_frames, "interval_s": interval_s,
-            "change_timeout_s": change_timeout_s})
+            "change_timeout_s": change_timeout_s, "launch_timeout_s": launch_timeout_s})
+
+    def ready(self, timeout_s: float) -> dict:
+        """Wait until the programs the setup launched are up and the screen is still:
+        ``{ready, elapsed_s, pending}``."""
+        return self.call_json("POST", "/gui-gym/ready", json_body={"timeout_s": timeout_s}, timeout_s=timeout_s + 10)
+
+    def idle(self, timeout_s: float) -> dict:
+        """Wait until nothing the agent started is at work: ``{ready, elapsed_s, pending}``."""
+        return self.call_json("POST", "/gui-gym/idle", json_body={"timeout_s": timeout_s}, timeout_s=timeout_s + 10)
 
     def mark(self) -> None:
         """Remember the current screen; the next settle waits for a change from it."""
@@ -262,8 +278,27 @@ class ServerClient:
                    "script": script, "arguments": arguments, "timeout_s": timeout_s}
         return self.call_json("POST", "/gui-gym/run_python", json_body=payload, timeout_s=timeout_s + 30)
 
+    def begin_evaluation(self) -> list[dict]:
+        """The agent is done: our server stops its leftover processes, runs what comes next for
+        the evaluation and guards the files it writes (its ``evaluation`` extension; see
+        `Session.begin_evaluation`). The processes stopped (pid, uid, command)."""
+        return self.call_json("POST", "/gui-gym/evaluation", timeout_s=60)["stopped"]
+
+    def replaced_files(self) -> list[str]:
+        """The files written since `begin_evaluation` whose name was removed, moved or replaced."""
+        return self.call_json("GET", "/gui-gym/evaluation")["replaced"]
+
     def shutdown(self) -> None:
         self.request("POST", "/gui-gym/shutdown", timeout_s=5)
+
+
+def _refuse(method: str, path: str, status: int, data: bytes) -> None:
+    """Raise for a non-200 answer: LimitExceededError for our server's 413 (the agent's content
+    past a bound), ServerError otherwise."""
+    message = data.decode(errors="replace")[:500]
+    if status == 413:
+        raise LimitExceededError(f"the desktop refused {method} {path}: {message}")
+    raise ServerError(method, path, status, message)
 
 
 def _read(response: http.client.HTTPResponse, max_bytes: int | None) -> bytes:

@@ -11,6 +11,8 @@ besides the processes: the settings and the private system bus.
 - ctrl+alt+t: Ubuntu's GNOME opens GNOME Terminal with it; Debian's gnome-settings-daemon 43
   has no terminal key, so it is a custom key binding of gsd-media-keys (`KEYBINDING`), which
   lives at a path of its own in dconf and is written there at start (`keybinding_commands`).
+  gsd-media-keys asks GNOME Shell for its keys some time after it is on the bus (seconds, on a
+  loaded machine); the desktop is ready once the key is grabbed (`terminal_key_grabbed`).
 - System bus: GNOME Shell stops at start-up without one (its power indicator asks it for
   UPower). The sandbox has none of the host's, so it gets a bus of its own (`SYSTEM_BUS_CONFIG`)
   with no services on it: GNOME's calls to UPower, PolicyKit, accounts... get "no such
@@ -151,3 +153,23 @@ def keybinding_commands() -> list[list[str]]:
     no defaults to override, only values at its path)."""
     schema = f"org.gnome.settings-daemon.plugins.media-keys.custom-keybinding:{KEYBINDING_PATH}"
     return [["gsettings", "set", schema, key, value] for key, value in KEYBINDING.items()]
+
+
+def terminal_key_grabbed(conn) -> bool:
+    """Whether some client (GNOME Shell, for the settings daemon) holds the passive grab of
+    ctrl+alt+t on the display `conn` (an Xlib ``Display``): a grab of our own of the same key
+    fails then. One that succeeds is released at once."""
+    from Xlib import XK, X
+    from Xlib.ext import xinput
+
+    conn.xinput_query_version()
+    root = conn.screen().root
+    code = conn.keysym_to_keycode(XK.string_to_keysym("t"))
+    modifiers = [X.ControlMask | X.Mod1Mask]
+    reply = root.xinput_grab_keycode(xinput.AllMasterDevices, X.CurrentTime, code, xinput.GrabModeAsync,
+                                     xinput.GrabModeAsync, True, xinput.KeyPressMask, modifiers)
+    if list(reply.modifiers):
+        return True
+    root.xinput_ungrab_keycode(xinput.AllMasterDevices, code, modifiers)
+    conn.sync()
+    return False

@@ -24,6 +24,7 @@ from gui_gym.backends.desktop.client import Endpoint, ServerClient, ServerError
 from gui_gym.backends.desktop.limits import SandboxLimits
 from gui_gym.backends.desktop.pool import SandboxPool
 from gui_gym.backends.desktop.sandbox import Sandbox, SandboxSpec
+from gui_gym.backends.desktop.shell import DEFAULT_SHELL
 from gui_gym.errors import InfraError, MissingResourceError
 
 PROVIDERS = ("local", "docker", "vmware", "remote")
@@ -39,7 +40,7 @@ class ProviderConfig:
 
     screen_size: tuple[int, int] = (1920, 1080)
     accessibility: bool = True
-    shell: str = "openbox"
+    shell: str = DEFAULT_SHELL
     network: bool = False
     host: str | None = None
     port: int = SERVER_PORT

@@ -47,9 +47,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gui_gym.backends.desktop import gnome, system_files
+from gui_gym.backends.desktop import gnome, launcher, system_files
 from gui_gym.backends.desktop.accounts import HOME, ROOT_HOME, SERVER_CAPABILITIES, account_files, id_map
 from gui_gym.backends.desktop.limits import Cgroup, SandboxLimits
+from gui_gym.backends.desktop.shell import DEFAULT_SHELL
 from gui_gym.errors import InfraError, MissingResourceError
 from gui_gym.runtime.processes import descendants, running, signal_quietly
 from gui_gym.runtime.waiting import wait_until
@@ -65,7 +66,7 @@ MERGED_FOLDERS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 STICKY = 0o1777
 """Mode of the tmpfs anyone inside may write to (/tmp, /var/tmp, /dev/shm)."""
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
-LAUNCHER = Path(__file__).with_name("launcher.py")
+LAUNCHER = Path(launcher.__file__)
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[3])
 """The folder holding the ``gui_gym`` package: the server runs from it."""
 PACKAGE_DIR = os.path.join(PACKAGE_ROOT, "gui_gym")
@@ -95,8 +96,8 @@ class SandboxSpec:
     height: int = 1080
     network: bool = False
     accessibility: bool = True
-    shell: str = "openbox"
-    """The desktop: ``openbox`` (light) or ``gnome`` (GNOME Shell, as on OSWorld's VM)."""
+    shell: str = DEFAULT_SHELL
+    """The desktop: ``gnome`` (GNOME Shell, as on OSWorld's VM) or ``openbox`` (light)."""
     start_timeout_s: float | None = None
     """Bound on the start, until our server answers; None: `START_TIMEOUT_S` for the shell."""
     limits: SandboxLimits = field(default_factory=SandboxLimits)
@@ -106,7 +107,7 @@ class SandboxSpec:
         return self.start_timeout_s if self.start_timeout_s is not None else START_TIMEOUT_S[self.shell]
 
 
-def check_programs(network: bool = False, shell: str = "openbox") -> None:
+def check_programs(network: bool = False, shell: str = DEFAULT_SHELL) -> None:
     """Raise MissingResourceError naming every missing program and its Debian package."""
     wanted = dict(REQUIRED_PROGRAMS, **dict([NETWORK_PROGRAM] if network else []))
     missing = {name: pkg for name, pkg in wanted.items() if shutil.which(name) is None}
@@ -189,7 +190,7 @@ class Sandbox:
                  "--hostname", system_files.HOSTNAME, "--die-with-parent", "--new-session",
                  "--setenv", "HOME", HOME, "--setenv", "PATH", SANDBOX_PATH, "--setenv", "PYTHONPATH", PACKAGE_ROOT,
                  "--setenv", "LANG", system_files.desktop_locale(), "--chdir", HOME]
-        server = [interpreter(), "-m", "gui_gym.backends.desktop.server", "--socket", f"{INSIDE_DIR}/server.sock",
+        server = [interpreter(), "-m", "gui_gym.backends.desktop.inside.server", "--socket", f"{INSIDE_DIR}/server.sock",
                   "--token-fd", str(fds["token"]), "--ready-fd", str(fds["ready"]), "--sudo",
                   "--width", str(self.spec.width), "--height", str(self.spec.height), "--shell", self.spec.shell]
         if not self.spec.accessibility:

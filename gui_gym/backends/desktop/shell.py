@@ -22,12 +22,18 @@ from pathlib import Path
 
 SHELLS = ("openbox", "gnome")
 """The desktops a sandbox can run: this module's openbox, or GNOME Shell itself (`gnome.py`)."""
+DEFAULT_SHELL = "gnome"
+"""OSWorld's own desktop, so that a score is OSWorld's; ``"openbox"`` is the fast option for
+training (docs/osworld.md compares their costs)."""
 SYSTEM_RC = Path("/etc/xdg/openbox/rc.xml")
 OPENBOX_NS = "http://openbox.org/3.4/rc"
 SHORTCUTS = {"C-A-t": "gnome-terminal"}
 """GNOME's key bindings that the desktop keeps (openbox key syntax -> the command)."""
 UNMAXIMISED_CLASSES = ("Gnome-terminal",)
 """Window classes that open at their own size."""
+WINDOW_KEYS = (frozenset({"ctrl", "alt", "t"}),)
+"""Key chords (canonical key names) that open a window on every shell: after one, an action
+has taken effect once the new window shows (`activity.NewPrograms`)."""
 DOCK_WIDTH = 64
 """Ubuntu's dock is about this wide at 1920x1080 (its icons are 48 px)."""
 LAUNCHERS = {

@@ -171,6 +171,17 @@ class EpisodeContext:
         folder), refused with LimitExceededError past ``max_listing_bytes``."""
         return self.client.list_directory(path, max_bytes=self.limits.max_listing_bytes)
 
+    def begin_evaluation(self) -> list[dict]:
+        """The agent is done. On our desktop its leftover processes stop, and what the evaluation
+        then runs and writes is out of their reach (`ServerClient.begin_evaluation`): the
+        processes stopped. An OSWorld VM has no such step (none)."""
+        return self.client.begin_evaluation() if "evaluation" in self.client.extensions else []
+
+    def replaced_files(self) -> list[str]:
+        """The files the evaluation wrote on our desktop whose name something removed, moved or
+        replaced since (`ServerClient.replaced_files`); none on an OSWorld VM, which cannot tell."""
+        return self.client.replaced_files() if "evaluation" in self.client.extensions else []
+
     def bounded(self, target: str, *args: Any) -> Any:
         """``module:function(*args)`` on agent-made content, in a worker under ``limits.work``
         (`call_bounded`): LimitExceededError past a bound, CallFailed when it raised."""

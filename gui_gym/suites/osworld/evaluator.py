@@ -29,6 +29,12 @@ desktop's server that says no (`ServerError`), in postconfig or in a getter, sco
 with a warning that names the step; only a server that cannot be reached (`InfraError`) is an
 infrastructure error. Postconfig downloads that the desktop never needs stay on the host
 (`held_files`), out of the agent's reach.
+
+And the agent's processes may still run. So the evaluation begins by telling the desktop the
+agent is done (`EpisodeContext.begin_evaluation`): on our desktop its leftover processes stop,
+the evaluation's commands run where none of the agent's processes can trace them, and the
+files it writes are the server's, their names watched; one of them replaced, moved or removed
+before the end scores the task 0 with a warning.
 """
 
 from __future__ import annotations
@@ -59,6 +65,8 @@ class Evaluation:
     details: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     """Why the agent's content was not scored (a bound it went past): the task scored 0."""
+    stopped: list[dict[str, Any]] = field(default_factory=list)
+    """The agent's processes stopped when the evaluation began (pid, uid, command)."""
 
 
 def _get(ctx: EpisodeContext, config: dict[str, Any] | None) -> Any:
@@ -131,9 +139,23 @@ def _refused(ctx: EpisodeContext, step: str, why: str, details: list[dict[str, A
 def evaluate(ctx: EpisodeContext, evaluator: Evaluator, last_action: Action | None,
              fallback: bool = False) -> Evaluation:
     """Score the episode's final state (see the module docstring for the rules)."""
+    stopped = ctx.begin_evaluation()
+    if stopped:
+        logger.info("task %s: stopped %d processes the agent left: %s", ctx.spec.id, len(stopped),
+                    ", ".join(f"{p['pid']} {p['command']}" for p in stopped))
+    evaluation = _evaluate(ctx, evaluator, last_action, fallback)
+    replaced = ctx.replaced_files()
+    if replaced:
+        evaluation = _refused(ctx, "evaluation files", "replaced, moved or removed while the evaluation ran: "
+                              + ", ".join(replaced), evaluation.details)
+    evaluation.stopped = stopped
+    return evaluation
+
+
+def _evaluate(ctx: EpisodeContext, evaluator: Evaluator, last_action: Action | None, fallback: bool) -> Evaluation:
     try:
         SetupRunner(ctx, held_downloads(evaluator)).run(evaluator.postconfig)
-    except ServerError as exc:
+    except (ServerError, LimitExceededError) as exc:
         return _refused(ctx, "postconfig", f"the desktop refused a step: {exc}")
     failed = last_action is not None and last_action.kind == "fail"
     if evaluator.infeasible:

@@ -3,9 +3,11 @@
 A task's `setup` first checks that this install meets its needs (setup step types, getters,
 metrics; the network for tasks that open web pages) and fails with one message naming what
 is missing, then gives the desktop the network if the task needs it, runs the task's
-``config`` steps and waits for the screen to settle (instead of OSWorld's 60 s sleep).
-`evaluate` runs OSWorld's evaluation (`evaluator.evaluate`). The bundled sample's tasks have
-oracle solutions (`oracles.py`).
+``config`` steps and waits until the apps they launched are ready and the screen is still
+(instead of OSWorld's 60 s sleep, which also bounds the wait). `evaluate` first waits until
+nothing the agent started is at work (instead of OSWorld's 20 s sleep, which bounds it), then
+runs OSWorld's evaluation (`evaluator.evaluate`). The bundled sample's tasks have oracle
+solutions (`oracles.py`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,11 @@ from gui_gym.suites.osworld.setup import SetupRunner
 
 DEFAULT_MAX_STEPS = 15
 """OSWorld's runner default."""
-SETUP_SETTLE_TIMEOUT_S = 10.0
+READY_TIMEOUT_S = 60.0
+"""Bound on the wait for the task's apps after its setup: OSWorld's harness sleeps this long."""
+SETTLE_BEFORE_EVALUATION_S = 20.0
+"""Bound on the wait for the agent's work before the evaluation: OSWorld's harness sleeps this
+long ("wait for the environment to settle")."""
 
 
 class OSWorldTask(Task):
@@ -60,23 +66,27 @@ class OSWorldTask(Task):
         self.ctx = EpisodeContext(backend, self.spec, self.suite.cache, client_password=self.suite.client_password,
                                   limits=self.suite.evaluation_limits)
         SetupRunner(self.ctx).run(self.spec.config)
-        backend.wait_for_screen(SETUP_SETTLE_TIMEOUT_S, expect_change=False)
+        backend.wait_until_ready(READY_TIMEOUT_S)
 
     def evaluate(self, backend: Backend, episode: Episode) -> float:
         if self.ctx is None:
             raise RuntimeError(f"task {self.task_id}: evaluate() before setup()")
+        backend.wait_until_idle(SETTLE_BEFORE_EVALUATION_S)
         self.last_evaluation = evaluate(self.ctx, self.spec.evaluator, episode.last_action,
                                         fallback=self.suite.metric_fallback)
         return self.last_evaluation.score
 
     def evaluation_details(self) -> dict[str, Any]:
-        """Each metric that ran, with its score and what its result getter read; and
-        ``evaluator_warnings``: why the agent's content was not scored (a bound it went past)."""
+        """Each metric that ran, with its score and what its result getter read;
+        ``evaluator_warnings``: why the agent's content was not scored (a bound it went past);
+        ``stopped_processes``: what the agent left running that the evaluation stopped."""
         if self.last_evaluation is None:
             return {}
         details: dict[str, Any] = {"metrics": self.last_evaluation.details}
         if self.last_evaluation.warnings:
             details["evaluator_warnings"] = list(self.last_evaluation.warnings)
+        if self.last_evaluation.stopped:
+            details["stopped_processes"] = list(self.last_evaluation.stopped)
         return details
 
     def oracle(self, backend: Backend) -> Iterator[Action]:

@@ -1,5 +1,5 @@
 """``gui-bench osworld check``: the no-op agents on real OSWorld-Verified tasks in the local
-sandbox, and the command's errors."""
+sandbox (on the default desktop, GNOME), and the command's errors."""
 
 from __future__ import annotations
 
@@ -34,6 +34,25 @@ def test_the_noop_agents_score_as_on_osworld_s_vm(osworld_tasks, tmp_path, capsy
     assert all(r["got"] == r["expected"] for r in records), printed
     assert "MISMATCH" not in printed
     assert "os          3           1          3        3           0" in printed
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(2400)  # 38 GNOME episodes, each waiting for its desktop to boot: 10 to 15 min on 2 loaded cores
+def test_an_untouched_desktop_solves_no_task_that_downloads_nothing(osworld_tasks, tmp_path, capsys):
+    """The DONE agent over every feasible task runnable here without downloads: the one no-op
+    episode whose score reads the desktop's state (FAIL and infeasible tasks are scored by
+    OSWorld's rule alone, which the evaluator's tests pin). A task scoring 1 here would start
+    from a state OSWorld's VM does not have."""
+    from gui_gym.benchmarks.harness.noop_check import default_cache, offline_runnable
+    from gui_gym.suites.osworld.loader import load_tasks
+
+    cache = default_cache(tmp_path / "cache")
+    feasible = [s.id for s in offline_runnable(load_tasks(osworld_tasks), cache) if not s.evaluator.infeasible]
+    code = main(["osworld", "check", "--tasks-root", str(osworld_tasks), "--tasks", ",".join(feasible),
+                 "--cache", str(cache.root), "--answers", "DONE"])
+    printed = capsys.readouterr().out
+    assert code == 0 and "MISMATCH" not in printed, printed
+    assert printed.count("ok       ") == len(feasible) >= 35, printed
 
 
 def test_without_a_task_folder_the_error_names_the_option_and_the_variable(monkeypatch, capsys):

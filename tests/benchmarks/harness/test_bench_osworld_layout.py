@@ -101,7 +101,7 @@ def test_repeated_tasks_get_a_result_folder_per_seed_and_names_stay_folder_names
 @pytest.mark.slow
 def test_show_results_reading_of_a_fresh_osworld_run_gives_the_score_gui_bench_reports(tmp_path):
     out = tmp_path / "run"
-    env_args = ["provider=local", "tasks=sample", "screen_size=[640,480]", "accessibility=false"]
+    env_args = ["provider=local", "tasks=sample", "screen_size=[640,480]", "accessibility=false", "shell=openbox"]
     tasks = "sample-os-infeasible-bluetooth,sample-os-write-greeting"  # the oracle: FAIL succeeds; one step is too few
     code = main(["run", "--env", "GUI/OSWorld-v0", *(f"--env-arg={a}" for a in env_args), "--tasks", tasks,
                  "--max-steps", "1", "--out", str(out), "--osworld-model", "oracle-1step"])

@@ -83,8 +83,8 @@ FLAKY = textwrap.dedent('''
                     return Action.click(10, 10)
             return super().act(obs, info)
 ''')
-DESKTOP = {"provider": "local", "tasks": "sample", "screen_size": [640, 480], "accessibility": False}
-"""GUI/OSWorld-v0 on the local sandbox, small and without the accessibility bus."""
+DESKTOP = {"provider": "local", "tasks": "sample", "screen_size": [640, 480], "accessibility": False, "shell": "openbox"}
+"""GUI/OSWorld-v0 on the local sandbox, small, on the light desktop and without the accessibility bus."""
 DESKTOP_TASK = "sample-os-infeasible-bluetooth"
 GUI_BENCH = str(Path(sys.executable).with_name("gui-bench"))
 
@@ -228,7 +228,8 @@ def test_kill_9_of_the_run_mid_episode_takes_the_desktop_sandbox_down_with_it(tm
     agent_file = _agent(tmp_path)
     command = [GUI_BENCH, "run", "--env", "GUI/OSWorld-v0", *(f"--env-arg={k}={v}" for k, v in
                                                                  (("provider", "local"), ("tasks", "sample"),
-                                                                  ("screen_size", "[640,480]"), ("accessibility", "false"))),
+                                                                  ("screen_size", "[640,480]"), ("accessibility", "false"),
+                                                                  ("shell", "openbox"))),
                "--tasks", DESKTOP_TASK, "--agent", str(agent_file), "--agent-arg", f"marker_dir={tmp_path / 'markers'}",
                "--agent-arg", "mode=hang", "--out", str(tmp_path / "out")]
     run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

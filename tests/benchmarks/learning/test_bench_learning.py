@@ -11,7 +11,7 @@ import psutil
 import pytest
 
 from gui_gym.benchmarks.learning.benchmark import Preparation, Setting, Study, report, select_lr, table
-from gui_gym.benchmarks.learning.report import comparison_pairs, family
+from gui_gym.benchmarks.learning.report import comparison_pairs, family, plot
 
 
 def run(arm, seed, train, held_out, lr=0.02, stage="eval"):
@@ -146,6 +146,14 @@ def test_report_compares_each_arm_at_its_selected_rate_and_records_the_selection
     assert [(c["arm"], c["baseline"], c["split"]) for c in saved["comparisons"]] == [
         ("page", "grpo", "train"), ("page", "grpo", "held_out")]
     assert (folder / "curves.png").is_file()
+
+
+def test_an_arm_whose_runs_trained_no_iteration_is_left_out_of_the_curves(tmp_path):
+    """A small episode budget can go whole to BEPA's seeding: such runs have no on-policy
+    curve, and the figure shows the other arms (it once raised on an empty sequence)."""
+    untrained = [{**r, "arm": "bepa", "curve": []} for r in RUNS if r["arm"] == "page"]
+    plot(RUNS + untrained, ("grpo", "page", "bepa"), tmp_path / "curves.png", "some arms")
+    assert (tmp_path / "curves.png").is_file()
 
 
 def test_the_curves_go_into_the_results_folder_unless_told_otherwise(tmp_path):

@@ -69,7 +69,7 @@ def _xvfb(sandbox_pid: int) -> int:
 def test_a_frozen_x_server_is_cut_off_at_the_deadline_and_the_desktop_relaunched():
     from gui_gym.backends.desktop import DesktopBackend
 
-    desktop = DesktopBackend(screen_size=(640, 480), accessibility=False, step_timeout_s=DEADLINE_S)
+    desktop = DesktopBackend(screen_size=(640, 480), accessibility=False, shell="openbox", step_timeout_s=DEADLINE_S)
     try:
         desktop.start()
         desktop.new_episode()

@@ -1,6 +1,7 @@
 """``GUI/CUBE-v0``: a CUBE benchmark from the package index (arithmetic-cube) as a Gymnasium env,
 scored by CUBE, played by its own debug agent and by gui-bench; and gui-gym's exported
-benchmarks round-tripped (export, then consume), episode for episode the native env's. Runs
+benchmarks round-tripped (export, then consume), episode for episode the native env's (Android's
+on a phone the test serves: the fake adb server on loopback). Runs
 where CUBE is installed (Python >= 3.12); tests/gui_gym/test_cube_venv.py runs it in the CUBE venv."""
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ import gymnasium as gym  # noqa: E402
 
 import gui_gym  # noqa: E402,F401
 from gui_gym.actions import Action  # noqa: E402
+from gui_gym.cube.android.benchmark import AndroidBenchmarkConfig  # noqa: E402
 from gui_gym.errors import TaskConfigError  # noqa: E402
+from tests.fakes.adb_server import FakeAdbServer  # noqa: E402
+from tests.fakes.virtual_device import VirtualDevice  # noqa: E402
 
 ARITHMETIC = {"add-3-4": "7", "sub-10-3": "7", "mul-6-7": "42", "add-100-1": "101"}
 
@@ -116,16 +120,44 @@ def test_export_then_consume_gives_the_native_episode(env_id, benchmark, kwargs,
     consumed = gym.make("GUI/CUBE-v0", benchmark=benchmark)
     try:
         for task_id in task_ids:
-            actions, native_outcomes, native_shots, native_marks = _episode(native, task_id)
-            _actions, outcomes, shots, marks = _episode(consumed, task_id, actions)
-            assert outcomes == native_outcomes and marks == native_marks
-            assert outcomes[-1][0] == 1.0
-            assert len(shots) == len(native_shots)
-            for shot, native_shot in zip(shots, native_shots):
-                assert shot.shape == native_shot.shape and np.array_equal(shot, native_shot)
+            native_episode = _episode(native, task_id)
+            _assert_same_episode(_episode(consumed, task_id, native_episode[0]), native_episode)
     finally:
         native.close()
         consumed.close()
+
+
+def test_export_then_consume_gives_the_native_episode_on_a_phone():
+    """The phone named in the benchmark config; the debug agent's actions through CUBE (it
+    reads the element list it is shown), then the same actions on the native env: the same
+    instance, rewards, ends and screenshots."""
+    with FakeAdbServer([VirtualDevice()]) as phone:
+        consumed = gym.make("GUI/CUBE-v0", benchmark=AndroidBenchmarkConfig(adb_port=phone.port))
+        native = gym.make("GUI/Android-v0", adb_port=phone.port, observe_a11y=True)
+        try:
+            opened = _episode(consumed, "OpenAppTaskEval")
+            (app, done), instruction = opened[0], opened[1][0][0]
+            assert app.kind == "open_app" and instruction.startswith(f"Open the {app.text} app.")
+            assert done == Action.done()
+            _assert_same_episode(_episode(native, "OpenAppTaskEval", opened[0]), opened)
+            wifi = _episode(consumed, "SystemWifiTurnOn")
+            assert wifi[0] == [Action("open_app", text="Settings"), Action.click_element(1), Action.done()]
+            _assert_same_episode(_episode(native, "SystemWifiTurnOn", wifi[0]), wifi)
+        finally:
+            consumed.close()
+            native.close()
+
+
+def _assert_same_episode(episode, native) -> None:
+    """Two `_episode`s give the same outcomes and milestones, pixel-equal screenshots, and the
+    task solved."""
+    _actions, outcomes, shots, marks = episode
+    _native_actions, native_outcomes, native_shots, native_marks = native
+    assert outcomes == native_outcomes and marks == native_marks
+    assert outcomes[-1][0] == 1.0
+    assert len(shots) == len(native_shots)
+    for shot, native_shot in zip(shots, native_shots):
+        assert shot.shape == native_shot.shape and np.array_equal(shot, native_shot)
 
 
 def test_the_oracle_through_cube_is_the_exported_tasks_own_on_the_episodes_seed():

@@ -13,7 +13,7 @@ from gui_gym.runtime.waiting import wait_until
 
 @pytest.fixture(scope="module")
 def backend():
-    desktop = DesktopBackend(screen_size=(800, 600))
+    desktop = DesktopBackend(screen_size=(800, 600), shell="openbox")
     desktop.start()
     desktop.new_episode()
     yield desktop
@@ -105,3 +105,16 @@ def test_the_terminal_output_is_the_focused_terminal_of_gnome_terminal_s_active_
     assert wait_until(lambda: "\nfirst-terminal\n" in (client.terminal_output() or ""), 30)
     client.launch(["mousepad"])
     assert wait_until(lambda: client.terminal_output() is None, 60)
+
+
+def test_a_wait_without_a_duration_pauses_osworld_s_2_s_or_what_the_env_was_given(monkeypatch):
+    """OSWorld's ``DesktopEnv.step`` sleeps its ``pause`` for ``WAIT`` (2 s; its runners set it
+    with ``--sleep_after_execution``); a wait with its own duration lasts that long."""
+    from gui_gym.backends.desktop import backend as backend_module
+
+    slept: list[float] = []
+    monkeypatch.setattr(backend_module.time, "sleep", slept.append)
+    for desktop, action in ((DesktopBackend(), Action("wait")), (DesktopBackend(wait_s=0.5), Action("wait")),
+                            (DesktopBackend(), Action.wait(3))):
+        desktop._execute(action)
+    assert slept == [2.0, 0.5, 3]

@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 
 from gui_gym.backends.desktop.client import Endpoint, ServerClient, ServerError
-from gui_gym.backends.desktop.server import _Request
+from gui_gym.backends.desktop.inside.server import _Request
 from gui_gym.errors import InfraError
 
 

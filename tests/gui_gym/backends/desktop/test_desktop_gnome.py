@@ -106,10 +106,14 @@ def test_gnome_s_settings_tasks_score_0_left_alone_and_1_with_the_vm_s_solution(
     try:
         for task, solution in SETTINGS_TASKS.items():
             env.reset(options={"task_id": task})
+            if shell == "gnome":  # ready: GNOME Shell holds ctrl+alt+t for the settings daemon
+                probe = ("from Xlib import display; from gui_gym.backends.desktop.gnome import terminal_key_grabbed; "
+                         "print(terminal_key_grabbed(display.Display(':0')))")
+                assert env.unwrapped.backend.client.execute(["python", "-c", probe])["output"] == "True\n"
             _, reward, terminated, _, info = env.step("DONE")
             assert terminated and reward == 0.0, (task, info.get("evaluation"))
-            before, _ = env.reset(options={"task_id": task})
-            run_in_a_terminal(env, before, solution)
+            env.reset(options={"task_id": task})
+            run_in_a_terminal(env, solution)
             _, reward, terminated, _, info = env.step("DONE")
             assert terminated and reward == 1.0, (task, info.get("evaluation"))
     finally:

@@ -31,7 +31,7 @@ SMALL = SandboxLimits(memory_mib=512, pids_max=160, user_processes_max=48, home_
 
 @pytest.fixture
 def small():
-    box = Sandbox(SandboxSpec(width=640, height=480, accessibility=False, limits=SMALL))
+    box = Sandbox(SandboxSpec(width=640, height=480, accessibility=False, shell="openbox", limits=SMALL))
     box.start()
     yield box, ServerClient(Endpoint(socket_path=box.socket_path, token=box.token))
     slot = box.pid
@@ -158,7 +158,7 @@ def test_a_killed_env_leaves_nothing_behind():
     host = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
         import json, sys, time
         from gui_gym.backends.desktop.sandbox import Sandbox, SandboxSpec
-        box = Sandbox(SandboxSpec(width=640, height=480, accessibility=False))
+        box = Sandbox(SandboxSpec(width=640, height=480, accessibility=False, shell="openbox"))
         box.start()
         print(json.dumps({"slot": box.pid, "cgroups": [str(f) for f in box.cgroup_folders]}), flush=True)
         time.sleep(600)

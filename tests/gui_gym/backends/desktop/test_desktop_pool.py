@@ -35,7 +35,8 @@ def start_state(env) -> str:
 
 
 def test_a_pooled_reset_sets_the_task_up_as_a_cold_one():
-    env = gym.make("GUI/OSWorld-v0", provider="local", tasks="sample", screen_size=(800, 600), pool_size=1)
+    env = gym.make("GUI/OSWorld-v0", provider="local", tasks="sample", screen_size=(800, 600), pool_size=1,
+                   shell="openbox")
     try:
         cold_obs, _ = env.reset(options={"task_id": TASK})
         cold = start_state(env)
@@ -50,7 +51,7 @@ def test_a_pooled_reset_sets_the_task_up_as_a_cold_one():
 
 
 def test_nothing_of_an_episode_reaches_the_next_and_close_ends_every_process():
-    env = gym.make("GUI/OSWorld-v0", provider="local", tasks="sample", screen_size=(800, 600), pool_size=1,
+    env = gym.make("GUI/OSWorld-v0", provider="local", tasks="sample", screen_size=(800, 600), pool_size=1, shell="openbox",
                    accessibility=False)
     provider = env.unwrapped.backend.provider
     seen: set[int] = set()
@@ -78,7 +79,7 @@ def test_nothing_of_an_episode_reaches_the_next_and_close_ends_every_process():
 
 
 def test_pool_size_zero_boots_every_desktop_when_asked():
-    backend = DesktopBackend(screen_size=(640, 480), accessibility=False, pool_size=0)
+    backend = DesktopBackend(screen_size=(640, 480), accessibility=False, pool_size=0, shell="openbox")
     try:
         backend.start()
         backend.new_episode()
@@ -96,7 +97,7 @@ def test_pool_size_zero_boots_every_desktop_when_asked():
 
 
 def test_a_spare_that_fails_to_boot_is_logged_and_the_take_reports_the_failure(caplog):
-    spec = SandboxSpec(width=320, height=240, accessibility=False, start_timeout_s=0.01)  # no desktop boots this fast
+    spec = SandboxSpec(width=320, height=240, accessibility=False, shell="openbox", start_timeout_s=0.01)  # no desktop boots this fast
     before = set(descendants(os.getpid()))
     pool = SandboxPool(spec, 1)
     try:

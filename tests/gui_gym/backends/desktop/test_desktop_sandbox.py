@@ -35,7 +35,7 @@ OSWORLD_GOLD = Path(PACKAGE_DIR) / "suites" / "osworld" / "sample" / "files" / "
 
 @pytest.fixture(scope="module")
 def sandbox():
-    box = Sandbox(SandboxSpec(width=800, height=600, accessibility=False))
+    box = Sandbox(SandboxSpec(width=800, height=600, accessibility=False, shell="openbox"))
     box.start()
     yield box
     box.stop()
@@ -231,7 +231,7 @@ def test_host_sockets_are_out_of_reach(client, host_listeners):
 
 @pytest.mark.slow
 def test_a_sandbox_with_the_network_still_reaches_no_host_socket(host_listeners):
-    box = Sandbox(SandboxSpec(width=640, height=480, accessibility=False, network=True))
+    box = Sandbox(SandboxSpec(width=640, height=480, accessibility=False, network=True, shell="openbox"))
     box.start()
     try:
         client = ServerClient(Endpoint(socket_path=box.socket_path, token=box.token))
@@ -337,7 +337,7 @@ def test_stopping_ends_every_process(sandbox, client):
 def test_a_package_inside_a_shown_prefix_still_hides_its_suites(monkeypatch):
     """An install into a venv's site-packages: the prefix shown whole holds the package, data too."""
     monkeypatch.setattr(sys, "prefix", PACKAGE_ROOT)
-    box = Sandbox(SandboxSpec(width=800, height=600, accessibility=False))
+    box = Sandbox(SandboxSpec(width=800, height=600, accessibility=False, shell="openbox"))
     box.start()
     try:
         seen = as_agent(ServerClient(Endpoint(socket_path=box.socket_path, token=box.token)), """
@@ -368,7 +368,7 @@ VENV_LINK_RUN = """
 import json, sys
 from gui_gym.backends.desktop.client import Endpoint, ServerClient
 from gui_gym.backends.desktop.sandbox import Sandbox, SandboxSpec
-box = Sandbox(SandboxSpec(width=640, height=480, accessibility=False))
+box = Sandbox(SandboxSpec(width=640, height=480, accessibility=False, shell="openbox"))
 box.start()
 try:
     reply = ServerClient(Endpoint(socket_path=box.socket_path, token=box.token)).execute(

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from gui_gym.backends.desktop.client import Endpoint, ServerClient, ServerError
-from gui_gym.backends.desktop.server import Reply, _LoopbackServer, _Request, make_handler
+from gui_gym.backends.desktop.inside.server import Reply, _LoopbackServer, _Request, make_handler
 
 
 @pytest.fixture

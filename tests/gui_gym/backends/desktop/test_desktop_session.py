@@ -12,8 +12,8 @@ import pytest
 from gui_gym.backends.desktop.accounts import HOST_ID_BASE, account_files, id_map
 from gui_gym.backends.desktop.limits import SandboxLimits
 from gui_gym.backends.desktop.sandbox import Sandbox, SandboxSpec
-from gui_gym.backends.desktop.commands import RUN_SCRIPT, normalize_command
-from gui_gym.backends.desktop.session import xauthority_entry
+from gui_gym.backends.desktop.inside.commands import RUN_SCRIPT, normalize_command
+from gui_gym.backends.desktop.inside.session import xauthority_entry
 
 
 def test_commands_follow_osworld_conventions(monkeypatch):

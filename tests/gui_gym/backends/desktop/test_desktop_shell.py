@@ -64,8 +64,8 @@ def test_an_agent_renames_a_desktop_folder_through_a_terminal_it_opens_with_ctrl
     env = gym.make("GUI/OSWorld-v0", tasks=osworld_tasks, domains=["os"], provider="local", shell=shell,
                    screen_size=(1280, 800), allow_download=False)
     try:
-        before, _ = env.reset(options={"task_id": "e0df059f-28a6-4169-924f-b9623e7184cc"})
-        run_in_a_terminal(env, before, "mv ~/Desktop/todo_list_Jan_1 ~/Desktop/todo_list_Jan_2")
+        env.reset(options={"task_id": "e0df059f-28a6-4169-924f-b9623e7184cc"})
+        run_in_a_terminal(env, "mv ~/Desktop/todo_list_Jan_1 ~/Desktop/todo_list_Jan_2")
         _, reward, terminated, _, info = env.step("DONE")
         assert terminated and reward == 1.0, info.get("evaluation")
     finally:
@@ -90,8 +90,8 @@ def test_the_terminal_size_task_scores_1_on_openbox_with_the_agents_terminal_lef
     env = gym.make("GUI/OSWorld-v0", tasks=osworld_tasks, domains=["os"], provider="local", shell="openbox",
                    screen_size=(1920, 1080), allow_download=False, pool_size=0)
     try:
-        before, _ = env.reset(options={"task_id": "13584542-872b-42d8-b299-866967b5c3ef"})
-        run_in_a_terminal(env, before, TERMINAL_SIZE)
+        env.reset(options={"task_id": "13584542-872b-42d8-b299-866967b5c3ef"})
+        run_in_a_terminal(env, TERMINAL_SIZE)
         _, reward, terminated, _, info = env.step("DONE")
         assert terminated and reward == 1.0, info.get("evaluation")
         assert "43 132" in info["evaluation"]["metrics"][0]["read"]

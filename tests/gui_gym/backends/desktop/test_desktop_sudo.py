@@ -10,13 +10,14 @@ import pytest
 from gui_gym.actions import Action
 from gui_gym.backends.desktop.client import Endpoint, ServerClient
 from gui_gym.backends.desktop.sandbox import Sandbox, SandboxSpec
-from gui_gym.backends.desktop.sudo_command import parse
+from gui_gym.backends.desktop.inside.sudo_command import parse
 from gui_gym.runtime.waiting import wait_until
 
 
+# openbox: these tests are about sudo, not the desktop around it (a light sandbox per module)
 @pytest.fixture(scope="module")
 def client():
-    box = Sandbox(SandboxSpec(width=800, height=600, accessibility=False))
+    box = Sandbox(SandboxSpec(width=800, height=600, accessibility=False, shell="openbox"))
     box.start()
     yield ServerClient(Endpoint(socket_path=box.socket_path, token=box.token))
     box.stop()

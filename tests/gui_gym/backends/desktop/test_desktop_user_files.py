@@ -12,8 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gui_gym.backends.desktop import user_files
-from gui_gym.backends.desktop.session import USER_FILES
+from gui_gym.backends.desktop.inside import user_files
+from gui_gym.backends.desktop.inside.session import USER_FILES
 
 
 def run(*arguments: str, data: bytes = b"") -> subprocess.CompletedProcess:
@@ -28,6 +28,10 @@ def write(path: Path, data: bytes, mtime: int = 1_700_000_000) -> subprocess.Com
 def read(path: Path, max_bytes: int = 1 << 20) -> bytes | None:
     done = run("read", str(path), str(max_bytes))
     return done.stdout if done.returncode == 0 else None
+
+
+def listing(path: Path, max_bytes: int = 1 << 20, seconds: float = 20.0) -> subprocess.CompletedProcess:
+    return run("list", str(path), str(max_bytes), str(seconds))
 
 
 def test_a_plain_write_makes_its_folders_and_sets_the_time(tmp_path):
@@ -76,7 +80,7 @@ def test_a_folder_fifo_or_socket_in_the_way_is_refused_and_left_alone(tmp_path):
 
 def test_a_read_takes_a_regular_file_through_no_link_and_never_waits_on_a_fifo(tmp_path):
     (tmp_path / "real.txt").write_bytes(b"0123456789")
-    assert read(tmp_path / "real.txt") == b"0123456789" and read(tmp_path / "real.txt", 4) == b"0123"
+    assert read(tmp_path / "real.txt") == b"0123456789" and read(tmp_path / "real.txt", 10) == b"0123456789"
     (tmp_path / "link.txt").symlink_to(tmp_path / "real.txt")
     (tmp_path / "dir").symlink_to(tmp_path)
     os.mkfifo(tmp_path / "fifo")  # no writer: a blocking open would wait for good
@@ -98,10 +102,40 @@ def test_a_listing_enters_no_link(tmp_path):
     (tmp_path / "docs" / "a.txt").write_text("a")
     (tmp_path / "docs" / "loop").symlink_to(tmp_path)  # followed, it would never end
     (tmp_path / "docs" / "deep" / "b.txt").write_text("b")
-    done = run("list", str(tmp_path / "docs"))
+    done = listing(tmp_path / "docs")
     assert json.loads(done.stdout) == {"name": "docs", "type": "directory", "children": [
         {"name": "a.txt", "type": "file"},
         {"name": "deep", "type": "directory", "children": [{"name": "b.txt", "type": "file"}]},
         {"name": "loop", "type": "file"}]}
     (tmp_path / "linked").symlink_to(tmp_path / "docs")
-    assert run("list", str(tmp_path / "linked")).returncode == user_files.MISSING
+    assert listing(tmp_path / "linked").returncode == user_files.MISSING
+
+
+def test_a_file_over_the_bound_is_refused_as_too_big_without_being_read(tmp_path):
+    """The caller's bound reaches the script: a file over it is refused by its size (a sparse
+    file of 10 GiB costs nothing), never read in part and handed out as if whole."""
+    (tmp_path / "real.txt").write_bytes(b"0123456789")
+    with open(tmp_path / "sparse.bin", "wb") as sparse:
+        sparse.truncate(10 << 30)
+    for name, bound in (("real.txt", 9), ("sparse.bin", 1 << 30)):
+        done = run("read", str(tmp_path / name), str(bound))
+        assert (done.returncode, done.stdout) == (user_files.TOO_BIG, b""), name
+        assert f"over the {bound} bytes allowed".encode() in done.stderr
+
+
+def test_a_listing_past_its_bytes_entries_depth_or_time_is_refused(tmp_path):
+    """A folder the agent filled is refused at the bound instead of walked whole: by the bytes of
+    its answer, by its depth, by the time it takes; the same folder within the bounds lists."""
+    crowded = tmp_path / "crowded"
+    crowded.mkdir()
+    for index in range(3000):
+        (crowded / f"file-{index:05d}.txt").touch()
+    deep = tmp_path / "deep"
+    (deep / Path(*["d"] * (user_files.MAX_DEPTH + 1))).mkdir(parents=True)
+    assert len(json.loads(listing(crowded).stdout)["children"]) == 3000
+    refused = {"bytes": listing(crowded, max_bytes=10_000), "time": listing(crowded, seconds=0),
+               "depth": listing(deep)}
+    assert {what: done.returncode for what, done in refused.items()} == dict.fromkeys(refused, user_files.TOO_BIG)
+    assert b"is over the 10000 bytes allowed" in refused["bytes"].stderr
+    assert b"took over 0 s" in refused["time"].stderr
+    assert f"is more than {user_files.MAX_DEPTH} folders deep".encode() in refused["depth"].stderr

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from gui_gym.backends.desktop import vm_state
+from gui_gym.backends.desktop.inside import vm_state
 from gui_gym.backends.desktop.gnome import missing_packages
-from gui_gym.backends.desktop.vm_state import VIDEO_PLAYER, VOLUME_PERCENT, video_types, write_home_state, write_system_state
+from gui_gym.backends.desktop.inside.vm_state import VIDEO_PLAYER, VOLUME_PERCENT, video_types, write_home_state, write_system_state
 
 
 def test_the_home_has_the_vm_s_volume_and_a_chrome_profile_that_has_run(tmp_path, monkeypatch):
@@ -58,7 +58,7 @@ def test_without_totem_no_default_is_claimed(tmp_path, monkeypatch):
 def test_in_a_sandbox_the_evaluators_read_the_vm_s_values():
     from gui_gym.backends.desktop import DesktopBackend, DesktopConfig
 
-    backend = DesktopBackend(DesktopConfig(provider="local", screen_size=(1280, 800), pool_size=0))
+    backend = DesktopBackend(DesktopConfig(provider="local", screen_size=(1280, 800), pool_size=0, shell="openbox"))
     backend.start()
     try:
         volume = backend.client.execute(  # os/28cc3b7e's own reading
@@ -88,9 +88,9 @@ def test_the_volume_task_scores_1_once_an_agent_turns_it_up_in_a_terminal(osworl
                    screen_size=(1280, 800), allow_download=False, pool_size=0)
     try:
         for solve, score in ((False, 0.0), (True, 1.0)):
-            before, _ = env.reset(options={"task_id": "28cc3b7e-b194-4bc9-8353-d04c0f4d56d2"})
+            env.reset(options={"task_id": "28cc3b7e-b194-4bc9-8353-d04c0f4d56d2"})
             if solve:
-                run_in_a_terminal(env, before, "pactl set-sink-volume @DEFAULT_SINK@ 100%")
+                run_in_a_terminal(env, "pactl set-sink-volume @DEFAULT_SINK@ 100%")
             _, reward, terminated, _, info = env.step("DONE")
             assert terminated and reward == score, info.get("evaluation")
     finally:

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from gui_gym.backends.desktop import windows
-from gui_gym.backends.desktop.capture import SettleResult
+from gui_gym.backends.desktop.inside import windows
+from gui_gym.backends.desktop.inside.capture import SettleResult
 
 WINDOW = windows.Window("0x1", "mousepad.Mousepad", "~/todo.txt - Mousepad", (64, 38, 1216, 781))
 

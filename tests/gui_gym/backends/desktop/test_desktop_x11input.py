@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from Xlib import XK
 
-from gui_gym.backends.desktop.x11input import char_keysym, key_keysym
+from gui_gym.backends.desktop.inside.x11input import char_keysym, key_keysym
 from gui_gym.errors import ActionExecutionError
 
 

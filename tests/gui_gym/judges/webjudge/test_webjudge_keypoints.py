@@ -11,7 +11,7 @@ from gui_gym.models.openai_client import OpenAIClient
 from gui_gym.judges.webjudge.judge import KEY_POINTS_SYSTEM, SCREENSHOT_SYSTEM, WebJudge
 from gui_gym.judges.webjudge.keypoints import KEY_POINT_SYSTEM
 from tests.fakes.chat_server import ChatServer
-from tests.gui_gym.judges.webjudge.test_webjudge import KEY_POINTS, _text, _trajectory
+from tests.gui_gym.judges.webjudge.test_webjudge_judge import KEY_POINTS, _text, _trajectory
 
 
 def responder(statuses):

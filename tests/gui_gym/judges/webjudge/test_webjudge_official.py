@@ -18,7 +18,7 @@ from gui_gym.judges.webjudge.judge import WebJudge, WebTrajectory
 from gui_gym.judges.webjudge.official import (KEY_POINTS_SYSTEM, SCREENSHOT_SYSTEM, VERDICT_SYSTEM, read_key_points,
                                               read_screenshot_score, read_status)
 from tests.fakes.chat_server import ChatServer
-from tests.gui_gym.judges.webjudge.test_webjudge import _png, _text
+from tests.gui_gym.judges.webjudge.test_webjudge_judge import _png, _text
 
 
 @pytest.mark.parametrize("answer, block", [

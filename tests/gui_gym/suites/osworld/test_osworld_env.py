@@ -28,7 +28,7 @@ def test_make_env_routes_arguments_without_starting_anything(tmp_path):
 
 def test_a_task_with_unmet_needs_fails_at_reset_naming_them(tmp_path, osworld_tasks):
     env = gym.make("GUI/OSWorld-v0", tasks=osworld_tasks, domains=["multi_apps"],
-                   provider="local", screen_size=(640, 480), accessibility=False)
+                   provider="local", screen_size=(640, 480), accessibility=False, shell="openbox")
     try:
         task_id = "22a4636f-8179-4357-8e87-d1743ece1f81"  # uploads to OSWorld's Google Drive account
         with pytest.raises(MissingResourceError, match=rf"task {task_id} \(multi_apps\) needs what this "
@@ -41,7 +41,7 @@ def test_a_task_with_unmet_needs_fails_at_reset_naming_them(tmp_path, osworld_ta
 @pytest.mark.slow
 def test_check_env_on_a_terminal_task():
     env = gym.make("GUI/OSWorld-v0", provider="local", tasks="sample", screen_size=(640, 480), accessibility=False,
-                   task_ids=["sample-os-infeasible-bluetooth"])
+                   shell="openbox", task_ids=["sample-os-infeasible-bluetooth"])
     try:
         check_env(env.unwrapped, skip_render_check=True)
         obs, info = env.reset(seed=0)

@@ -301,7 +301,7 @@ CASES = [(kind, case, name) for kind, (cases, attacks) in HOSTILE.items() for ca
 
 @pytest.fixture(scope="module")
 def desktop():
-    backend = DesktopBackend(DesktopConfig(provider="local", screen_size=(800, 600)))
+    backend = DesktopBackend(DesktopConfig(provider="local", screen_size=(800, 600), shell="openbox"))  # the getters read the same files on either desktop
     backend.start()
     yield backend
     backend.close()
@@ -357,7 +357,7 @@ def test_a_workbook_that_explodes_in_parsing_is_refused_by_the_last_row_getter(d
 def main(tasks: Path, kind: str | None = None, attack: str | None = None) -> None:
     """Print the figures of each attack (or of `kind` and `attack` only) and of the untouched
     homes, against the code on ``sys.path``, one JSON line each."""
-    backend = DesktopBackend(DesktopConfig(provider="local", screen_size=(800, 600)))
+    backend = DesktopBackend(DesktopConfig(provider="local", screen_size=(800, 600), shell="openbox"))  # the getters read the same files on either desktop
     backend.start()
     runs = [(k, c, None) for k, (cs, _) in HOSTILE.items() for c in cs] + CASES
     chosen = [(k, c, a) for k, c, a in runs if kind in (None, k) and (a is None or attack in (None, a))]

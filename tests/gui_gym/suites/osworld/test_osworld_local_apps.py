@@ -27,7 +27,7 @@ APP_TIMEOUT_S = 90.0
 
 @pytest.fixture(scope="module")
 def desktop():
-    backend = DesktopBackend(DesktopConfig(provider="local", screen_size=(1280, 800)))
+    backend = DesktopBackend(DesktopConfig(provider="local", screen_size=(1280, 800), shell="openbox"))
     backend.start()
     spec = parse_task({"id": "apps", "instruction": "x", "evaluator": {"func": "infeasible"}},
                       Path(tempfile.mkdtemp()) / "apps.json")
@@ -105,7 +105,7 @@ def test_a_verified_chrome_task_end_to_end(osworld_tasks):
     from gui_gym.actions import Action
 
     env = gym.make("GUI/OSWorld-v0", tasks=osworld_tasks, domains=["chrome"], provider="local",
-                   screen_size=(1280, 800), allow_download=False)
+                   screen_size=(1280, 800), allow_download=False, shell="openbox")
     try:
         env.reset(options={"task_id": "12086550-11c0-466b-b367-1d9e75b3910e"})
         task = env.unwrapped.task

@@ -8,6 +8,7 @@ test_osworld_metrics_files.py."""
 from __future__ import annotations
 
 import shutil
+import os
 import subprocess
 import sys
 import tempfile
@@ -233,12 +234,18 @@ def test_check_python_file_by_test_suite(osworld_ref, tmp_path):
     game.write_text("def score():\n    return 3\n")
 
     def local_runner(files: dict[str, bytes], arguments: list[str]) -> str:
+        """What the desktop's runner does, in a plain subprocess: the harness answers on a pipe."""
         with tempfile.TemporaryDirectory() as folder:
             for name, data in files.items():
                 Path(folder, name).write_bytes(data)
-            done = subprocess.run([sys.executable, f"{folder}/harness.py", folder, *arguments], capture_output=True,
-                                  text=True, timeout=60)
-            return done.stdout
+            answer, write_end = os.pipe()
+            try:
+                subprocess.run([sys.executable, "-I", f"{folder}/harness.py", folder, str(write_end), *arguments],
+                               pass_fds=(write_end,), capture_output=True, timeout=60)
+            finally:
+                os.close(write_end)
+            with os.fdopen(answer, encoding="utf-8") as reader:
+                return reader.read()
 
     def ours(result, expected, **options):
         return code.check_python_file_by_test_suite(result, expected, run_python=local_runner, **options)

@@ -31,7 +31,7 @@ def preexisting() -> set[psutil.Process]:
 
 @pytest.fixture(scope="module")
 def env(preexisting):
-    env = gym.make("GUI/OSWorld-v0", provider="local", tasks="sample", screen_size=(1280, 800))
+    env = gym.make("GUI/OSWorld-v0", provider="local", tasks="sample", screen_size=(1280, 800), shell="openbox")
     yield env
     env.close()
 

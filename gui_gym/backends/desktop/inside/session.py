@@ -14,7 +14,11 @@ excepted: it runs detached, as a user's does, and ends with the sandbox).
 In the sandbox the server runs as the namespace's root and everything else as someone else
 (`accounts.py`): Xvfb as the display's uid, and the desktop itself (window manager, session
 bus, apps, OSWorld's commands, the files it reads and writes for the evaluator) as ``user``,
-exactly what the agent can touch.
+exactly what the agent can touch. Once the evaluation begins (`begin_evaluation`) the agent's
+leftover processes are stopped (`agent_processes`), the commands and file operations run as
+``user`` with the evaluator's group as their own (so no process of the agent's may trace them
+or open their descriptors: the kernel allows that only to a process of the same user and
+group), and the files the evaluation writes are the server's (`guarded_files`).
 """
 
 from __future__ import annotations
@@ -36,11 +40,15 @@ from pathlib import Path
 from typing import IO
 
 from gui_gym.backends.desktop.accounts import DISPLAY_ID, EVALUATOR_ID, USER_ID
-from gui_gym.backends.desktop import gnome, user_files
-from gui_gym.backends.desktop.commands import normalize_command
+from gui_gym.backends.desktop import gnome
+from gui_gym.backends.desktop.inside import bounded_run, user_files
+from gui_gym.backends.desktop.inside.agent_processes import Process, Sessions, stop_leftovers
+from gui_gym.backends.desktop.inside.guarded_files import GuardedFiles
+from gui_gym.backends.desktop.inside.commands import normalize_command
 from gui_gym.backends.desktop.gnome import MEDIA_KEYS, SYSTEM_BUS_CONFIG, SYSTEM_BUS_SOCKET, keybinding_commands, write_settings
-from gui_gym.backends.desktop.shell import SHELLS, write_shell_files
-from gui_gym.backends.desktop.vm_state import APPLICATION_FOLDERS, write_home_state, write_system_state
+from gui_gym.backends.desktop.inside.services import ENVIRONMENT as SERVICES_ENVIRONMENT, write_service_masks
+from gui_gym.backends.desktop.shell import DEFAULT_SHELL, SHELLS, write_shell_files
+from gui_gym.backends.desktop.inside.vm_state import APPLICATION_FOLDERS, write_gimp_config, write_home_state, write_system_state
 from gui_gym.runtime.processes import signal_quietly
 from gui_gym.runtime.waiting import wait_until
 
@@ -53,10 +61,11 @@ LIBREOFFICE_PREFS = """<?xml version="1.0" encoding="UTF-8"?>
 <item oor:path="/org.openoffice.Setup/Office"><prop oor:name="FirstStartWizardCompleted" oor:op="fuse"><value>true</value></prop></item>
 <item oor:path="/org.openoffice.Setup/Product"><prop oor:name="ooSetupLastVersion" oor:op="fuse"><value>99.9</value></prop></item>
 <item oor:path="/org.openoffice.Office.Recovery/RecoveryInfo"><prop oor:name="Enabled" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Impress/Misc/NewDoc"><prop oor:name="AutoPilot" oor:op="fuse"><value>false</value></prop></item>
 </oor:items>
 """
 """Settings OSWorld's VM image has by hand: no dialog on saving .xlsx/.docx, no tips, no
-"what's new" bar, no recovery prompt."""
+"what's new" bar, no recovery prompt, no "Select a Template" dialog when Impress starts."""
 
 GTK_SETTINGS = "[Settings]\ngtk-cursor-blink = false\ngtk-enable-animations = false\n"
 """A steady caret and no animations: the screen holds still once an app is done."""
@@ -66,10 +75,11 @@ desktop's port 8080 with the password "password" (OSWorld's ``vlc_playing_info``
 
 CHROME_FLAGS = ("--user-data-dir=/home/user/.config/google-chrome", "--no-first-run", "--no-default-browser-check",
                 "--password-store=basic", "--disable-dev-shm-usage", "--force-renderer-accessibility",
-                "--disable-features=LocalNetworkAccessChecks")
+                "--disable-features=LocalNetworkAccessChecks", "--start-maximized")
 """Chromium as OSWorld's Chrome: its profile where OSWorld's getters read Chrome's (under
 ``~/.config/google-chrome``), no first-run or default-browser questions, no keyring prompt,
-its accessibility tree on (OSWorld reads the address bar from it), and no local-network-access
+its accessibility tree on (OSWorld reads the address bar from it), its window maximised as the
+VM's Chrome remembers it, and no local-network-access
 checks, which the VM's older Chrome lacks: their migration writes
 ``profile.default_content_setting_values`` at the first start, the key OSWorld's
 ``data_delete_automacally`` getter reads as "delete site data on close" (chrome/99146c54 scored
@@ -118,6 +128,14 @@ USER_FILES = Path(__file__).with_name("user_files.py")
 """The script that reads, writes and lists the desktop's files for the evaluator, as the user,
 following no link (`user_files`)."""
 MAX_FILE_BYTES = 1 << 30
+"""The largest desktop file the server reads when its caller names no bound."""
+MAX_LISTING_BYTES = 16 << 20
+"""The largest folder listing the server makes when its caller names no bound."""
+LISTING_TIMEOUT_S = 20.0
+"""How long a listing may take: within the client's 30 s, so a home of millions of files is a
+refusal the evaluator scores, not a timeout."""
+MAX_OUTPUT_BYTES = 16 << 20
+"""The most a command run for a task may print on each of its streams."""
 FILE_TIMEOUT_S = 120.0
 
 
@@ -125,10 +143,14 @@ class FileInTheWay(OSError):
     """A write refused: a link, folder, FIFO or device is where the file or one of its folders goes."""
 
 
+class TooBig(OSError):
+    """A file, listing or command output past the bound it was asked for (the agent made it so)."""
+
+
 class Session:
     """The display and the processes of one sandboxed desktop."""
 
-    def __init__(self, width: int, height: int, home: str = "/home/user", shell: str = "openbox",
+    def __init__(self, width: int, height: int, home: str = "/home/user", shell: str = DEFAULT_SHELL,
                  accessibility: bool = True):
         if shell not in SHELLS:
             raise ValueError(f"shell must be one of {list(SHELLS)}, received {shell!r}")
@@ -145,12 +167,35 @@ class Session:
         """Who the evaluator's own runs run as (`evaluator_runs`; None: as this process)."""
         self._core: list[subprocess.Popen] = []
         self._launched: list[subprocess.Popen] = []
+        self.sessions = Sessions()
+        """The desktop's own sessions and those of what the task launched (`agent_processes`)."""
+        self.evaluating = False
+        """The evaluation has begun: the agent's leftovers are stopped, what runs for the
+        evaluation runs with the evaluator's group, and the files it writes are guarded."""
+        self.guarded = GuardedFiles()
 
     def as_user(self, uid: int | None = None) -> dict:
         """`subprocess` arguments that run a process as `uid` (default: the desktop's user),
-        with that id's group only."""
+        with that id's group only; during the evaluation the desktop's user runs with the
+        evaluator's group first and its own as a supplementary one (the same files open to it)."""
         uid = self.user if uid is None else uid
-        return {} if uid is None else {"user": uid, "group": uid, "extra_groups": []}
+        if uid is None:
+            return {}
+        if uid == self.user and self.evaluating and self.evaluator_user is not None:
+            return {"user": uid, "group": self.evaluator_user, "extra_groups": [uid]}
+        return {"user": uid, "group": uid, "extra_groups": []}
+
+    def begin_evaluation(self) -> list[Process]:
+        """The agent is done: from now on everything runs for the evaluation (see the module
+        docstring), and the agent's processes the evaluation does not need are stopped (for
+        good: the desktop ends with the episode). Again (a test's second evaluation on one
+        desktop): the guarded files start anew, and what the agent's kept processes started
+        since is stopped too. What was stopped."""
+        self.evaluating = True
+        self.guarded.reset()
+        if self.user is None:  # outside the sandbox: the processes are this process's own
+            return []
+        return stop_leftovers(self.sessions)
 
     # ---- start and stop ------------------------------------------------------------------
 
@@ -165,6 +210,8 @@ class Session:
             self._start_sound(timeout_s)
             self._start_window_manager(timeout_s)
         os.environ.update({k: v for k, v in self.env.items() if k != "XAUTHORITY"})
+        self.sessions.add_all()
+        self.sessions.add(os.getsid(0))  # where the task's commands run
 
     def stop(self) -> None:
         """Terminate everything started here, launched apps first, then the display."""
@@ -195,29 +242,33 @@ class Session:
                                 cwd=self.home, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True, **self.as_user())
         self._launched.append(proc)
+        self.sessions.add(proc.pid)
         return proc
 
     def run(self, command: str | Sequence[str], shell: bool = False, timeout_s: float = 120.0,
             setup: bool = False) -> dict:
         """Run a command to completion: OSWorld's ``/execute`` reply. Python lines run isolated
-        (`commands.normalize_command`; `setup`: a setup step's)."""
+        (`commands.normalize_command`; `setup`: a setup step's). TooBig when it prints more than
+        `MAX_OUTPUT_BYTES` on a stream (it is killed)."""
         self.reap()
         try:
-            done = subprocess.run(normalize_command(command, shell, setup), shell=shell, env=self.env, cwd=self.home,
-                                  stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                  errors="replace", timeout=timeout_s, **self.as_user())
-        except subprocess.TimeoutExpired as exc:
-            return {"status": "error", "output": _text(exc.stdout), "error": f"timed out after {timeout_s} s",
-                    "returncode": -1}
+            done = bounded_run.run(normalize_command(command, shell, setup), shell=shell, env=self.env, cwd=self.home,
+                                   max_bytes=MAX_OUTPUT_BYTES, timeout_s=timeout_s, **self.as_user())
+        except bounded_run.OutputTooLarge as exc:
+            raise TooBig(f"the command {_quoted(command)} {exc}") from exc
         except OSError as exc:
             return {"status": "error", "output": "", "error": str(exc), "returncode": -1}
-        return {"status": "success", "output": done.stdout, "error": done.stderr, "returncode": done.returncode}
+        output = done.stdout.decode(errors="replace")
+        if done.timed_out:
+            return {"status": "error", "output": output, "error": f"timed out after {timeout_s} s", "returncode": -1}
+        return {"status": "success", "output": output, "error": done.stderr.decode(errors="replace"),
+                "returncode": done.returncode}
 
-    def read_file(self, path: Path) -> bytes | None:
-        """A regular file's bytes (at most `MAX_FILE_BYTES`) as the user reads them, None when it
-        is not there, not a regular file, not the user's to read, or a link is on the way
-        (`user_files`: no link is followed, and a FIFO cannot hang the read)."""
-        done = self._user_files("read", path, str(MAX_FILE_BYTES))
+    def read_file(self, path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes | None:
+        """A regular file's bytes as the user reads them, None when it is not there, not a
+        regular file, not the user's to read, or a link is on the way (`user_files`: no link is
+        followed, and a FIFO cannot hang the read); TooBig past `max_bytes`."""
+        done = self._user_files("read", path, str(max_bytes), max_bytes=max_bytes)
         return done.stdout if done.returncode == 0 else None
 
     def openable(self, path: Path) -> bool:
@@ -226,26 +277,47 @@ class Session:
 
     def write_file(self, path: Path, data: bytes, mtime_s: int) -> None:
         """Write `data` to `path` as the user (its folders made), modified at `mtime_s`: a new
-        file renamed over the old one, through no link (`user_files`). FileInTheWay when a link,
-        folder, FIFO or device is in the way; OSError when it fails otherwise."""
-        done = self._user_files("write", path, str(mtime_s), data=data)
+        file renamed over the old one, through no link (`user_files`); during the evaluation
+        the file is then made the server's and its name watched (`guarded_files`). FileInTheWay
+        when a link, folder, FIFO or device is in the way; OSError when it fails otherwise."""
+        with tempfile.TemporaryFile() as source:
+            source.write(data)
+            source.seek(0)
+            done = self._user_files("write", path, str(mtime_s), stdin=source)
         message = done.stderr.decode(errors="replace").strip()[-500:]
         if done.returncode == user_files.IN_THE_WAY:
             raise FileInTheWay(f"cannot write {path}: {message}")
         if done.returncode != 0:
             raise OSError(f"cannot write {path}: {message}")
+        if self.evaluating and self.user is not None:
+            try:
+                self.guarded.place(str(self.home / path), data, mtime_s)
+            except user_files.InTheWay as exc:
+                raise FileInTheWay(f"cannot write {path}: {exc}") from exc
 
-    def list_directory(self, path: Path) -> dict | None:
+    def list_directory(self, path: Path, max_bytes: int = MAX_LISTING_BYTES) -> dict | None:
         """OSWorld's tree of a folder, as the user sees it, entering no link (`user_files`);
-        None when it is not a folder the user can read."""
-        done = self._user_files("list", path)
+        None when it is not a folder the user can read; TooBig past `max_bytes` of JSON, or
+        `LISTING_TIMEOUT_S`, or the script's bounds on entries and depth."""
+        done = self._user_files("list", path, str(max_bytes), str(LISTING_TIMEOUT_S), max_bytes=max_bytes)
         return json.loads(done.stdout) if done.returncode == 0 else None
 
-    def _user_files(self, op: str, path: Path, *arguments: str, data: bytes = b"") -> subprocess.CompletedProcess:
+    def _user_files(self, op: str, path: Path, *arguments: str, stdin: IO[bytes] | int = subprocess.DEVNULL,
+                    max_bytes: int = 1 << 16) -> bounded_run.Completed:
         """`user_files` as the user, in isolated Python, relative paths from the home (where
-        the tasks' commands run)."""
-        return subprocess.run([sys.executable, "-I", "-S", str(USER_FILES), op, str(self.home / path), *arguments],
-                              input=data, capture_output=True, timeout=FILE_TIMEOUT_S, cwd="/", **self.as_user())
+        the tasks' commands run), keeping at most `max_bytes` of its answer; TooBig when it
+        refuses for a bound (its reason)."""
+        done = bounded_run.run([sys.executable, "-I", "-S", str(USER_FILES), op, str(self.home / path), *arguments],
+                               stdin=stdin, max_bytes=max_bytes + bounded_run.CHUNK, timeout_s=FILE_TIMEOUT_S,
+                               cwd="/", **self.as_user())
+        if done.returncode == user_files.TOO_BIG:
+            raise TooBig(done.stderr.decode(errors="replace").strip()[-500:])
+        return done
+
+    def launched_pids(self) -> list[int]:
+        """The programs `launch` started that still run, oldest first."""
+        self.reap()
+        return [proc.pid for proc in self._launched]
 
     def reap(self) -> None:
         """Collect launched programs that have exited."""
@@ -300,6 +372,7 @@ class Session:
         SESSION_BUS_SOCKET.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         self._give(SESSION_BUS_SOCKET.parent)
         write_system_state(SHARE_DIR)
+        write_service_masks(SHARE_DIR)
         self._shell_files = write_shell_files(SHARE_DIR, list(APPLICATION_FOLDERS))
         self.env.update({
             "HOME": str(home), "USER": "user", "LOGNAME": "user", "DISPLAY": ":0", "XAUTHORITY": str(self._cookie_file),
@@ -309,6 +382,10 @@ class Session:
             "GTK_A11Y": "atspi" if self.accessibility else "none", "LANG": self.env.get("LANG", "C.UTF-8"),
             "XDG_DATA_DIRS": f"{SHARE_DIR}:{self.env.get('XDG_DATA_DIRS') or DEFAULT_DATA_DIRS}",
         })
+        self.env.update(SERVICES_ENVIRONMENT)
+        gimp = write_gimp_config(SHARE_DIR / "gimp")
+        if gimp is not None:
+            self.env["GIMP2_SYSCONFDIR"] = str(gimp)
         self.env.pop("VIRTUAL_ENV", None)
         if self.shell == "gnome":
             self._prepare_gnome()
@@ -381,7 +458,8 @@ class Session:
         """OSWorld's desktop (`gnome.py`): the system and session buses, the terminal key
         binding, GNOME Shell (ready when Ubuntu's dock has taken its room on the left and the
         desktop icons' window is up; what it printed goes into the error if it is not), the
-        settings daemon's keys (ready when its name is on the bus)."""
+        settings daemon's keys (ready when its name is on the bus and GNOME Shell grabbed
+        ctrl+alt+t for it)."""
         from Xlib import display as xdisplay
 
         self._start_bus("--config-file", str(SHARE_DIR / "system-bus.conf"))
@@ -412,6 +490,12 @@ class Session:
                               timeout=timeout_s + 5, **self.as_user())
         if done.returncode != 0:
             raise RuntimeError(f"gsd-media-keys did not start within {timeout_s} s: {done.stderr.strip()}")
+        conn = xdisplay.Display(":0")
+        try:
+            if not wait_until(lambda: gnome.terminal_key_grabbed(conn), timeout_s):
+                raise RuntimeError(f"ctrl+alt+t was not grabbed within {timeout_s} s of gsd-media-keys' start")
+        finally:
+            conn.close()
 
     def _start_window_manager(self, timeout_s: float) -> None:
         """openbox with the desktop's configuration (`shell.py`), then the dock; each ready when
@@ -471,7 +555,7 @@ def xauthority_entry(host: str, display: str, cookie: bytes) -> bytes:
             + field(b"MIT-MAGIC-COOKIE-1") + field(cookie))
 
 
-def _text(value: bytes | str | None) -> str:
-    if value is None:
-        return ""
-    return value.decode(errors="replace") if isinstance(value, bytes) else value
+def _quoted(command: str | Sequence[str]) -> str:
+    """A command for a message, cut short."""
+    text = command if isinstance(command, str) else shlex.join(command)
+    return repr(text if len(text) <= 200 else text[:200] + "...")

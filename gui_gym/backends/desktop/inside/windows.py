@@ -16,9 +16,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gui_gym.backends.desktop import activity
-from gui_gym.backends.desktop.capture import ScreenCapture
-from gui_gym.backends.desktop.session import Session
+from gui_gym.backends.desktop.inside import activity
+from gui_gym.backends.desktop.inside.capture import ScreenCapture
+from gui_gym.backends.desktop.inside.session import Session
 from gui_gym.runtime.waiting import wait_until
 
 PAINTED_COLORS = 8

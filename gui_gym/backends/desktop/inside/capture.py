@@ -93,22 +93,31 @@ class ScreenCapture:
         self.baseline = self.frame_hash()
 
     def settle(self, stable_frames: int = 3, interval_s: float = 0.04, change_timeout_s: float = 0.3,
-               timeout_s: float = 3.0, busy: Callable[[], bool] | None = None) -> SettleResult:
+               timeout_s: float = 3.0, busy: Callable[[], bool] | None = None,
+               launching: Callable[[bool], bool] | None = None, launch_timeout_s: float = 0.0) -> SettleResult:
         """Wait until the desktop answered the last action and came to rest (bounded).
 
         At rest: `stable_frames` identical frames in a row while `busy` (the desktop's
         processes are running) stays false. Before that, the screen must have changed from
         the baseline or the desktop must have been busy, unless `change_timeout_s` passes
-        with neither (an action with no visible effect)."""
+        with neither (an action with no visible effect). While `launching` (given whether the
+        screen changed) says a program the action started is still starting (ctrl+alt+t: the
+        terminal's processes start before any window shows), the wait goes on, up to
+        `launch_timeout_s`: the step returns once the screen shows what the action started,
+        not in a pause of the start."""
         started = time.monotonic()
         deadline = started + timeout_s
         change_deadline = started + min(change_timeout_s, timeout_s)
         baseline, self.baseline = self.baseline, None
         current = self.frame_hash()
         frames, same = 1, 1
-        changed = baseline is None or current != baseline
+        shown = baseline is None or current != baseline
+        changed = shown
         while True:
             now = time.monotonic()
+            if launching is not None and launching(shown):
+                change_deadline = deadline = max(deadline, started + launch_timeout_s)
+                changed = False
             if same >= stable_frames and (changed or now >= change_deadline):
                 return SettleResult(changed, True, now - started, frames)
             if now >= deadline:
@@ -116,6 +125,7 @@ class ScreenCapture:
             time.sleep(interval_s)
             latest, working = self.frame_hash(), busy is not None and busy()
             frames += 1
-            changed = changed or working or latest != baseline
+            shown = shown or latest != baseline
+            changed = changed or working or shown
             same = same + 1 if latest == current and not working else 1
             current = latest

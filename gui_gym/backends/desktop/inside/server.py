@@ -4,7 +4,8 @@ It runs inside the sandbox (see `sandbox.py`) as the session's main process, ser
 endpoints gui-gym's client uses with OSWorld's request and reply shapes (``/screenshot``,
 ``/execute``, ``/setup/*``, ``/file``, ``/accessibility``, ...), and adds a few of its own
 under ``/gui-gym/``: canonical actions carried out in-process (`x11input`), settling by
-screen stability (`capture`), raw frames (no PNG round trip) and shutdown.
+screen stability (`capture`), waiting for the task's apps at reset and for the agent's work
+before evaluation (`readiness`), raw frames (no PNG round trip) and shutdown.
 
 Every request must carry the per-env token (header ``X-GUI-Gym-Token``), which the server
 reads from a pipe and keeps in memory only. It listens on a Unix socket in a folder only the
@@ -18,6 +19,13 @@ isolated (`commands.py`), and so do the file reads, writes and listings of ``/fi
 desktop as the user does, and nothing the agent left there steers it. The evaluator's own
 Python runs (a task's test suite) run apart, under an id of their own (`evaluator_runs.py`). Agent actions never come here as code: the env parses them into canonical
 actions first.
+
+``POST /gui-gym/evaluation`` says the agent is done (`Session.begin_evaluation`: its leftover
+processes stop, what runs for the evaluation runs under the evaluator's group, the files it
+writes are guarded); ``GET /gui-gym/evaluation`` says which guarded file was replaced since.
+What the server makes of the agent's content is bounded: a file read, a folder listing, a
+command's output and the accessibility tree past their bound are answered ``413`` with the
+reason, a refusal the evaluator scores 0.
 """
 
 from __future__ import annotations
@@ -45,9 +53,9 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from gui_gym.actions import Action
-from gui_gym.backends.desktop import activity, evaluator_runs
-from gui_gym.backends.desktop.session import FileInTheWay, Session
-from gui_gym.backends.desktop.shell import SHELLS
+from gui_gym.backends.desktop.inside import activity, bounded_run, evaluator_runs
+from gui_gym.backends.desktop.inside.session import MAX_FILE_BYTES, MAX_LISTING_BYTES, FileInTheWay, Session, TooBig
+from gui_gym.backends.desktop.shell import DEFAULT_SHELL, SHELLS, WINDOW_KEYS
 from gui_gym.errors import GUIGymError
 
 logger = logging.getLogger(__name__)
@@ -55,7 +63,11 @@ logger = logging.getLogger(__name__)
 TOKEN_HEADER = "X-GUI-Gym-Token"
 A11Y_PYTHON = "/usr/bin/python3"
 A11Y_SCRIPT = Path(__file__).with_name("a11y_dump.py")
+MAX_A11Y_BYTES = 32 << 20
+"""The largest accessibility tree the server hands out (an agent's web page names its nodes)."""
 SERVER_VERSION = "1"
+READY_STILL_FRAMES = 8
+"""Identical frames (40 ms apart) that end the wait for the task's apps: a third of a second."""
 
 
 class Reply(Exception):
@@ -70,8 +82,8 @@ class DesktopServer:
     """The routes, over one `Session`, its input and its screen."""
 
     def __init__(self, session, token: str):
-        from gui_gym.backends.desktop.capture import ScreenCapture
-        from gui_gym.backends.desktop.x11input import X11Input
+        from gui_gym.backends.desktop.inside.capture import ScreenCapture
+        from gui_gym.backends.desktop.inside.x11input import X11Input
 
         self.session = session
         self.token = token
@@ -79,6 +91,8 @@ class DesktopServer:
         self.capture = ScreenCapture()
         self.lock = threading.Lock()
         self.stopping = threading.Event()
+        self.new_programs: activity.NewPrograms | None = None
+        """The programs the last action (or setup step) started, for the settle that follows."""
         self.routes: dict[tuple[str, str], Callable[[Any], Any]] = {
             ("GET", "/screenshot"): lambda r: ("image/png", self.capture.png()),
             ("GET", "/accessibility"): lambda r: {"AT": self.accessibility_tree()},
@@ -99,13 +113,18 @@ class DesktopServer:
             ("POST", "/setup/close_window"): lambda r: self.window_op(r, "close"),
             ("POST", "/setup/download_file"): self.download,
             ("GET", "/gui-gym/info"): lambda r: {"version": SERVER_VERSION, "screen": list(self.capture.size),
-                                                 "extensions": ["input", "settle", "mark", "frame", "run_python"],
+                                                 "extensions": ["input", "settle", "mark", "frame", "ready", "idle",
+                                                                "run_python", "evaluation"],
                                                  "running": self.session.alive()},
             ("POST", "/gui-gym/input"): self.perform,
             ("POST", "/gui-gym/settle"): self.settle,
-            ("POST", "/gui-gym/mark"): lambda r: self.capture.mark_baseline() or {"status": "marked"},
+            ("POST", "/gui-gym/mark"): self.mark,
+            ("POST", "/gui-gym/ready"): self.ready,
+            ("POST", "/gui-gym/idle"): self.idle,
             ("GET", "/gui-gym/frame"): self.frame,
             ("POST", "/gui-gym/run_python"): self.run_python,
+            ("POST", "/gui-gym/evaluation"): self.begin_evaluation,
+            ("GET", "/gui-gym/evaluation"): lambda r: {"replaced": self.session.guarded.replaced()},
             ("POST", "/gui-gym/shutdown"): self.shutdown,
         }
 
@@ -128,8 +147,9 @@ class DesktopServer:
         return "text/plain", f"{command} launched successfully".encode()
 
     def get_file(self, request) -> tuple[str, bytes]:
-        path = Path(_required(request.form(), "file_path")).expanduser()
-        data = self.session.read_file(path)
+        form = request.form()
+        path = Path(_required(form, "file_path")).expanduser()
+        data = self.session.read_file(path, _bound(form, "max_bytes", MAX_FILE_BYTES))
         if data is None:
             raise Reply(HTTPStatus.NOT_FOUND, f"file not found: {path}")
         return "application/octet-stream", data
@@ -150,7 +170,7 @@ class DesktopServer:
             raise Reply(HTTPStatus.INTERNAL_SERVER_ERROR, str(exc)) from exc
 
     def open_file(self, request) -> tuple[str, bytes]:
-        from gui_gym.backends.desktop.windows import open_file
+        from gui_gym.backends.desktop.inside.windows import open_file
 
         path = _required(request.json(), "path")
         try:
@@ -162,7 +182,7 @@ class DesktopServer:
         return "text/plain", f"File opened successfully: {window.title}".encode()
 
     def window_op(self, request, op: str) -> tuple[str, bytes]:
-        from gui_gym.backends.desktop import windows
+        from gui_gym.backends.desktop.inside import windows
 
         body = request.json()
         name = _required(body, "window_name")
@@ -173,7 +193,7 @@ class DesktopServer:
         return "text/plain", f"Window {op}d successfully".encode()
 
     def window_size(self, request) -> dict:
-        from gui_gym.backends.desktop.windows import find_window
+        from gui_gym.backends.desktop.inside.windows import find_window
 
         name = _required(request.form(), "app_class_name")
         window = find_window(self.session.env, name, by_class=True)
@@ -185,8 +205,9 @@ class DesktopServer:
         return {"width": int(fields.get("Width", 0)), "height": int(fields.get("Height", 0))}
 
     def list_directory(self, request) -> dict:
-        root = Path(_required(request.json(), "path")).expanduser()
-        tree = self.session.list_directory(root)
+        body = request.json()
+        root = Path(_required(body, "path")).expanduser()
+        tree = self.session.list_directory(root, _bound(body, "max_bytes", MAX_LISTING_BYTES))
         if tree is None:
             raise Reply(HTTPStatus.NOT_FOUND, f"not a directory: {root}")
         return {"directory_tree": tree}
@@ -216,11 +237,15 @@ class DesktopServer:
             raise Reply(HTTPStatus.NOT_IMPLEMENTED, f"{A11Y_PYTHON} (with pyatspi) is not available here")
         if not self.session.accessibility:
             raise Reply(HTTPStatus.NOT_IMPLEMENTED, "accessibility is off in this session")
-        done = subprocess.run([A11Y_PYTHON, "-I", str(A11Y_SCRIPT), *options], env=self.session.env, capture_output=True,
-                              cwd="/", text=True, timeout=30, **self.session.as_user())  # the user's bus; no module of the user's
+        try:  # the user's bus; no module of the user's
+            done = bounded_run.run([A11Y_PYTHON, "-I", str(A11Y_SCRIPT), *options], env=self.session.env, cwd="/",
+                                   max_bytes=MAX_A11Y_BYTES, timeout_s=30, **self.session.as_user())
+        except bounded_run.OutputTooLarge as exc:
+            raise TooBig(f"the accessibility tree is too large: its dump {exc}") from exc
         if done.returncode != 0:
-            raise Reply(HTTPStatus.INTERNAL_SERVER_ERROR, f"accessibility tree failed: {done.stderr.strip()[-500:]}")
-        return done.stdout
+            error = "timed out after 30 s" if done.timed_out else done.stderr.decode(errors="replace").strip()[-500:]
+            raise Reply(HTTPStatus.INTERNAL_SERVER_ERROR, f"accessibility tree failed: {error}")
+        return done.stdout.decode(errors="replace")
 
     # ---- gui-gym extensions ------------------------------------------------------------------
 
@@ -228,19 +253,59 @@ class DesktopServer:
         try:
             action = Action.from_dict(_required(request.json(), "action"))
             with self.lock:
-                self.capture.mark_baseline()
+                self._mark(expect_window=action.kind in ("key", "hotkey") and frozenset(action.keys) in WINDOW_KEYS)
                 self.input.perform(action)
         except GUIGymError as exc:
             raise Reply(HTTPStatus.UNPROCESSABLE_ENTITY, str(exc)) from exc
         return {"status": "success"}
 
+    def mark(self, request) -> dict:
+        """Remember the screen and the programs before a setup step, for `settle`."""
+        self._mark()
+        return {"status": "marked"}
+
+    def _mark(self, expect_window: bool = False) -> None:
+        self.capture.mark_baseline()
+        if self.new_programs is not None:
+            self.new_programs.close()
+        self.new_programs = activity.NewPrograms(expect_window=expect_window)
+
     def settle(self, request) -> dict:
         body = request.json()
-        result = self.capture.settle(stable_frames=int(body.get("stable_frames", 3)),
-                                     interval_s=float(body.get("interval_s", 0.04)),
-                                     change_timeout_s=float(body.get("change_timeout_s", 0.3)),
-                                     timeout_s=float(body.get("timeout_s", 3.0)), busy=activity.busy)
+        programs, self.new_programs = self.new_programs, None
+        try:
+            result = self.capture.settle(stable_frames=int(body.get("stable_frames", 3)),
+                                         interval_s=float(body.get("interval_s", 0.04)),
+                                         change_timeout_s=float(body.get("change_timeout_s", 0.3)),
+                                         timeout_s=float(body.get("timeout_s", 3.0)), busy=activity.busy,
+                                         launching=programs.starting if programs is not None else None,
+                                         launch_timeout_s=float(body.get("launch_timeout_s", 0.0)))
+        finally:
+            if programs is not None:
+                programs.close()
         return result.to_dict()
+
+    def ready(self, request) -> dict:
+        """Wait until the programs the task's setup launched are up, then for a still screen."""
+        from gui_gym.backends.desktop.inside.readiness import apps_ready
+
+        timeout_s = float(request.json().get("timeout_s", 60.0))
+        started = time.monotonic()
+        result = apps_ready(self.session.launched_pids(), timeout_s)
+        remaining = max(0.0, timeout_s - (time.monotonic() - started))
+        screen = self.capture.settle(stable_frames=READY_STILL_FRAMES, interval_s=0.04, change_timeout_s=0.0,
+                                     timeout_s=remaining)
+        if not screen.stable:
+            result.pending.append("a still screen")
+        result.ready = result.ready and screen.stable
+        result.elapsed_s = time.monotonic() - started
+        return result.to_dict()
+
+    def idle(self, request) -> dict:
+        """Wait until nothing the agent started is at work (`readiness.desktop_idle`)."""
+        from gui_gym.backends.desktop.inside.readiness import desktop_idle
+
+        return desktop_idle(self.session.home, float(request.json().get("timeout_s", 20.0))).to_dict()
 
     def frame(self, request) -> tuple[str, bytes, dict[str, str]]:
         width, height, data = self.capture.rgb(cursor=True)
@@ -256,6 +321,11 @@ class DesktopServer:
                                              float(body.get("timeout_s", 300)))
         except (ValueError, TypeError, AttributeError) as exc:
             raise Reply(HTTPStatus.BAD_REQUEST, f"bad run_python request: {exc}") from exc
+
+    def begin_evaluation(self, request) -> dict:
+        """The agent is done (`Session.begin_evaluation`): what was stopped."""
+        stopped = self.session.begin_evaluation()
+        return {"stopped": [{"pid": p.pid, "uid": p.uid, "command": p.command} for p in stopped]}
 
     def shutdown(self, request) -> dict:
         self.stopping.set()
@@ -290,6 +360,17 @@ class _Request:
             f"Content-Type: {ctype}\r\n\r\n".encode() + self.body)
         return {part.get_param("name", header="content-disposition"): part.get_payload(decode=True)
                 for part in message.iter_parts()}
+
+
+def _bound(fields: dict, name: str, default: int) -> int:
+    """A size bound the caller names (at most `default`, the server's own)."""
+    try:
+        value = int(fields.get(name) or default)
+    except (TypeError, ValueError):
+        value = -1
+    if value < 0:
+        raise Reply(HTTPStatus.BAD_REQUEST, f"{name} must be a whole number of bytes, received {fields.get(name)!r}")
+    return min(default, value)
 
 
 def _required(fields: dict, name: str) -> Any:
@@ -335,6 +416,8 @@ def make_handler(server: DesktopServer) -> type[BaseHTTPRequestHandler]:
                 result = route(_Request(self.headers, body))
             except Reply as reply:
                 self._send(reply.status, reply.body)
+            except TooBig as exc:  # the agent's content past a bound: a refusal the evaluator scores
+                self._send(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, str(exc))
             except Exception as exc:  # a failed request must not take the server down
                 logger.exception("%s %s failed", method, path)
                 self._send(HTTPStatus.INTERNAL_SERVER_ERROR, f"{type(exc).__name__}: {exc}")
@@ -376,8 +459,8 @@ def serve(args: argparse.Namespace) -> None:
     session.start()
     sudo = None
     if args.sudo:
-        from gui_gym.backends.desktop.session import SHIM_DIR
-        from gui_gym.backends.desktop.sudo import SudoService
+        from gui_gym.backends.desktop.inside.session import SHIM_DIR
+        from gui_gym.backends.desktop.inside.sudo import SudoService
 
         sudo = SudoService(SHIM_DIR)
         sudo.start()
@@ -421,8 +504,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ready-fd", type=int, help="pipe to write the address to once the server answers")
     parser.add_argument("--width", type=int, default=1920)
     parser.add_argument("--height", type=int, default=1080)
-    parser.add_argument("--shell", choices=SHELLS, default="openbox", help="the desktop around the apps")
-    parser.add_argument("--no-a11y", action="store_true", help="no accessibility tree")
+    parser.add_argument("--shell", choices=SHELLS, default=DEFAULT_SHELL, help="the desktop around the apps")
+    parser.add_argument("--no-a11y", action="store_true", help="no session bus, no accessibility tree")
     parser.add_argument("--sudo", action="store_true",
                         help="serve the desktop's sudo (only inside the sandbox, whose ids it maps)")
     serve(parser.parse_args(argv))

@@ -8,9 +8,11 @@ symbolic link anywhere on the way is refused, never followed, and nothing can be
 between a check and the use of what was checked, because the use is on the descriptor the
 check looked at.
 
-- ``read PATH MAX_BYTES``: the file's bytes (at most MAX_BYTES) on stdout. The file is opened
-  once, ``O_NOFOLLOW | O_NONBLOCK`` (a FIFO opens at once instead of waiting for a writer),
-  ``fstat``-ed, and read from that descriptor only if it is a regular file.
+- ``read PATH MAX_BYTES``: the file's bytes on stdout; `TOO_BIG` when it holds more than
+  MAX_BYTES, by its size (then nothing is read) or by what is read where it grows meanwhile
+  (what was written before is then to be thrown away). The file
+  is opened once, ``O_NOFOLLOW | O_NONBLOCK`` (a FIFO opens at once instead of waiting for a
+  writer), ``fstat``-ed, and read from that descriptor only if it is a regular file.
 - ``write PATH MTIME`` (the data on stdin): the missing folders are made; the data goes to a
   new file in the folder, gets MTIME as its modification time, and is renamed over PATH. The
   file at PATH is replaced, never written through: a hard link's other names keep what they
@@ -18,11 +20,15 @@ check looked at.
   is refused.
 - ``check PATH``: whether PATH is a regular file or a folder (what the evaluator may open in
   an app).
-- ``list PATH``: OSWorld's ``list_directory`` tree as JSON; links are listed as files and
-  never entered; at most `MAX_ENTRIES` entries and `MAX_DEPTH` levels.
+- ``list PATH MAX_BYTES SECONDS``: OSWorld's ``list_directory`` tree as JSON; links are listed
+  as files and never entered. A folder's entries are read one at a time (``scandir``: the kind
+  of an entry from the folder itself, no ``stat``), and the listing stops with `TOO_BIG` as soon
+  as it passes `MAX_ENTRIES` entries, `MAX_DEPTH` levels, MAX_BYTES of JSON or SECONDS: a home
+  of millions of files costs what the bound allows, never the whole walk.
 
 Exit status: 0 done; `MISSING` (the file or folder is not there, or is not what was asked
-for); `IN_THE_WAY` (a write refused, the reason on stderr); anything else is an error.
+for); `IN_THE_WAY` (a write refused, the reason on stderr); `TOO_BIG` (a read or listing past
+its bound, the reason on stderr); anything else is an error.
 """
 
 import json
@@ -30,9 +36,11 @@ import os
 import secrets
 import stat
 import sys
+import time
 
 MISSING = 3
 IN_THE_WAY = 4
+TOO_BIG = 5
 CHUNK = 1 << 20
 MAX_ENTRIES = 100_000
 MAX_DEPTH = 64
@@ -41,6 +49,10 @@ FOLDER_FLAGS = os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 class InTheWay(Exception):
     """Something the evaluator may not go through or replace sits where it goes."""
+
+
+class TooBig(Exception):
+    """A file or a listing past the bound it was asked for."""
 
 
 def kind(mode):
@@ -108,16 +120,20 @@ def read(path, max_bytes):
     finally:
         os.close(folder)
     with os.fdopen(fd, "rb") as source:
-        if not stat.S_ISREG(os.fstat(source.fileno()).st_mode):
+        found = os.fstat(source.fileno())
+        if not stat.S_ISREG(found.st_mode):
             return MISSING
-        left = max_bytes
+        if found.st_size > max_bytes:
+            raise TooBig(f"{path} is {found.st_size} bytes, over the {max_bytes} bytes allowed")
+        left = max_bytes + 1  # one byte more tells a file that grew while it was read
         while left > 0:
             chunk = source.read(min(CHUNK, left))
             if not chunk:
-                break
-            sys.stdout.buffer.write(chunk)
+                return 0
             left -= len(chunk)
-    return 0
+            if left > 0:
+                sys.stdout.buffer.write(chunk)
+    raise TooBig(f"{path} is over the {max_bytes} bytes allowed")
 
 
 def write(path, mtime):
@@ -167,42 +183,51 @@ def check(path):
     return 0 if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else MISSING
 
 
-def listing(path):
-    """OSWorld's tree of `path`: ``{name, type, children}``, folders sorted by name."""
+def listing(path, max_bytes, seconds):
+    """OSWorld's tree of `path`: ``{name, type, children}``, folders sorted by name, within the
+    bounds the module docstring names (TooBig past one)."""
     names = parts(path)
     try:
         root = open_folder(names, create=False, flags=os.O_RDONLY)
     except (FileNotFoundError, InTheWay, PermissionError):
         return MISSING
-    count = [0]
+    deadline = time.monotonic() + seconds
+    spent = {"entries": 0, "bytes": 0}
+
+    def count(name):
+        spent["entries"] += 1
+        spent["bytes"] += len(json.dumps(name)) + 40  # the node around the name, at most
+        if spent["entries"] > MAX_ENTRIES:
+            raise TooBig(f"{path} holds more than {MAX_ENTRIES} entries")
+        if spent["bytes"] > max_bytes:
+            raise TooBig(f"the listing of {path} is over the {max_bytes} bytes allowed")
+        if time.monotonic() > deadline:
+            raise TooBig(f"the listing of {path} took over {seconds:g} s")
 
     def tree(fd, name, depth):
         node = {"name": name, "type": "directory", "children": []}
         try:
-            entries = sorted(os.listdir(fd))
-            for entry in entries:
-                count[0] += 1
-                if count[0] > MAX_ENTRIES:
-                    raise OverflowError(f"{path} holds more than {MAX_ENTRIES} entries")
-                mode = os.stat(entry, dir_fd=fd, follow_symlinks=False).st_mode
-                if stat.S_ISDIR(mode) and depth < MAX_DEPTH:
-                    try:
-                        child = os.open(entry, os.O_RDONLY | FOLDER_FLAGS, dir_fd=fd)
-                    except OSError:  # replaced meanwhile, or not the user's to read
-                        node["children"].append({"name": entry, "type": "file"})
-                        continue
-                    node["children"].append(tree(child, entry, depth + 1))
-                else:
-                    node["children"].append({"name": entry, "type": "directory" if stat.S_ISDIR(mode) else "file"})
+            with os.scandir(fd) as entries:
+                found = []
+                for entry in entries:
+                    count(entry.name)
+                    found.append((entry.name, entry.is_dir(follow_symlinks=False)))
+            for entry, is_dir in sorted(found):
+                if not is_dir:
+                    node["children"].append({"name": entry, "type": "file"})
+                    continue
+                if depth >= MAX_DEPTH:
+                    raise TooBig(f"{path} is more than {MAX_DEPTH} folders deep")
+                try:
+                    child = os.open(entry, os.O_RDONLY | FOLDER_FLAGS, dir_fd=fd)
+                except OSError:  # replaced meanwhile, or not the user's to read
+                    node["children"].append({"name": entry, "type": "file"})
+                    continue
+                node["children"].append(tree(child, entry, depth + 1))
         finally:
             os.close(fd)
         return node
-    try:
-        result = tree(root, names[-1], 0)
-    except OverflowError as exc:
-        sys.stderr.write(f"{exc}\n")
-        return MISSING
-    sys.stdout.write(json.dumps(result))
+    sys.stdout.write(json.dumps(tree(root, names[-1], 0)))
     return 0
 
 
@@ -216,10 +241,13 @@ def main(argv):
         if op == "check":
             return check(path)
         if op == "list":
-            return listing(path)
+            return listing(path, int(rest[0]), float(rest[1]))
     except InTheWay as exc:
         sys.stderr.write(f"{exc}\n")
         return IN_THE_WAY
+    except TooBig as exc:
+        sys.stderr.write(f"{exc}\n")
+        return TOO_BIG
     raise SystemExit(f"unknown operation {op!r}")
 
 

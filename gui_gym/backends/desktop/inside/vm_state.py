@@ -13,6 +13,10 @@ default the VM's; docs/osworld.md has the table (property, VM, local before, loc
   declares the type, VLC. A system-level ``defaults.list`` (Ubuntu keeps one in
   ``/usr/share/applications``) names Totem for the video types it declares; the user's
   ``~/.config/mimeapps.list``, which ``xdg-mime default`` and Files write, still wins.
+- Windows: the VM's GIMP opens its window maximised (its session remembers it so); Debian's
+  starts at 1024x768 in a corner. GIMP reads its system configuration from a folder of the
+  desktop's own (`write_gimp_config`, given as ``GIMP2_SYSCONFDIR``) whose ``sessionrc`` says
+  maximised; the user's own ``sessionrc``, which GIMP writes at exit, still wins.
 - Chrome's profile: the VM's Chrome has run before, so ``~/.config/google-chrome/Default/
   Preferences`` exists (setups edit it in place with ``jq``, chrome/3299584d) and holds
   Chrome's defaults. A fresh Chromium profile would take Debian's initial preferences instead
@@ -40,6 +44,9 @@ VIDEO_PLAYER = "org.gnome.Totem.desktop"
 """Ubuntu's default video player (GNOME Videos)."""
 APPLICATION_FOLDERS = (Path("/usr/share/applications"), Path("/usr/local/share/applications"))
 CHROME_PROFILE = Path(".config/google-chrome")
+GIMP_SYSTEM_CONFIG = Path("/etc/gimp/2.0")
+GIMP_WINDOW = ('(maximized "no")', '(maximized "yes")')
+"""GIMP's single window in the system's ``sessionrc``, and as the VM opens it."""
 """Where the Chrome stand-in keeps its profile, under the home (OSWorld's getters read it there)."""
 GOOGLE_SEARCH = {
     "short_name": "Google", "keyword": "google.com", "prepopulate_id": 1, "input_encodings": ["UTF-8"],
@@ -95,3 +102,21 @@ def video_types(desktop_file: str) -> list[str]:
             declared = entry.get("Desktop Entry", "MimeType", fallback="")
             return [t for t in declared.split(";") if t.startswith("video/")]
     return []
+
+
+def write_gimp_config(folder: Path, system: Path = GIMP_SYSTEM_CONFIG) -> Path | None:
+    """GIMP's system configuration with its window maximised, in `folder` (the system's other
+    files linked); None when GIMP is not installed."""
+    session = system / "sessionrc"
+    if not session.is_file():
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in system.iterdir():
+        target = folder / path.name
+        if path.name != session.name and not target.exists():
+            target.symlink_to(path)
+    text = session.read_text()
+    if GIMP_WINDOW[0] not in text:
+        raise RuntimeError(f"{session} no longer says {GIMP_WINDOW[0]}: GIMP's window setting has changed")
+    (folder / session.name).write_text(text.replace(*GIMP_WINDOW))
+    return folder

@@ -49,13 +49,14 @@ import threading
 import time
 from pathlib import Path
 
+from gui_gym.backends.desktop import launcher
 from gui_gym.backends.desktop.accounts import ACCOUNTS, ROOT_HOME, SUDO_ID, USER_ID, USER_PASSWORD
 from gui_gym.backends.desktop.limits import root_processes_max
-from gui_gym.backends.desktop.sudo_command import SOCKET
+from gui_gym.backends.desktop.inside.sudo_command import SOCKET
 
 log = logging.getLogger(__name__)
 
-LAUNCHER = Path(__file__).with_name("launcher.py")
+LAUNCHER = Path(launcher.__file__)
 SECURE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/snap/bin"
 """Ubuntu's ``secure_path``: the PATH of what sudo runs."""
 TICKET_S = 15 * 60
