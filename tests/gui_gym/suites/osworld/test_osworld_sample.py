@@ -56,11 +56,14 @@ def test_the_sample_is_the_envs_task_list(env):
 @pytest.mark.slow
 @pytest.mark.parametrize("task_id", SAMPLE_IDS)
 def test_the_oracle_scores_one_and_the_untouched_desktop_zero(env, host_before, task_id):
+    """Each on a desktop of its own: an evaluation ends what it scores (it stops the agent's
+    leftover processes for good, docs/security.md), so the oracle plays a fresh reset."""
     base = env.unwrapped
     obs, info = env.reset(options={"task_id": task_id})
     assert obs["screenshot"].shape == (800, 1280, 3) and info["task_id"] == task_id
     untouched = base.task.evaluate(base.backend, Episode(task_id, 0, [Action.done()]))
     assert untouched == 0.0, base.task.last_evaluation.details
+    env.reset(options={"task_id": task_id})
     terminated = truncated = False
     while not (terminated or truncated):
         obs, reward, terminated, truncated, info = env.step(base.oracle_action())
