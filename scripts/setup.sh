@@ -20,7 +20,10 @@ DEBIAN_PACKAGES=(python3-venv chromium chromium-driver fonts-dejavu-core
                  # OSWorld's desktop itself, the default (shell="gnome"; openbox above is the light one): GNOME Shell with Ubuntu's dock and desktop
                  # icons, the settings daemon's keys, dconf behind gsettings
                  gnome-shell gnome-shell-extension-dashtodock gnome-shell-extension-desktop-icons-ng
-                 gnome-settings-daemon dconf-service dconf-gsettings-backend libglib2.0-bin)
+                 gnome-settings-daemon dconf-service dconf-gsettings-backend libglib2.0-bin
+                 # what the tests run inside the sandbox: gdb (a process the agent left tracing the evaluation's
+                 # checker), curl (asking the kept Chromium's DevTools port)
+                 gdb curl)
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

@@ -15,6 +15,7 @@ scenario's score and warning (run against an older gui-gym for the "before" colu
 
 from __future__ import annotations
 
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable
@@ -150,6 +151,8 @@ def test_what_the_agent_left_running_cannot_change_a_score(desktop, osworld_task
     """Before, each attack scored 1.0 for an agent that did nothing (docs/security.md has the
     table); now each scores as the untouched desktop, and a renamed checker is named in a
     warning, while the solved task still scores 1 with the agent's processes left running."""
+    # the sandbox runs the host's /usr: without gdb the tracing attack would try nothing and pass
+    assert shutil.which("gdb", path="/usr/bin"), "scripts/setup.sh installs gdb, the tracing attack's tool"
     results = {name: run(desktop, osworld_tasks, scenario, tmp_path / str(index))
                for index, (name, scenario) in enumerate(SCENARIOS.items())}
     assert {name: evaluation.score for name, evaluation in results.items()} == AFTER
