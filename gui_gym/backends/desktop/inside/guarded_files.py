@@ -41,6 +41,11 @@ WATCHED = IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF |
 """A name made, removed or moved in a watched folder, or the folder itself removed or moved."""
 EVENT = struct.Struct("iIII")
 MODE = 0o755
+MAX_EVENT_READS = 64
+"""Reads of the event queue per look (64 KiB each: more than the kernel's default queue of
+16,384 events holds). A look still reading past it is racing a flood of changes in the watched
+folders, which only a process of the agent's makes: it counts as an overflow (every guarded
+file replaced), so no process of the agent's can hold the evaluation in the loop."""
 
 
 class GuardedFiles:
@@ -155,10 +160,10 @@ class GuardedFiles:
                 os.close(fd)
 
     def _events(self):
-        """The queued events: (watch, mask, name)."""
+        """The queued events: (watch, mask, name); an overflow after `MAX_EVENT_READS` reads."""
         if self._inotify < 0:
             return
-        while True:
+        for _ in range(MAX_EVENT_READS):
             try:
                 data = os.read(self._inotify, 1 << 16)
             except BlockingIOError:
@@ -169,6 +174,7 @@ class GuardedFiles:
                 name = data[offset + EVENT.size:offset + EVENT.size + size].rstrip(b"\0").decode(errors="surrogateescape")
                 offset += EVENT.size + size
                 yield watch, mask, name
+        yield -1, IN_Q_OVERFLOW, ""
 
     def _discard(self) -> None:
         for _ in self._events():

@@ -10,6 +10,7 @@ import stat
 
 import pytest
 
+from gui_gym.backends.desktop.inside import guarded_files
 from gui_gym.backends.desktop.inside.guarded_files import MODE, GuardedFiles
 from gui_gym.backends.desktop.inside.user_files import InTheWay
 
@@ -66,3 +67,18 @@ def test_a_link_on_the_way_is_refused(tmp_path, guarded):
     with pytest.raises(InTheWay, match="linked is a symbolic link, where a folder goes"):
         guarded.place(str(tmp_path / "linked" / "eval.sh"), b"x", 0)
     assert list((tmp_path / "real").iterdir()) == []
+
+
+def test_a_flood_of_changes_in_a_watched_folder_cannot_hold_the_look_and_counts_as_replaced(
+        tmp_path, guarded, monkeypatch):
+    """A process that makes and removes names in a guarded file's folder without end keeps the
+    event queue from ever running dry: here the queue always has another 64 KiB of such events
+    (names other than the guarded one). The look stops after its bound of reads (before, it read
+    on for as long as the flood lasted) and counts every guarded file replaced."""
+    target = tmp_path / "home" / "eval.sh"
+    target.parent.mkdir()
+    guarded.place(str(target), b"echo checked\n", 1_700_000_000)
+    event = guarded_files.EVENT.pack(1, guarded_files.IN_CREATE, 0, 16) + b"other".ljust(16, b"\0")
+    endless, read = event * ((1 << 16) // len(event)), os.read
+    monkeypatch.setattr(guarded_files.os, "read", lambda fd, size: endless if fd == guarded._inotify else read(fd, size))
+    assert guarded.replaced() == [str(target)]
