@@ -25,6 +25,11 @@ ANY_SCREEN = {"GUI/MiniWoB-v0": {}, "GUI/MMBench-GUI-L1-v0": {"data_root": "samp
               "GUI/MMBench-GUI-L2-v0": {"data_root": "sample"}, "GUI/AndroidControl-v0": {}}
 """Ids run here, with the arguments that make them run here; their screenshots are a Box, or
 any size (`ScreenshotSpace`)."""
+SCREEN_TOLERANCE = {"GUI/MiniWoB-v0": 0.005}
+"""The share of a first screenshot's pixels that may differ from a plain env's: a MiniWoB page
+rendered by another Chromium process under the suite's load differed in 31 of its 33,600 pixels
+(twice in one CI run, never alone); an env returning another env's screen, or garbage, differs in
+far more."""
 DESKTOP = "GUI/OSWorld-v0"
 """A desktop per sub-env: one async run, on the local sample."""
 ANDROID = "GUI/Android-v0"
@@ -99,7 +104,7 @@ def test_make_vec_of_any_size_screens_refuses_shared_memory_and_matches_without_
     for mode, vector_kwargs in (("sync", {}), ("async", {"shared_memory": False})):
         obs = _vector_first_observations(env_id, kwargs, mode, **vector_kwargs)
         for index in range(2):
-            _assert_same(obs, plain[index], index)
+            _assert_same(obs, plain[index], index, screen_tolerance=SCREEN_TOLERANCE.get(env_id, 0.0))
 
 
 @pytest.mark.slow
